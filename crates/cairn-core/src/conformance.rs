@@ -1,0 +1,881 @@
+//! The conformance suite every [`Store`] backend runs (feature
+//! `conformance`).
+//!
+//! Written once, run against the in-memory store, SQLite, and later
+//! PostgreSQL, like tantivy's directory tests. A backend's test file calls
+//! [`store_conformance_tests!`](crate::store_conformance_tests) with an
+//! expression that makes a fresh, empty store.
+//!
+//! Besides the store checks, the `engine_*` checks run the [`Cairn`] engine
+//! over the backend with [`LexicalEmbedder`], a small deterministic
+//! embedder, so that dedup, supersession, TTL and import/export are proven
+//! on every backend without loading a neural model.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use crate::engine::{Cairn, RecallRequest, RememberRequest, SearchMode, WriteStatus};
+use crate::memory::{Memory, MemoryId, MemoryType};
+use crate::store::{Filter, ListOrder, ScopeFilter, Store, WriteBatch};
+use crate::wire::{parse_record_line, MemoryRecord};
+use crate::{Embedder, Error, ModelInfo, Result};
+
+/// A deterministic bag-of-words embedder: each lowercase word is hashed
+/// (FNV-1a) to one of 64 dimensions with a sign, and the sum is
+/// L2-normalised. Texts sharing words are similar; identical texts have
+/// cosine 1. For tests of the engine's logic only.
+pub struct LexicalEmbedder;
+
+impl Embedder for LexicalEmbedder {
+    fn model(&self) -> ModelInfo {
+        ModelInfo {
+            name: "lexical-test".into(),
+            dim: 64,
+        }
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|t| lexical_vector(t, 64)).collect())
+    }
+}
+
+fn lexical_vector(text: &str, dim: usize) -> Vec<f32> {
+    let mut v = vec![0f32; dim];
+    for word in crate::store::query_terms(text) {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in word.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
+        v[(h % dim as u64) as usize] += sign;
+    }
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+    v
+}
+
+/// A fixed clock for reproducible checks: 2026-01-01T00:00:00Z.
+pub const T0: i64 = 1_767_225_600_000;
+
+/// A memory with every field set to something non-default.
+pub fn sample(
+    i: u32,
+    tenant: &str,
+    project: Option<&str>,
+    kind: MemoryType,
+    content: &str,
+) -> Memory {
+    let created = T0 + i64::from(i) * 1000;
+    Memory {
+        id: MemoryId::new_at(created),
+        tenant: tenant.into(),
+        content: content.into(),
+        kind,
+        project: project.map(str::to_string),
+        tags: vec!["alpha".into(), format!("t{}", i % 3)],
+        metadata: json!({"speaker": "Ada", "n": i})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+        importance: 0.25,
+        weight: 1.0,
+        source: "manual".into(),
+        created_at: created,
+        updated_at: created,
+        last_accessed_at: None,
+        access_count: 0,
+        expires_at: None,
+        valid_from: None,
+        valid_to: None,
+        supersedes: None,
+        superseded_by: None,
+    }
+}
+
+/// A unit vector along axis `i` of `dim` (with a little of axis 0 so that
+/// cosines are distinct).
+pub fn axis(i: usize, dim: usize) -> Vec<f32> {
+    let mut v = vec![0f32; dim];
+    v[i % dim] = 1.0;
+    v[0] += 0.1;
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= n);
+    v
+}
+
+fn insert(store: &dyn Store, items: Vec<(Memory, Vec<f32>)>) {
+    store
+        .write(WriteBatch {
+            inserts: items,
+            updates: vec![],
+        })
+        .expect("insert");
+}
+
+fn filter_all(tenant: &str) -> Filter {
+    Filter::new(tenant, T0).scope(ScopeFilter::All)
+}
+
+/// Inserted memories come back field for field, with their embedding.
+pub fn check_roundtrip(store: Arc<dyn Store>) {
+    let mut m = sample(
+        1,
+        "default",
+        Some("atlas"),
+        MemoryType::Fact,
+        "héllo wörld 🦀 \"quoted\"",
+    );
+    m.last_accessed_at = Some(T0 + 5);
+    m.access_count = 3;
+    m.expires_at = Some(T0 + 10_000_000);
+    m.valid_from = Some(T0 - 1);
+    m.valid_to = Some(T0 + 99);
+    m.supersedes = Some(MemoryId::new_at(T0 - 100));
+    m.superseded_by = Some(MemoryId::new_at(T0 + 100));
+    m.weight = 0.1;
+    let v = axis(3, 16);
+    insert(&*store, vec![(m.clone(), v.clone())]);
+    assert_eq!(store.get("default", &[m.id]).unwrap(), vec![m.clone()]);
+    let e = store.embedding("default", m.id).unwrap().unwrap();
+    assert_eq!(e, v);
+    // Other tenants see nothing.
+    assert!(store.get("other", &[m.id]).unwrap().is_empty());
+    assert!(store.embedding("other", m.id).unwrap().is_none());
+}
+
+/// A batch with one bad write writes nothing.
+pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
+    let a = sample(1, "default", None, MemoryType::Note, "first");
+    insert(&*store, vec![(a.clone(), axis(1, 8))]);
+    let b = sample(2, "default", None, MemoryType::Note, "second");
+    // Duplicate id in the batch: refused whole.
+    let err = store.write(WriteBatch {
+        inserts: vec![(b.clone(), axis(2, 8)), (a.clone(), axis(1, 8))],
+        updates: vec![],
+    });
+    assert!(err.is_err());
+    assert!(store.get("default", &[b.id]).unwrap().is_empty());
+    // Update of a missing memory: refused whole, the good update not applied.
+    let mut a2 = a.clone();
+    a2.content = "changed".into();
+    let ghost = sample(9, "default", None, MemoryType::Note, "ghost");
+    let err = store.write(WriteBatch {
+        inserts: vec![],
+        updates: vec![(a2, None), (ghost, None)],
+    });
+    assert!(err.is_err());
+    assert_eq!(store.get("default", &[a.id]).unwrap()[0].content, "first");
+    // Another tenant cannot update it.
+    let mut stolen = a.clone();
+    stolen.tenant = "mallory".into();
+    assert!(store
+        .write(WriteBatch {
+            inserts: vec![],
+            updates: vec![(stolen, None)]
+        })
+        .is_err());
+}
+
+/// Updates replace the record and keep or replace the embedding.
+pub fn check_update(store: Arc<dyn Store>) {
+    let a = sample(1, "default", None, MemoryType::Note, "original text");
+    insert(&*store, vec![(a.clone(), axis(1, 8))]);
+    let mut b = a.clone();
+    b.content = "replacement words".into();
+    b.tags = vec!["zulu".into()];
+    store
+        .write(WriteBatch {
+            inserts: vec![],
+            updates: vec![(b.clone(), None)],
+        })
+        .unwrap();
+    assert_eq!(store.get("default", &[a.id]).unwrap(), vec![b.clone()]);
+    assert_eq!(
+        store.embedding("default", a.id).unwrap().unwrap(),
+        axis(1, 8)
+    );
+    // The keyword index follows the content.
+    let f = filter_all("default");
+    assert!(store.keyword_search("original", &f, 10).unwrap().is_empty());
+    assert_eq!(
+        store.keyword_search("replacement", &f, 10).unwrap()[0].id,
+        a.id
+    );
+    assert_eq!(store.keyword_search("zulu", &f, 10).unwrap()[0].id, a.id);
+    store
+        .write(WriteBatch {
+            inserts: vec![],
+            updates: vec![(b, Some(axis(5, 8)))],
+        })
+        .unwrap();
+    assert_eq!(
+        store.embedding("default", a.id).unwrap().unwrap(),
+        axis(5, 8)
+    );
+    assert_eq!(store.vector_search(&axis(5, 8), &f, 1).unwrap()[0].id, a.id);
+}
+
+/// Deletes respect tenants; prefixes find ids.
+pub fn check_delete_and_prefix(store: Arc<dyn Store>) {
+    let a = sample(1, "default", None, MemoryType::Note, "one");
+    let b = sample(2, "other", None, MemoryType::Note, "two");
+    insert(
+        &*store,
+        vec![(a.clone(), axis(1, 8)), (b.clone(), axis(2, 8))],
+    );
+    let prefix = &a.id.to_string()[..13];
+    assert_eq!(
+        store.find_by_prefix("default", prefix, 5).unwrap(),
+        vec![a.id]
+    );
+    assert!(store
+        .find_by_prefix("default", "ffff", 5)
+        .unwrap()
+        .is_empty());
+    // Both ids share the time prefix, but tenants are separate.
+    assert_eq!(
+        store
+            .find_by_prefix("other", &b.id.to_string()[..8], 5)
+            .unwrap(),
+        vec![b.id]
+    );
+    assert_eq!(store.delete("default", &[b.id]).unwrap(), 0);
+    assert_eq!(store.get("other", &[b.id]).unwrap().len(), 1);
+    assert_eq!(store.delete("default", &[a.id]).unwrap(), 1);
+    assert!(store.get("default", &[a.id]).unwrap().is_empty());
+    assert!(store
+        .keyword_search("one", &filter_all("default"), 5)
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .vector_search(&axis(1, 8), &filter_all("default"), 5)
+        .unwrap()
+        .is_empty());
+}
+
+/// Every filter field and listing order.
+pub fn check_filters_and_listing(store: Arc<dyn Store>) {
+    let mut items = Vec::new();
+    let g = sample(0, "default", None, MemoryType::Fact, "global fact");
+    let a = sample(1, "default", Some("atlas"), MemoryType::Rule, "atlas rule");
+    let b = sample(
+        2,
+        "default",
+        Some("borealis"),
+        MemoryType::Fact,
+        "borealis fact",
+    );
+    let mut expired = sample(3, "default", None, MemoryType::Note, "expired note");
+    expired.expires_at = Some(T0 - 1);
+    let mut old = sample(4, "default", None, MemoryType::Note, "superseded note");
+    old.superseded_by = Some(g.id);
+    old.valid_to = Some(T0 + 4500);
+    let mut used = sample(5, "default", None, MemoryType::Note, "used note");
+    used.access_count = 7;
+    used.last_accessed_at = Some(T0 + 50_000);
+    let foreign = sample(6, "other", None, MemoryType::Fact, "foreign fact");
+    for (i, m) in [&g, &a, &b, &expired, &old, &used, &foreign]
+        .into_iter()
+        .enumerate()
+    {
+        items.push((m.clone(), axis(i + 1, 8)));
+    }
+    insert(&*store, items);
+    let ids = |f: &Filter, o: ListOrder| -> Vec<MemoryId> {
+        store
+            .list(f, o, 100, 0)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.id)
+            .collect()
+    };
+    let base = Filter::new("default", T0);
+    assert_eq!(ids(&base, ListOrder::Oldest), vec![g.id, used.id]);
+    let atlas = base.clone().scope(ScopeFilter::Project("atlas".into()));
+    assert_eq!(ids(&atlas, ListOrder::Oldest), vec![g.id, a.id, used.id]);
+    let only = base
+        .clone()
+        .scope(ScopeFilter::Exactly(Some("atlas".into())));
+    assert_eq!(ids(&only, ListOrder::Oldest), vec![a.id]);
+    let mut all = base.clone().scope(ScopeFilter::All);
+    assert_eq!(
+        ids(&all, ListOrder::Oldest),
+        vec![g.id, a.id, b.id, used.id]
+    );
+    assert_eq!(store.count(&all).unwrap(), 4);
+    all.include_expired = true;
+    all.include_superseded = true;
+    assert_eq!(ids(&all, ListOrder::Oldest).len(), 6);
+    assert_eq!(ids(&all, ListOrder::Newest)[0], used.id);
+    assert_eq!(ids(&all, ListOrder::MostAccessed)[0], used.id);
+    assert_eq!(*ids(&all, ListOrder::Stalest).last().unwrap(), used.id);
+    assert_eq!(
+        store
+            .list(&all, ListOrder::Oldest, 2, 1)
+            .unwrap()
+            .iter()
+            .map(|m| m.id)
+            .collect::<Vec<_>>(),
+        vec![a.id, b.id]
+    );
+    let mut typed = all.clone();
+    typed.types = vec![MemoryType::Fact];
+    assert_eq!(ids(&typed, ListOrder::Oldest), vec![g.id, b.id]);
+    let mut tagged = all.clone();
+    tagged.tags = vec!["t1".into(), "alpha".into()];
+    assert_eq!(ids(&tagged, ListOrder::Oldest), vec![a.id, old.id]);
+    let mut created = all.clone();
+    created.created_after = Some(T0 + 1000);
+    created.created_before = Some(T0 + 3000);
+    assert_eq!(ids(&created, ListOrder::Oldest), vec![a.id, b.id]);
+    let mut valid = all.clone();
+    valid.valid_after = Some(T0 + 4600);
+    assert!(!ids(&valid, ListOrder::Oldest).contains(&old.id));
+    valid.valid_after = None;
+    valid.valid_before = Some(T0 + 1500);
+    assert_eq!(ids(&valid, ListOrder::Oldest), vec![g.id, a.id]);
+    // The searches apply the same filter.
+    let kw: Vec<MemoryId> = store
+        .keyword_search("fact", &atlas, 10)
+        .unwrap()
+        .iter()
+        .map(|h| h.id)
+        .collect();
+    assert_eq!(kw, vec![g.id]);
+    let vs: Vec<MemoryId> = store
+        .vector_search(&axis(3, 8), &atlas, 10)
+        .unwrap()
+        .iter()
+        .map(|h| h.id)
+        .collect();
+    assert!(!vs.contains(&b.id) && !vs.contains(&expired.id) && !vs.contains(&foreign.id));
+    assert_eq!(vs.len(), 3);
+}
+
+/// Keyword search: content, tags and metadata are searched, ranking favours
+/// more matching terms, and no user text is ever query syntax.
+pub fn check_keyword_search(store: Arc<dyn Store>) {
+    let a = sample(
+        1,
+        "default",
+        None,
+        MemoryType::Fact,
+        "the staging database runs on a Hetzner box in Falkenstein",
+    );
+    let b = sample(
+        2,
+        "default",
+        None,
+        MemoryType::Fact,
+        "the production database is managed by the platform team",
+    );
+    let mut c = sample(
+        3,
+        "default",
+        None,
+        MemoryType::Fact,
+        "coffee order: flat white",
+    );
+    c.tags = vec!["kitchen".into()];
+    c.metadata = json!({"owner": "Grace Hopper"})
+        .as_object()
+        .cloned()
+        .unwrap();
+    insert(
+        &*store,
+        vec![
+            (a.clone(), axis(1, 8)),
+            (b.clone(), axis(2, 8)),
+            (c.clone(), axis(3, 8)),
+        ],
+    );
+    let f = filter_all("default");
+    let top = |q: &str| {
+        store
+            .keyword_search(q, &f, 10)
+            .unwrap()
+            .first()
+            .map(|h| h.id)
+    };
+    assert_eq!(top("staging database Falkenstein"), Some(a.id));
+    assert_eq!(top("production database"), Some(b.id));
+    assert_eq!(top("kitchen"), Some(c.id));
+    assert_eq!(top("hopper"), Some(c.id));
+    let hits = store.keyword_search("database", &f, 10).unwrap();
+    assert_eq!(hits.len(), 2);
+    assert!(hits[0].score >= hits[1].score && hits[1].score > 0.0);
+    // Terms are OR-ed: one matching word is enough.
+    assert_eq!(top("falkenstein zzzunknownzzz"), Some(a.id));
+    for hostile in [
+        "\"",
+        "\"unbalanced",
+        "pre-production",
+        "AND",
+        "OR",
+        "NOT",
+        "NEAR",
+        "NEAR(a b)",
+        "a AND OR b",
+        "*",
+        "data*",
+        "content:staging",
+        "(staging",
+        "staging)",
+        "🦀🦀",
+        "?!.,;",
+        "",
+        "   ",
+        "'",
+        "\\",
+        "^staging",
+        "+-",
+        "\"\"\"\"",
+        "{staging}",
+        "[x]",
+        "a:b:c",
+        "NEAR/2",
+        "col1 : \"x",
+    ] {
+        let r = store.keyword_search(hostile, &f, 10);
+        assert!(r.is_ok(), "query {hostile:?} failed: {r:?}");
+    }
+    assert_eq!(top("\"staging"), Some(a.id));
+    assert_eq!(top("staging)"), Some(a.id));
+    assert!(store.keyword_search("?!.,;", &f, 10).unwrap().is_empty());
+}
+
+/// Vector search returns the nearest memories first with their cosine.
+pub fn check_vector_search(store: Arc<dyn Store>) {
+    let mut items = Vec::new();
+    for i in 0..30u32 {
+        items.push((
+            sample(i, "default", None, MemoryType::Note, &format!("note {i}")),
+            axis(i as usize + 1, 32),
+        ));
+    }
+    insert(&*store, items.clone());
+    let f = filter_all("default");
+    for probe in [0usize, 7, 29] {
+        let hits = store.vector_search(&items[probe].1, &f, 5).unwrap();
+        assert_eq!(hits[0].id, items[probe].0.id, "probe {probe}");
+        assert!((hits[0].score - 1.0).abs() < 0.02, "{}", hits[0].score);
+        assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+        assert_eq!(hits.len(), 5);
+    }
+    // A vector of another dimension matches nothing and is no error.
+    assert!(store.vector_search(&axis(1, 16), &f, 5).unwrap().is_empty());
+}
+
+/// Accesses are counted; expired memories are collected; stats add up.
+pub fn check_access_expiry_stats(store: Arc<dyn Store>) {
+    let a = sample(1, "default", Some("atlas"), MemoryType::Fact, "a");
+    let mut b = sample(2, "default", None, MemoryType::Rule, "b");
+    b.expires_at = Some(T0 + 10);
+    let c = sample(3, "other", None, MemoryType::Rule, "c");
+    insert(
+        &*store,
+        vec![
+            (a.clone(), axis(1, 8)),
+            (b.clone(), axis(2, 8)),
+            (c.clone(), axis(3, 8)),
+        ],
+    );
+    store
+        .record_access("default", &[a.id, a.id], T0 + 77)
+        .unwrap();
+    store.record_access("other", &[a.id], T0 + 99).unwrap();
+    let got = &store.get("default", &[a.id]).unwrap()[0];
+    assert_eq!(got.access_count, 2);
+    assert_eq!(got.last_accessed_at, Some(T0 + 77));
+    let s = store.stats("default", T0 + 20).unwrap();
+    assert_eq!(s.total, 2);
+    assert_eq!(s.expired, 1);
+    assert_eq!(
+        s.by_type,
+        vec![("fact".to_string(), 1), ("rule".to_string(), 1)]
+    );
+    assert_eq!(
+        s.by_project,
+        vec![(None, 1), (Some("atlas".to_string()), 1)]
+    );
+    assert_eq!(
+        store.tenants().unwrap(),
+        vec!["default".to_string(), "other".to_string()]
+    );
+    assert_eq!(store.delete_expired(T0 + 5).unwrap(), 0);
+    assert_eq!(store.delete_expired(T0 + 20).unwrap(), 1);
+    assert!(store.get("default", &[b.id]).unwrap().is_empty());
+    assert_eq!(store.stats("other", T0).unwrap().total, 1);
+}
+
+/// The model is recorded and read back.
+pub fn check_model(store: Arc<dyn Store>) {
+    assert_eq!(store.model().unwrap(), None);
+    let m = ModelInfo {
+        name: "x".into(),
+        dim: 8,
+    };
+    store.set_model(&m).unwrap();
+    assert_eq!(store.model().unwrap(), Some(m));
+}
+
+fn engine(store: Arc<dyn Store>) -> Cairn {
+    Cairn::new(store, Arc::new(LexicalEmbedder)).with_clock(Arc::new(|| T0))
+}
+
+/// Remember dedups near-identical memories of the same type and scope,
+/// never episodes, and warns about related ones.
+pub fn engine_dedup_and_warnings(store: Arc<dyn Store>) {
+    let cairn = engine(store.clone());
+    let mut req = RememberRequest::new("default", "deploys happen on tuesdays after the standup");
+    req.kind = MemoryType::Fact;
+    req.tags = vec!["ops".into()];
+    let first = cairn.remember(req.clone()).unwrap();
+    assert_eq!(first.status, WriteStatus::Created);
+    let mut again = req.clone();
+    again.tags = vec!["release".into()];
+    let second = cairn.remember(again).unwrap();
+    assert_eq!(second.status, WriteStatus::Deduplicated);
+    assert_eq!(second.id, first.id);
+    let m = cairn.get("default", &first.id.to_string()).unwrap();
+    assert_eq!(m.tags, vec!["ops", "release"]);
+    // Another type, another scope, or --no-dedup: a new memory.
+    let mut other_type = req.clone();
+    other_type.kind = MemoryType::Decision;
+    assert_eq!(
+        cairn.remember(other_type).unwrap().status,
+        WriteStatus::Created
+    );
+    let mut no_dedup = req.clone();
+    no_dedup.dedup = false;
+    assert_eq!(
+        cairn.remember(no_dedup).unwrap().status,
+        WriteStatus::Created
+    );
+    // Episodes are distinct events.
+    let mut ep = RememberRequest::new("default", "Thanks, see you tomorrow!");
+    ep.kind = MemoryType::Episode;
+    let e1 = cairn.remember(ep.clone()).unwrap();
+    let e2 = cairn.remember(ep).unwrap();
+    assert_ne!(e1.id, e2.id);
+    assert_eq!(e2.status, WriteStatus::Created);
+    // Related but different: stored, with a warning naming the other.
+    let mut related = RememberRequest::new(
+        "default",
+        "deploys happen on tuesdays after the standup meeting ends",
+    );
+    related.kind = MemoryType::Fact;
+    let out = cairn.remember(related).unwrap();
+    assert_eq!(out.status, WriteStatus::Created);
+    assert!(
+        out.similar.iter().any(|s| s.id == first.id),
+        "{:?}",
+        out.similar
+    );
+}
+
+/// Supersede hides the old memory from recall and marks it.
+pub fn engine_supersede_and_ttl(store: Arc<dyn Store>) {
+    let cairn = engine(store.clone());
+    let old = cairn
+        .remember(RememberRequest::new("default", "the api runs on port 8080"))
+        .unwrap();
+    let mut newer = RememberRequest::new("default", "the api moved to port 9090");
+    newer.supersedes = Some(old.id.to_string()[..8].to_string());
+    let new = cairn.remember(newer).unwrap();
+    assert_eq!(new.superseded, Some(old.id));
+    let o = cairn.get("default", &old.id.to_string()).unwrap();
+    assert_eq!(o.weight, 0.1);
+    assert_eq!(o.superseded_by, Some(new.id));
+    assert_eq!(o.valid_to, Some(T0));
+    let ids = |r: &RecallRequest| -> Vec<MemoryId> {
+        cairn
+            .recall(r)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.memory.id)
+            .collect()
+    };
+    let mut q = RecallRequest::new("default", "api port");
+    assert_eq!(ids(&q), vec![new.id]);
+    q.include_superseded = true;
+    assert!(ids(&q).contains(&old.id));
+    // TTL: gone from recall once expired, deleted by gc.
+    let mut temp = RememberRequest::new("default", "temporary staging password rotation");
+    temp.ttl_ms = Some(60_000);
+    let t = cairn.remember(temp).unwrap();
+    let later =
+        Cairn::new(store.clone(), Arc::new(LexicalEmbedder)).with_clock(Arc::new(|| T0 + 120_000));
+    let q = RecallRequest::new("default", "staging password");
+    assert!(cairn
+        .search(&q)
+        .unwrap()
+        .iter()
+        .any(|r| r.memory.id == t.id));
+    assert!(!later
+        .search(&q)
+        .unwrap()
+        .iter()
+        .any(|r| r.memory.id == t.id));
+    assert_eq!(later.gc().unwrap(), 1);
+    assert!(matches!(
+        cairn.get("default", &t.id.to_string()),
+        Err(Error::NotFound(_))
+    ));
+}
+
+/// Recall respects scopes, modes and counts accesses; prefixes resolve.
+pub fn engine_recall_scopes_and_prefixes(store: Arc<dyn Store>) {
+    let cairn = engine(store.clone());
+    let mut a = RememberRequest::new("default", "atlas uses postgres for billing");
+    a.project = Some("atlas".into());
+    let a = cairn.remember(a).unwrap();
+    let mut b = RememberRequest::new("default", "borealis uses postgres for search");
+    b.project = Some("borealis".into());
+    let b = cairn.remember(b).unwrap();
+    let g = cairn
+        .remember(RememberRequest::new(
+            "default",
+            "postgres backups run nightly",
+        ))
+        .unwrap();
+    let mut q = RecallRequest::new("default", "postgres");
+    q.scope = ScopeFilter::Project("atlas".into());
+    for mode in [
+        SearchMode::Hybrid,
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+    ] {
+        q.mode = mode;
+        let got: Vec<MemoryId> = cairn
+            .search(&q)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.memory.id)
+            .collect();
+        assert!(
+            got.contains(&a.id) && got.contains(&g.id) && !got.contains(&b.id),
+            "{mode:?}: {got:?}"
+        );
+    }
+    q.mode = SearchMode::Hybrid;
+    let top = cairn.recall(&q).unwrap();
+    assert_eq!(
+        top[0].memory.id, a.id,
+        "project memories outrank global ones (scope weight)"
+    );
+    assert_eq!(top[0].explain.scope_weight, 1.0);
+    let global = top.iter().find(|r| r.memory.id == g.id).unwrap();
+    assert_eq!(global.explain.scope_weight, 0.8);
+    assert_eq!(store.get("default", &[a.id]).unwrap()[0].access_count, 1);
+    // Another tenant sees nothing.
+    let mut foreign = q.clone();
+    foreign.tenant = "mallory".into();
+    assert!(cairn.search(&foreign).unwrap().is_empty());
+    assert!(matches!(
+        cairn.get("mallory", &a.id.to_string()),
+        Err(Error::NotFound(_))
+    ));
+    // Prefixes: a, b, g were made in the same millisecond, so their first
+    // 8 characters are equal: ambiguous; the full id resolves.
+    match cairn.resolve("default", &a.id.to_string()[..8]) {
+        Err(Error::AmbiguousId { candidates, .. }) => assert_eq!(candidates.len(), 3),
+        other => panic!("expected ambiguity, got {other:?}"),
+    }
+    assert_eq!(cairn.resolve("default", &a.id.to_string()).unwrap(), a.id);
+    assert!(matches!(
+        cairn.resolve("default", "abc"),
+        Err(Error::InvalidInput(_))
+    ));
+    assert!(matches!(
+        cairn.resolve("default", "ffffffff"),
+        Err(Error::NotFound(_))
+    ));
+}
+
+/// Export → import into an empty store → export is identical; strict
+/// imports write nothing when a line is bad.
+pub fn engine_import_export(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
+    let cairn = engine(store.clone());
+    for i in 0..5 {
+        let mut r =
+            RememberRequest::new("default", format!("memory number {i} with some words w{i}"));
+        r.tags = vec![format!("tag{i}")];
+        r.metadata = json!({"i": i}).as_object().cloned().unwrap();
+        if i == 3 {
+            r.ttl_ms = Some(1000);
+        }
+        cairn.remember(r).unwrap();
+    }
+    let first = cairn.export("default", false, &mut |_| Ok(())).unwrap();
+    assert_eq!(first, 5);
+    let mut lines = Vec::new();
+    cairn
+        .export("default", false, &mut |r| {
+            lines.push(serde_json::to_string(&r).unwrap());
+            Ok(())
+        })
+        .unwrap();
+    let target = engine(empty);
+    let records = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i + 1, parse_record_line(l)))
+        .collect();
+    let report = target
+        .import("default", records, true, &mut |_| {})
+        .unwrap();
+    assert_eq!(report.imported, 5);
+    let mut again = Vec::new();
+    target
+        .export("default", false, &mut |r| {
+            again.push(serde_json::to_string(&r).unwrap());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(lines, again);
+    // Importing the same records again skips them.
+    let records = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i + 1, parse_record_line(l)))
+        .collect();
+    assert_eq!(
+        target
+            .import("default", records, false, &mut |_| {})
+            .unwrap()
+            .skipped_existing,
+        5
+    );
+    // Strict: one bad line, nothing written.
+    let bad = vec![
+        (1, parse_record_line(r#"{"content":"good line"}"#)),
+        (2, parse_record_line(r#"{"content":"bad","type":"nope"}"#)),
+    ];
+    let before = target.store().count(&filter_all("default")).unwrap();
+    let err = target
+        .import("default", bad, true, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line 2"), "{err}");
+    assert_eq!(
+        target.store().count(&filter_all("default")).unwrap(),
+        before
+    );
+    let lenient = vec![
+        (1, parse_record_line(r#"{"content":"good line"}"#)),
+        (2, parse_record_line("{not json")),
+    ];
+    let report = target
+        .import("default", lenient, false, &mut |_| {})
+        .unwrap();
+    assert_eq!(report.imported, 1);
+    assert_eq!(report.errors.len(), 1);
+    assert_eq!(report.errors[0].0, 2);
+    let _ = MemoryRecord::default();
+}
+
+/// A store embedded by one model refuses another until reindexed.
+pub fn engine_model_mismatch(store: Arc<dyn Store>) {
+    let cairn = engine(store.clone());
+    cairn
+        .remember(RememberRequest::new("default", "something to embed"))
+        .unwrap();
+    store
+        .set_model(&ModelInfo {
+            name: "another-model".into(),
+            dim: 64,
+        })
+        .unwrap();
+    let err = cairn
+        .remember(RememberRequest::new("default", "more"))
+        .unwrap_err();
+    assert!(matches!(err, Error::ModelMismatch { .. }));
+    assert!(err.to_string().contains("cairn reindex"));
+    let mut kw = RecallRequest::new("default", "something");
+    kw.mode = SearchMode::Keyword;
+    assert_eq!(
+        cairn.search(&kw).unwrap().len(),
+        1,
+        "keyword recall needs no embeddings"
+    );
+    assert_eq!(cairn.reindex(&mut |_, _| {}).unwrap(), 1);
+    cairn
+        .remember(RememberRequest::new("default", "more"))
+        .unwrap();
+}
+
+/// Generate one `#[test]` per conformance check for a backend.
+///
+/// `$make` is an expression evaluating to a fresh, empty `Arc<dyn Store>`
+/// each time it is evaluated.
+#[macro_export]
+macro_rules! store_conformance_tests {
+    ($make:expr) => {
+        mod store_conformance {
+            #[allow(unused_imports)]
+            use super::*;
+            use $crate::conformance as c;
+            #[test]
+            fn roundtrip() {
+                c::check_roundtrip($make)
+            }
+            #[test]
+            fn batches_are_atomic() {
+                c::check_batches_are_atomic($make)
+            }
+            #[test]
+            fn update() {
+                c::check_update($make)
+            }
+            #[test]
+            fn delete_and_prefix() {
+                c::check_delete_and_prefix($make)
+            }
+            #[test]
+            fn filters_and_listing() {
+                c::check_filters_and_listing($make)
+            }
+            #[test]
+            fn keyword_search() {
+                c::check_keyword_search($make)
+            }
+            #[test]
+            fn vector_search() {
+                c::check_vector_search($make)
+            }
+            #[test]
+            fn access_expiry_stats() {
+                c::check_access_expiry_stats($make)
+            }
+            #[test]
+            fn model() {
+                c::check_model($make)
+            }
+            #[test]
+            fn engine_dedup_and_warnings() {
+                c::engine_dedup_and_warnings($make)
+            }
+            #[test]
+            fn engine_supersede_and_ttl() {
+                c::engine_supersede_and_ttl($make)
+            }
+            #[test]
+            fn engine_recall_scopes_and_prefixes() {
+                c::engine_recall_scopes_and_prefixes($make)
+            }
+            #[test]
+            fn engine_import_export() {
+                c::engine_import_export($make, $make)
+            }
+            #[test]
+            fn engine_model_mismatch() {
+                c::engine_model_mismatch($make)
+            }
+        }
+    };
+}

@@ -1,0 +1,45 @@
+//! # cairn-core
+//!
+//! The heart of Cairn, a persistent memory for AI agents: the memory record
+//! ([`Memory`]), the [`Store`] and [`Embedder`] traits, the ranking math
+//! ([`rank`]), recall and writing ([`Cairn`]), context assembly
+//! ([`context`]) and the wire format shared by every front end ([`wire`]).
+//!
+//! ## Invariants
+//! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
+//!   no database driver, web framework, protocol SDK or CLI parser.
+//! - It is synchronous; async front ends cross over with `spawn_blocking`.
+//! - Every ranking formula is a pure function in [`rank`] with its tests.
+
+pub mod context;
+pub mod embed;
+pub mod engine;
+pub mod error;
+pub mod memory;
+pub mod memstore;
+pub mod rank;
+pub mod store;
+pub mod time;
+pub mod tokens;
+pub mod wire;
+
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+
+pub use embed::{Embedder, ModelInfo};
+pub use engine::{
+    Cairn, RecallRequest, Recalled, RememberOutcome, RememberRequest, SearchMode, UpdateRequest,
+    WriteStatus,
+};
+pub use error::{Error, ErrorKind, Result};
+pub use memory::{
+    Memory, MemoryId, MemoryType, Tier, Timestamp, DEFAULT_TENANT, MAX_CONTENT_BYTES,
+};
+pub use memstore::MemoryStore;
+pub use store::{Filter, Hit, ListOrder, ScopeFilter, Store, StoreStats, WriteBatch};
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    crate::store_conformance_tests!(Arc::new(crate::MemoryStore::new()) as Arc<dyn crate::Store>);
+}

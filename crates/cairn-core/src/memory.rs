@@ -1,0 +1,352 @@
+//! The memory record: one type that every feature describes with fields.
+//!
+//! Scopes, types, tags, TTLs and supersession are all fields of [`Memory`];
+//! later features (memcord's named slots, Memorg's session → conversation →
+//! topic → exchange hierarchy) become further fields of this same record,
+//! searched by the same index, never parallel stores.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// The largest content a memory may hold: 1 MiB of UTF-8.
+pub const MAX_CONTENT_BYTES: usize = 1 << 20;
+
+/// The tenant of a local, single-user installation.
+pub const DEFAULT_TENANT: &str = "default";
+
+/// Milliseconds since the Unix epoch, UTC. Every time in Cairn is one of these.
+pub type Timestamp = i64;
+
+/// A memory's identifier: a UUIDv7 (time-ordered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MemoryId(pub uuid::Uuid);
+
+impl MemoryId {
+    /// A new UUIDv7 for a memory created at `now` (ms since epoch).
+    pub fn new_at(now: Timestamp) -> Self {
+        let secs = now.div_euclid(1000) as u64;
+        let nanos = (now.rem_euclid(1000) * 1_000_000) as u32;
+        let ts = uuid::Timestamp::from_unix(uuid::NoContext, secs, nanos);
+        MemoryId(uuid::Uuid::new_v7(ts))
+    }
+
+    /// The first 8 hex digits: what humans see in tables.
+    pub fn short(&self) -> String {
+        self.to_string()[..8].to_string()
+    }
+}
+
+impl fmt::Display for MemoryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.hyphenated().fmt(f)
+    }
+}
+
+impl FromStr for MemoryId {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        uuid::Uuid::parse_str(s.trim())
+            .map(MemoryId)
+            .map_err(|_| Error::invalid(format!("`{s}` is not a valid memory id (a UUID)")))
+    }
+}
+
+/// Normalise what a user typed as an id or id prefix: lowercase hex, with or
+/// without hyphens. Returns the hyphenated prefix to match against stored ids.
+///
+/// A prefix needs at least 4 hex digits.
+pub fn normalize_id_prefix(input: &str) -> Result<String> {
+    let trimmed = input.trim().to_ascii_lowercase();
+    let hex: String = trimmed.chars().filter(|c| *c != '-').collect();
+    if hex.len() < 4 {
+        return Err(Error::invalid(format!(
+            "id prefix `{input}` is too short: give at least 4 characters of the id"
+        )));
+    }
+    if hex.len() > 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(Error::invalid(format!(
+            "`{input}` is not a memory id or id prefix (ids are hexadecimal UUIDs)"
+        )));
+    }
+    // Re-insert hyphens at the UUID positions 8-4-4-4-12.
+    let mut out = String::with_capacity(36);
+    for (i, c) in hex.chars().enumerate() {
+        if matches!(i, 8 | 12 | 16 | 20) {
+            out.push('-');
+        }
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// The four memory tiers of Memory Vault AI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// Events: what happened, when (episodes).
+    Episodic,
+    /// Knowledge: facts, preferences, decisions, summaries.
+    Semantic,
+    /// How to act: rules and procedures. Filled first into a token budget.
+    Procedural,
+    /// Short-lived task state: context, notes.
+    Working,
+}
+
+macro_rules! memory_types {
+    ($( $variant:ident => $name:literal, $tier:ident, $doc:literal; )*) => {
+        /// What kind of thing a memory is. Covers the vocabularies of the seed
+        /// systems; each type belongs to one [`Tier`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum MemoryType {
+            $( #[doc = $doc] $variant, )*
+        }
+
+        impl MemoryType {
+            /// Every type, in display order.
+            pub const ALL: &'static [MemoryType] = &[$(MemoryType::$variant),*];
+
+            /// The lowercase name used on the wire and in the CLI.
+            pub fn as_str(self) -> &'static str {
+                match self { $(MemoryType::$variant => $name,)* }
+            }
+
+            /// The tier this type belongs to.
+            pub fn tier(self) -> Tier {
+                match self { $(MemoryType::$variant => Tier::$tier,)* }
+            }
+
+            /// One line describing the type (for `--help` and MCP descriptions).
+            pub fn description(self) -> &'static str {
+                match self { $(MemoryType::$variant => $doc,)* }
+            }
+        }
+    };
+}
+
+memory_types! {
+    Fact => "fact", Semantic, "A fact about the world, the project or the user (semantic).";
+    Preference => "preference", Semantic, "How the user likes things done (semantic).";
+    Rule => "rule", Procedural, "A rule that must be followed (procedural).";
+    Decision => "decision", Semantic, "A decision taken, with its reason (semantic).";
+    Feedback => "feedback", Semantic, "Feedback the user gave on work done (semantic).";
+    Context => "context", Working, "Background on the current task or situation (working).";
+    Episode => "episode", Episodic, "Something that happened at a given time: a turn, an event (episodic).";
+    Summary => "summary", Semantic, "A summary of other memories or of a conversation (semantic).";
+    Procedure => "procedure", Procedural, "Steps for doing something (procedural).";
+    Note => "note", Working, "A free-form note (working); the default type.";
+}
+
+impl Default for MemoryType {
+    fn default() -> Self {
+        MemoryType::Note
+    }
+}
+
+impl fmt::Display for MemoryType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for MemoryType {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let lower = s.trim().to_ascii_lowercase();
+        MemoryType::ALL
+            .iter()
+            .copied()
+            .find(|t| t.as_str() == lower)
+            .ok_or_else(|| {
+                let names: Vec<&str> = MemoryType::ALL.iter().map(|t| t.as_str()).collect();
+                Error::invalid(format!(
+                    "unknown memory type `{s}`; use one of: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+/// Check and normalise a project name: 1–128 characters, no control
+/// characters, surrounding white space trimmed.
+pub fn normalize_project(project: &str) -> Result<String> {
+    let p = project.trim();
+    if p.is_empty() {
+        return Err(Error::invalid("project name is empty"));
+    }
+    if p.chars().count() > 128 || p.chars().any(char::is_control) {
+        return Err(Error::invalid(format!(
+            "project name `{p}` is invalid: use at most 128 printable characters"
+        )));
+    }
+    Ok(p.to_string())
+}
+
+/// Normalise tags: trimmed, lowercase, deduplicated, sorted; empty tags
+/// dropped. A tag is at most 64 characters without commas or control
+/// characters.
+pub fn normalize_tags<I, S>(tags: I) -> Result<Vec<String>>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut out: Vec<String> = Vec::new();
+    for tag in tags {
+        let t = tag.as_ref().trim().to_lowercase();
+        if t.is_empty() {
+            continue;
+        }
+        if t.chars().count() > 64 || t.contains(',') || t.chars().any(char::is_control) {
+            return Err(Error::invalid(format!(
+                "tag `{t}` is invalid: tags are at most 64 characters, without commas"
+            )));
+        }
+        out.push(t);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Check content: non-empty after trimming, at most [`MAX_CONTENT_BYTES`].
+pub fn validate_content(content: &str) -> Result<()> {
+    if content.len() > MAX_CONTENT_BYTES {
+        return Err(Error::ContentTooLarge {
+            size: content.len(),
+            max: MAX_CONTENT_BYTES,
+        });
+    }
+    if content.trim().is_empty() {
+        return Err(Error::invalid("content is empty: a memory needs some text"));
+    }
+    Ok(())
+}
+
+/// Check a score-like value lies in 0..=1.
+pub fn validate_unit(name: &str, value: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&value) || value.is_nan() {
+        return Err(Error::invalid(format!(
+            "{name} must be between 0 and 1, got {value}"
+        )));
+    }
+    Ok(())
+}
+
+/// One memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    /// UUIDv7.
+    pub id: MemoryId,
+    /// Who owns the memory; [`DEFAULT_TENANT`] for a local user.
+    pub tenant: String,
+    /// The text (UTF-8, at most 1 MiB).
+    pub content: String,
+    /// What kind of memory this is.
+    #[serde(rename = "type")]
+    pub kind: MemoryType,
+    /// `None` = global; `Some(project)` = visible only within that project.
+    pub project: Option<String>,
+    /// Lowercase, deduplicated, sorted.
+    pub tags: Vec<String>,
+    /// A JSON object of anything else.
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// How important the memory is, 0–1 (default 0.5).
+    pub importance: f64,
+    /// A multiplier on its recall score (default 1.0; 0.1 once superseded).
+    pub weight: f64,
+    /// Where the memory came from: manual, import, merge, summary, ...
+    pub source: String,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// When its content, tags or metadata last changed.
+    pub updated_at: Timestamp,
+    /// When it was last returned by recall/context or read by get.
+    pub last_accessed_at: Option<Timestamp>,
+    /// How many times it was accessed.
+    pub access_count: u64,
+    /// When it expires (TTL); expired memories leave recall at once.
+    pub expires_at: Option<Timestamp>,
+    /// From when what it says holds (defaults to `created_at`).
+    pub valid_from: Option<Timestamp>,
+    /// Until when what it says held (set when superseded).
+    pub valid_to: Option<Timestamp>,
+    /// The memory this one replaces.
+    pub supersedes: Option<MemoryId>,
+    /// The memory that replaced this one.
+    pub superseded_by: Option<MemoryId>,
+}
+
+impl Memory {
+    /// Whether the memory has expired at `now`.
+    pub fn is_expired(&self, now: Timestamp) -> bool {
+        self.expires_at.is_some_and(|e| e <= now)
+    }
+
+    /// The text that is embedded for this memory: its content.
+    ///
+    /// Tags and metadata are searched by the keyword index instead: keeping
+    /// them out of the vector keeps dedup and contradiction checks about
+    /// what a memory says, not how it is labelled.
+    pub fn embedding_text(&self) -> &str {
+        &self.content
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_normalisation() {
+        assert_eq!(normalize_id_prefix("0193ABCD").unwrap(), "0193abcd");
+        assert_eq!(normalize_id_prefix("0193abcd12").unwrap(), "0193abcd-12");
+        assert_eq!(
+            normalize_id_prefix("0193abcd-1234-7").unwrap(),
+            "0193abcd-1234-7"
+        );
+        assert!(normalize_id_prefix("abc").is_err());
+        assert!(normalize_id_prefix("zzzz").is_err());
+    }
+
+    #[test]
+    fn ids_are_time_ordered_and_round_trip() {
+        let a = MemoryId::new_at(1_700_000_000_000);
+        let b = MemoryId::new_at(1_700_000_000_001);
+        assert!(a < b);
+        assert_eq!(a.to_string().parse::<MemoryId>().unwrap(), a);
+        assert_eq!(a.short().len(), 8);
+    }
+
+    #[test]
+    fn tags_are_normalised() {
+        let t = normalize_tags(["Infra", " infra ", "", "DB"]).unwrap();
+        assert_eq!(t, vec!["db".to_string(), "infra".to_string()]);
+        assert!(normalize_tags(["a,b"]).is_err());
+    }
+
+    #[test]
+    fn types_parse_and_map_to_tiers() {
+        assert_eq!("Rule".parse::<MemoryType>().unwrap(), MemoryType::Rule);
+        assert_eq!(MemoryType::Rule.tier(), Tier::Procedural);
+        assert_eq!(MemoryType::Episode.tier(), Tier::Episodic);
+        let err = "bogus".parse::<MemoryType>().unwrap_err().to_string();
+        assert!(err.contains("fact"), "{err}");
+    }
+
+    #[test]
+    fn content_limits() {
+        assert!(validate_content("x").is_ok());
+        assert!(validate_content("   ").is_err());
+        let big = "a".repeat(MAX_CONTENT_BYTES + 1);
+        assert!(matches!(
+            validate_content(&big),
+            Err(Error::ContentTooLarge { .. })
+        ));
+    }
+}

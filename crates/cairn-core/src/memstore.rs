@@ -1,0 +1,333 @@
+//! [`MemoryStore`]: a `Store` held in RAM.
+//!
+//! For tests, for ephemeral agents, and as the reference the conformance
+//! suite checks other backends against. Exact (brute-force) vector search and
+//! a straightforward BM25; nothing survives the process.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::RwLock;
+
+use crate::memory::{Memory, MemoryId, Timestamp};
+use crate::rank::cosine;
+use crate::store::{
+    query_terms, Filter, Filterable, Hit, ListOrder, Store, StoreStats, WriteBatch,
+};
+use crate::{Error, ModelInfo, Result};
+
+/// BM25 term-frequency saturation.
+pub const BM25_K1: f64 = 1.2;
+/// BM25 length normalisation.
+pub const BM25_B: f64 = 0.75;
+
+#[derive(Default)]
+struct State {
+    model: Option<ModelInfo>,
+    memories: BTreeMap<MemoryId, (Memory, Vec<f32>)>,
+}
+
+/// A store in RAM.
+#[derive(Default)]
+pub struct MemoryStore {
+    state: RwLock<State>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn read(&self) -> Result<std::sync::RwLockReadGuard<'_, State>> {
+        self.state
+            .read()
+            .map_err(|_| Error::storage("in-memory store lock poisoned"))
+    }
+
+    fn write_lock(&self) -> Result<std::sync::RwLockWriteGuard<'_, State>> {
+        self.state
+            .write()
+            .map_err(|_| Error::storage("in-memory store lock poisoned"))
+    }
+}
+
+/// The searchable words of a memory: content, tags and metadata values.
+pub fn searchable_terms(m: &Memory) -> Vec<String> {
+    let mut terms = query_terms(&m.content);
+    for t in &m.tags {
+        terms.extend(query_terms(t));
+    }
+    collect_value_terms(&serde_json::Value::Object(m.metadata.clone()), &mut terms);
+    terms
+}
+
+fn collect_value_terms(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.extend(query_terms(s)),
+        serde_json::Value::Number(n) => out.extend(query_terms(&n.to_string())),
+        serde_json::Value::Bool(b) => out.push(b.to_string()),
+        serde_json::Value::Array(a) => a.iter().for_each(|v| collect_value_terms(v, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|v| collect_value_terms(v, out)),
+        serde_json::Value::Null => {}
+    }
+}
+
+/// Sort key of a listing order.
+pub fn order_memories(list: &mut [Memory], order: ListOrder) {
+    match order {
+        ListOrder::Newest => {
+            list.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)))
+        }
+        ListOrder::Oldest => {
+            list.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)))
+        }
+        ListOrder::RecentlyUpdated => {
+            list.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)))
+        }
+        ListOrder::MostAccessed => {
+            list.sort_by(|a, b| b.access_count.cmp(&a.access_count).then(b.id.cmp(&a.id)))
+        }
+        ListOrder::Stalest => {
+            list.sort_by_key(|m| (m.last_accessed_at.unwrap_or(m.created_at), m.id))
+        }
+    }
+}
+
+impl Store for MemoryStore {
+    fn model(&self) -> Result<Option<ModelInfo>> {
+        Ok(self.read()?.model.clone())
+    }
+
+    fn set_model(&self, model: &ModelInfo) -> Result<()> {
+        self.write_lock()?.model = Some(model.clone());
+        Ok(())
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<()> {
+        let mut state = self.write_lock()?;
+        // Check everything first so that a failing batch writes nothing.
+        let mut new_ids = HashSet::new();
+        for (m, _) in &batch.inserts {
+            if state.memories.contains_key(&m.id) || !new_ids.insert(m.id) {
+                return Err(Error::invalid(format!(
+                    "a memory with id {} already exists",
+                    m.id
+                )));
+            }
+        }
+        for (m, _) in &batch.updates {
+            match state.memories.get(&m.id) {
+                Some((old, _)) if old.tenant == m.tenant => {}
+                _ => return Err(Error::NotFound(m.id.to_string())),
+            }
+        }
+        for (m, v) in batch.inserts {
+            state.memories.insert(m.id, (m, v));
+        }
+        for (m, v) in batch.updates {
+            let entry = state.memories.get_mut(&m.id).expect("checked above");
+            entry.0 = m;
+            if let Some(v) = v {
+                entry.1 = v;
+            }
+        }
+        Ok(())
+    }
+
+    fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize> {
+        let mut state = self.write_lock()?;
+        let mut n = 0;
+        for id in ids {
+            if state
+                .memories
+                .get(id)
+                .is_some_and(|(m, _)| m.tenant == tenant)
+            {
+                state.memories.remove(id);
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
+        let mut state = self.write_lock()?;
+        let before = state.memories.len();
+        state.memories.retain(|_, (m, _)| !m.is_expired(now));
+        Ok(before - state.memories.len())
+    }
+
+    fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        let state = self.read()?;
+        Ok(ids
+            .iter()
+            .filter_map(|id| state.memories.get(id))
+            .filter(|(m, _)| m.tenant == tenant)
+            .map(|(m, _)| m.clone())
+            .collect())
+    }
+
+    fn find_by_prefix(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
+        let state = self.read()?;
+        Ok(state
+            .memories
+            .values()
+            .filter(|(m, _)| m.tenant == tenant && m.id.to_string().starts_with(prefix))
+            .map(|(m, _)| m.id)
+            .take(limit)
+            .collect())
+    }
+
+    fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>> {
+        let state = self.read()?;
+        Ok(state
+            .memories
+            .get(&id)
+            .filter(|(m, _)| m.tenant == tenant)
+            .map(|(_, v)| v.clone()))
+    }
+
+    fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>> {
+        let state = self.read()?;
+        let mut list: Vec<Memory> = state
+            .memories
+            .values()
+            .filter(|(m, _)| filter.matches(m))
+            .map(|(m, _)| m.clone())
+            .collect();
+        order_memories(&mut list, order);
+        Ok(list.into_iter().skip(offset).take(limit).collect())
+    }
+
+    fn count(&self, filter: &Filter) -> Result<usize> {
+        Ok(self
+            .read()?
+            .memories
+            .values()
+            .filter(|(m, _)| filter.matches(m))
+            .count())
+    }
+
+    fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+        let terms: HashSet<String> = query_terms(query).into_iter().collect();
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let state = self.read()?;
+        let docs: Vec<(MemoryId, Vec<String>)> = state
+            .memories
+            .values()
+            .filter(|(m, _)| filter.matches(m))
+            .map(|(m, _)| (m.id, searchable_terms(m)))
+            .collect();
+        let n = docs.len() as f64;
+        let avg_len = docs.iter().map(|(_, t)| t.len()).sum::<usize>() as f64 / n.max(1.0);
+        let mut df: HashMap<&str, usize> = HashMap::new();
+        for (_, words) in &docs {
+            let unique: HashSet<&str> = words.iter().map(String::as_str).collect();
+            for t in unique {
+                if terms.contains(t) {
+                    *df.entry(t).or_default() += 1;
+                }
+            }
+        }
+        let mut hits: Vec<Hit> = docs
+            .iter()
+            .filter_map(|(id, words)| {
+                let len = words.len() as f64;
+                let mut score = 0.0;
+                for t in &terms {
+                    let tf = words.iter().filter(|w| *w == t).count() as f64;
+                    if tf == 0.0 {
+                        continue;
+                    }
+                    let d = df[t.as_str()] as f64;
+                    let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
+                    score += idf * tf * (BM25_K1 + 1.0)
+                        / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg_len.max(1.0)));
+                }
+                (score > 0.0).then_some(Hit { id: *id, score })
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
+        hits.truncate(limit);
+        Ok(hits)
+    }
+
+    fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+        let state = self.read()?;
+        let mut hits: Vec<Hit> = state
+            .memories
+            .values()
+            .filter(|(m, v)| v.len() == vector.len() && filter.matches(m))
+            .map(|(m, v)| Hit {
+                id: m.id,
+                score: f64::from(cosine(vector, v)),
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
+        hits.truncate(limit);
+        Ok(hits)
+    }
+
+    fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
+        let mut state = self.write_lock()?;
+        for id in ids {
+            if let Some((m, _)) = state
+                .memories
+                .get_mut(id)
+                .filter(|(m, _)| m.tenant == tenant)
+            {
+                m.access_count += 1;
+                m.last_accessed_at = Some(at);
+            }
+        }
+        Ok(())
+    }
+
+    fn tenants(&self) -> Result<Vec<String>> {
+        let state = self.read()?;
+        let set: std::collections::BTreeSet<String> = state
+            .memories
+            .values()
+            .map(|(m, _)| m.tenant.clone())
+            .collect();
+        Ok(set.into_iter().collect())
+    }
+
+    fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
+        let state = self.read()?;
+        let mine: Vec<&Memory> = state
+            .memories
+            .values()
+            .map(|(m, _)| m)
+            .filter(|m| m.tenant == tenant)
+            .collect();
+        Ok(stats_of(&mine, now, None))
+    }
+}
+
+/// Compute [`StoreStats`] from a tenant's memories.
+pub fn stats_of(memories: &[&Memory], now: Timestamp, size_bytes: Option<u64>) -> StoreStats {
+    let mut by_type: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_project: BTreeMap<Option<String>, usize> = BTreeMap::new();
+    for m in memories {
+        *by_type.entry(m.kind.as_str().to_string()).or_default() += 1;
+        *by_project.entry(m.project.clone()).or_default() += 1;
+    }
+    StoreStats {
+        total: memories.len(),
+        expired: memories.iter().filter(|m| m.is_expired(now)).count(),
+        superseded: memories.iter().filter(|m| m.is_superseded()).count(),
+        by_type: by_type.into_iter().collect(),
+        by_project: by_project.into_iter().collect(),
+        oldest: memories.iter().map(|m| m.created_at).min(),
+        newest: memories.iter().map(|m| m.created_at).max(),
+        size_bytes,
+    }
+}

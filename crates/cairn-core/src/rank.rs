@@ -1,0 +1,277 @@
+//! Ranking math: pure functions, each documented with its formula.
+//!
+//! Recall multiplies a relevance score (Reciprocal Rank Fusion of the keyword
+//! and vector rankings) by four factors:
+//!
+//! ```text
+//! final = rrf × access_boost × recency_decay × scope_weight × weight
+//! ```
+//!
+//! Nothing here touches storage, embeddings or I/O.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// The RRF constant `k` (Cormack et al., 2009): damps the influence of the
+/// very top ranks so that agreement between lists matters more than one
+/// list's first place.
+pub const RRF_K: f64 = 60.0;
+
+/// Milliseconds in a day.
+pub const MS_PER_DAY: f64 = 86_400_000.0;
+
+/// Recency decay rate per day since last access: `exp(-0.01·days)`, a
+/// half-life of ln 2 / 0.01 ≈ 69 days.
+pub const DECAY_PER_DAY: f64 = 0.01;
+
+/// Scope weight of a memory of the project being recalled in.
+pub const PROJECT_SCOPE_WEIGHT: f64 = 1.0;
+
+/// Scope weight of a global memory seen from a project (or from anywhere).
+pub const GLOBAL_SCOPE_WEIGHT: f64 = 0.8;
+
+/// Reciprocal Rank Fusion of several rankings.
+///
+/// Each list holds items best first; an item at 1-based rank `r` in a list
+/// contributes `1 / (k + r)`, and an item's fused score is the sum over the
+/// lists it appears in:
+///
+/// ```text
+/// rrf(d) = Σ_lists 1 / (k + rank_list(d))
+/// ```
+///
+/// Returns items with their fused score, best first; ties keep the order in
+/// which items were first seen (earlier lists first), so the result is
+/// deterministic.
+pub fn reciprocal_rank_fusion<T: Clone + Eq + Hash>(lists: &[&[T]], k: f64) -> Vec<(T, f64)> {
+    let mut scores: HashMap<T, (f64, usize)> = HashMap::new();
+    let mut order = 0usize;
+    for list in lists {
+        for (i, item) in list.iter().enumerate() {
+            let contribution = 1.0 / (k + (i + 1) as f64);
+            let entry = scores.entry(item.clone()).or_insert_with(|| {
+                order += 1;
+                (0.0, order)
+            });
+            entry.0 += contribution;
+        }
+    }
+    let mut fused: Vec<(T, f64, usize)> = scores.into_iter().map(|(t, (s, o))| (t, s, o)).collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+    fused.into_iter().map(|(t, s, _)| (t, s)).collect()
+}
+
+/// Access boost: memories that are used often rank a little higher.
+///
+/// ```text
+/// boost = 1 + 0.1 · ln(1 + access_count)
+/// ```
+///
+/// 1.0 for a memory never accessed; 10 accesses give ≈ 1.24, 100 give ≈ 1.46.
+pub fn access_boost(access_count: u64) -> f64 {
+    1.0 + 0.1 * (1.0 + access_count as f64).ln()
+}
+
+/// Recency decay: memories not used for a long time rank lower.
+///
+/// ```text
+/// decay = exp(-0.01 · days since last access)
+/// ```
+///
+/// Exactly 1.0 for a memory never accessed (`last_accessed_at = None`), so a
+/// new memory is never penalised; an access in the future (clock skew)
+/// counts as now.
+pub fn recency_decay(last_accessed_at: Option<i64>, now: i64) -> f64 {
+    match last_accessed_at {
+        None => 1.0,
+        Some(t) => {
+            let days = ((now - t).max(0)) as f64 / MS_PER_DAY;
+            (-DECAY_PER_DAY * days).exp()
+        }
+    }
+}
+
+/// Scope weight: a project's own memories count fully, global ones a little
+/// less (they are about everything, so less specific to the question).
+///
+/// `project` is the memory's project (`None` = global).
+pub fn scope_weight(project: Option<&str>) -> f64 {
+    match project {
+        Some(_) => PROJECT_SCOPE_WEIGHT,
+        None => GLOBAL_SCOPE_WEIGHT,
+    }
+}
+
+/// Every factor of one result's final score, for `--explain`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ScoreBreakdown {
+    /// 1-based rank in the keyword (BM25) list, if the memory was in it.
+    pub bm25_rank: Option<usize>,
+    /// The raw BM25 score (higher is better), if in the keyword list.
+    pub bm25_score: Option<f64>,
+    /// 1-based rank in the vector list, if the memory was in it.
+    pub vector_rank: Option<usize>,
+    /// Cosine similarity between query and memory, if in the vector list.
+    pub cosine: Option<f64>,
+    /// The fused relevance score.
+    pub rrf: f64,
+    /// [`access_boost`].
+    pub boost: f64,
+    /// [`recency_decay`].
+    pub decay: f64,
+    /// [`scope_weight`].
+    pub scope_weight: f64,
+    /// The memory's own weight.
+    pub weight: f64,
+    /// `rrf × boost × decay × scope_weight × weight`.
+    pub score: f64,
+}
+
+impl ScoreBreakdown {
+    /// Combine relevance with the memory's factors into the final score.
+    pub fn combine(&mut self) {
+        self.score = self.rrf * self.boost * self.decay * self.scope_weight * self.weight;
+    }
+}
+
+/// Cosine similarity of two vectors of equal length (0 if either is zero).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
+/// Cosine at or above which a new memory is the same as an existing one of
+/// the same type, scope and tenant, and updates it instead of being added.
+pub const DEDUP_THRESHOLD: f32 = 0.92;
+
+/// Cosine at or above which (and below [`DEDUP_THRESHOLD`]) an existing
+/// memory is reported as possibly contradicting a new one.
+pub const CONTRADICTION_THRESHOLD: f32 = 0.75;
+
+/// What writing a memory with this similarity to an existing one means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Similarity {
+    /// Below [`CONTRADICTION_THRESHOLD`]: unrelated.
+    Unrelated,
+    /// In `[CONTRADICTION_THRESHOLD, DEDUP_THRESHOLD)`: related, maybe
+    /// contradicting; the new memory is stored and the similar one reported.
+    Related,
+    /// At or above [`DEDUP_THRESHOLD`]: the same memory.
+    Duplicate,
+}
+
+/// Classify a cosine similarity against the dedup and contradiction
+/// thresholds.
+pub fn classify_similarity(cosine: f32) -> Similarity {
+    if cosine >= DEDUP_THRESHOLD {
+        Similarity::Duplicate
+    } else if cosine >= CONTRADICTION_THRESHOLD {
+        Similarity::Related
+    } else {
+        Similarity::Unrelated
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rrf_sums_reciprocal_ranks() {
+        let a = ["x", "y", "z"];
+        let b = ["y", "w"];
+        let fused = reciprocal_rank_fusion(&[&a, &b], 60.0);
+        // y: 1/62 + 1/61 beats x: 1/61.
+        assert_eq!(fused[0].0, "y");
+        assert!((fused[0].1 - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-12);
+        assert_eq!(fused[1].0, "x");
+        assert!((fused[1].1 - 1.0 / 61.0).abs() < 1e-12);
+        // w (rank 2 of b) ties... no: w = 1/62, z = 1/63.
+        assert_eq!(fused[2].0, "w");
+        assert_eq!(fused[3].0, "z");
+        assert_eq!(fused.len(), 4);
+    }
+
+    #[test]
+    fn rrf_ties_are_deterministic() {
+        let a = ["a"];
+        let b = ["b"];
+        let fused = reciprocal_rank_fusion(&[&a, &b], RRF_K);
+        assert_eq!(fused[0].0, "a");
+        assert_eq!(fused[1].0, "b");
+        assert_eq!(fused[0].1, fused[1].1);
+    }
+
+    #[test]
+    fn rrf_of_nothing_is_empty() {
+        let empty: [&str; 0] = [];
+        assert!(reciprocal_rank_fusion(&[&empty], RRF_K).is_empty());
+    }
+
+    #[test]
+    fn boost_formula() {
+        assert_eq!(access_boost(0), 1.0);
+        assert!((access_boost(10) - (1.0 + 0.1 * 11f64.ln())).abs() < 1e-12);
+        assert!(access_boost(100) > access_boost(10));
+    }
+
+    #[test]
+    fn decay_is_one_when_never_accessed_and_halves_in_69_days() {
+        let now = 1_000_000_000_000;
+        assert_eq!(recency_decay(None, now), 1.0);
+        assert_eq!(recency_decay(Some(now), now), 1.0);
+        let half_life_ms = (std::f64::consts::LN_2 / DECAY_PER_DAY * MS_PER_DAY) as i64;
+        let d = recency_decay(Some(now - half_life_ms), now);
+        assert!((d - 0.5).abs() < 1e-6, "{d}");
+        // Future access (clock skew) is not a boost.
+        assert_eq!(recency_decay(Some(now + 5_000), now), 1.0);
+    }
+
+    #[test]
+    fn scope_weights() {
+        assert_eq!(scope_weight(Some("atlas")), 1.0);
+        assert_eq!(scope_weight(None), 0.8);
+    }
+
+    #[test]
+    fn breakdown_multiplies_all_factors() {
+        let mut b = ScoreBreakdown {
+            bm25_rank: Some(1),
+            bm25_score: Some(3.0),
+            vector_rank: None,
+            cosine: None,
+            rrf: 0.5,
+            boost: 2.0,
+            decay: 0.5,
+            scope_weight: 0.8,
+            weight: 0.1,
+            score: 0.0,
+        };
+        b.combine();
+        assert!((b.score - 0.5 * 2.0 * 0.5 * 0.8 * 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cosine_basics() {
+        assert!((cosine(&[1.0, 0.0], &[1.0, 0.0]) - 1.0).abs() < 1e-6);
+        assert!(cosine(&[1.0, 0.0], &[0.0, 1.0]).abs() < 1e-6);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn similarity_thresholds() {
+        assert_eq!(classify_similarity(0.92), Similarity::Duplicate);
+        assert_eq!(classify_similarity(0.9199), Similarity::Related);
+        assert_eq!(classify_similarity(0.75), Similarity::Related);
+        assert_eq!(classify_similarity(0.7499), Similarity::Unrelated);
+    }
+}

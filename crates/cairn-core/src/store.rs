@@ -1,0 +1,351 @@
+//! The [`Store`] trait: where memories live, and how they are found.
+//!
+//! # Sync, decided once
+//! The trait is **synchronous**. Backends block (SQLite does disk I/O; the
+//! PostgreSQL backend will use a blocking client or block on its own runtime).
+//! Async front ends (MCP over HTTP, the REST API) call the engine through
+//! `spawn_blocking`. This keeps the core free of any async runtime.
+//!
+//! # What a backend must do
+//! Persist [`Memory`] records with their embeddings; answer keyword (BM25)
+//! and vector queries under a [`Filter`]; apply each [`WriteBatch`]
+//! atomically; and let several processes share one store, each seeing the
+//! others' committed writes at its next call. `conformance` (feature
+//! `conformance`) is the test suite every backend runs.
+
+use crate::memory::{Memory, MemoryId, MemoryType, Timestamp};
+use crate::{ModelInfo, Result};
+
+/// Which scopes a query sees.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ScopeFilter {
+    /// Global memories only.
+    #[default]
+    Global,
+    /// Global memories plus this project's: what a recall in a project sees.
+    Project(String),
+    /// Exactly this scope (`None` = global only, `Some(p)` = only `p`'s).
+    Exactly(Option<String>),
+    /// Every scope.
+    All,
+}
+
+impl ScopeFilter {
+    /// Whether a memory with this project passes.
+    pub fn admits(&self, project: Option<&str>) -> bool {
+        match self {
+            ScopeFilter::Global => project.is_none(),
+            ScopeFilter::Project(p) => project.is_none() || project == Some(p.as_str()),
+            ScopeFilter::Exactly(s) => project == s.as_deref(),
+            ScopeFilter::All => true,
+        }
+    }
+}
+
+/// Conditions a memory must meet to be returned. Every search and listing
+/// takes one; the defaults leave out expired and superseded memories.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Filter {
+    /// Only this tenant's memories (always applied: tenants never mix).
+    pub tenant: String,
+    /// Which scopes.
+    pub scope: ScopeFilter,
+    /// Any of these types (empty = all types).
+    pub types: Vec<MemoryType>,
+    /// All of these tags (empty = no tag condition).
+    pub tags: Vec<String>,
+    /// Created at or after.
+    pub created_after: Option<Timestamp>,
+    /// Created before.
+    pub created_before: Option<Timestamp>,
+    /// Valid at some time at or after this (validity = `[valid_from or
+    /// created_at, valid_to)`).
+    pub valid_after: Option<Timestamp>,
+    /// Valid at some time before this.
+    pub valid_before: Option<Timestamp>,
+    /// Keep memories whose TTL has passed.
+    pub include_expired: bool,
+    /// Keep memories that another memory superseded.
+    pub include_superseded: bool,
+    /// The time against which expiry is judged.
+    pub now: Timestamp,
+}
+
+impl Filter {
+    /// A filter for `tenant` that sees global memories only, at `now`.
+    pub fn new(tenant: impl Into<String>, now: Timestamp) -> Self {
+        Filter {
+            tenant: tenant.into(),
+            scope: ScopeFilter::Global,
+            types: Vec::new(),
+            tags: Vec::new(),
+            created_after: None,
+            created_before: None,
+            valid_after: None,
+            valid_before: None,
+            include_expired: false,
+            include_superseded: false,
+            now,
+        }
+    }
+
+    /// Builder: set the scope.
+    pub fn scope(mut self, scope: ScopeFilter) -> Self {
+        self.scope = scope;
+        self
+    }
+
+    /// Builder: keep expired and superseded memories too.
+    pub fn everything(mut self) -> Self {
+        self.include_expired = true;
+        self.include_superseded = true;
+        self.scope = ScopeFilter::All;
+        self
+    }
+
+    /// Whether a memory passes the filter.
+    pub fn matches(&self, m: &impl Filterable) -> bool {
+        if m.tenant() != self.tenant || !self.scope.admits(m.project()) {
+            return false;
+        }
+        if !self.types.is_empty() && !self.types.contains(&m.kind()) {
+            return false;
+        }
+        if !self.tags.iter().all(|t| m.has_tag(t)) {
+            return false;
+        }
+        let created = m.created_at();
+        if self.created_after.is_some_and(|a| created < a)
+            || self.created_before.is_some_and(|b| created >= b)
+        {
+            return false;
+        }
+        let (from, to) = m.validity();
+        if self.valid_after.is_some_and(|a| to.is_some_and(|t| t <= a))
+            || self.valid_before.is_some_and(|b| from >= b)
+        {
+            return false;
+        }
+        if !self.include_expired && m.expires_at().is_some_and(|e| e <= self.now) {
+            return false;
+        }
+        if !self.include_superseded && m.is_superseded() {
+            return false;
+        }
+        true
+    }
+}
+
+/// What [`Filter::matches`] needs to know of a memory. Implemented by
+/// [`Memory`] and by backends' compact index entries, so that every backend
+/// filters with this one function.
+pub trait Filterable {
+    /// Owner.
+    fn tenant(&self) -> &str;
+    /// Project, `None` = global.
+    fn project(&self) -> Option<&str>;
+    /// Type.
+    fn kind(&self) -> MemoryType;
+    /// Whether it carries this (normalised) tag.
+    fn has_tag(&self, tag: &str) -> bool;
+    /// Creation time.
+    fn created_at(&self) -> Timestamp;
+    /// `(valid_from or created_at, valid_to)`.
+    fn validity(&self) -> (Timestamp, Option<Timestamp>);
+    /// TTL.
+    fn expires_at(&self) -> Option<Timestamp>;
+    /// Whether another memory superseded it.
+    fn is_superseded(&self) -> bool;
+}
+
+impl Filterable for Memory {
+    fn tenant(&self) -> &str {
+        &self.tenant
+    }
+    fn project(&self) -> Option<&str> {
+        self.project.as_deref()
+    }
+    fn kind(&self) -> MemoryType {
+        self.kind
+    }
+    fn has_tag(&self, tag: &str) -> bool {
+        self.tags.iter().any(|t| t == tag)
+    }
+    fn created_at(&self) -> Timestamp {
+        self.created_at
+    }
+    fn validity(&self) -> (Timestamp, Option<Timestamp>) {
+        (self.valid_from.unwrap_or(self.created_at), self.valid_to)
+    }
+    fn expires_at(&self) -> Option<Timestamp> {
+        self.expires_at
+    }
+    fn is_superseded(&self) -> bool {
+        self.superseded_by.is_some()
+    }
+}
+
+/// Order of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListOrder {
+    /// Newest created first.
+    #[default]
+    Newest,
+    /// Oldest created first (export order).
+    Oldest,
+    /// Most recently updated first.
+    RecentlyUpdated,
+    /// Most accessed first.
+    MostAccessed,
+    /// Longest unused first (never accessed counts from creation).
+    Stalest,
+}
+
+/// One search hit: a memory id and the backend's relevance score (BM25,
+/// higher is better; or cosine similarity).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// The memory.
+    pub id: MemoryId,
+    /// Higher is better.
+    pub score: f64,
+}
+
+/// A set of writes applied atomically: all of them or none.
+#[derive(Debug, Clone, Default)]
+pub struct WriteBatch {
+    /// New memories with their embeddings (an id that exists is an error).
+    pub inserts: Vec<(Memory, Vec<f32>)>,
+    /// Replacements of existing memories (matched by id and tenant); the
+    /// embedding is replaced when given, kept otherwise.
+    pub updates: Vec<(Memory, Option<Vec<f32>>)>,
+}
+
+impl WriteBatch {
+    /// Whether the batch writes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.inserts.is_empty() && self.updates.is_empty()
+    }
+}
+
+/// Counts for `stats`.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct StoreStats {
+    /// Every memory of the tenant, including expired and superseded ones.
+    pub total: usize,
+    /// Expired (awaiting `gc`).
+    pub expired: usize,
+    /// Superseded.
+    pub superseded: usize,
+    /// Count per type, by type name.
+    pub by_type: Vec<(String, usize)>,
+    /// Count per project (`None` = global).
+    pub by_project: Vec<(Option<String>, usize)>,
+    /// Oldest creation time.
+    pub oldest: Option<Timestamp>,
+    /// Newest creation time.
+    pub newest: Option<Timestamp>,
+    /// Bytes on disk, where the backend knows.
+    pub size_bytes: Option<u64>,
+}
+
+/// Storage for memories: the one trait every backend implements.
+///
+/// Object safe, `Send + Sync`, held as `Arc<dyn Store>`. See the module
+/// docs for the sync/async decision.
+pub trait Store: Send + Sync {
+    /// The embedding model recorded for this store, if any memory was ever
+    /// embedded.
+    fn model(&self) -> Result<Option<ModelInfo>>;
+
+    /// Record the embedding model (first write, or after a reindex).
+    fn set_model(&self, model: &ModelInfo) -> Result<()>;
+
+    /// Apply a batch of inserts and updates atomically.
+    fn write(&self, batch: WriteBatch) -> Result<()>;
+
+    /// Delete these memories of `tenant`; returns how many existed.
+    fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize>;
+
+    /// Delete every memory (of any tenant) that expired at or before `now`;
+    /// returns how many.
+    fn delete_expired(&self, now: Timestamp) -> Result<usize>;
+
+    /// Fetch memories by id (those that exist and belong to `tenant`), in
+    /// the order asked.
+    fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>>;
+
+    /// Ids of `tenant`'s memories whose hyphenated id starts with `prefix`
+    /// (already normalised), at most `limit`.
+    fn find_by_prefix(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<MemoryId>>;
+
+    /// The stored embedding of a memory.
+    fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>>;
+
+    /// Memories passing `filter`, in `order`, paged.
+    fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>>;
+
+    /// How many memories pass `filter`.
+    fn count(&self, filter: &Filter) -> Result<usize>;
+
+    /// Full-text (BM25) search over content, tags and metadata values.
+    ///
+    /// `query` is raw user text: it must never be parsed as query syntax.
+    /// Terms are OR-ed (BM25 ranks memories matching more and rarer terms
+    /// first); a query with no searchable term returns nothing.
+    fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
+
+    /// The memories most similar to `vector` (cosine, best first).
+    fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
+
+    /// Count one access of each memory at `at`.
+    fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;
+
+    /// Every tenant that has memories.
+    fn tenants(&self) -> Result<Vec<String>>;
+
+    /// Counts for `tenant`.
+    fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats>;
+}
+
+/// Split user text into search terms the way every backend does: maximal
+/// runs of alphanumeric characters, lowercased. Punctuation, quotes,
+/// operators and emoji separate terms and are never syntax.
+pub fn query_terms(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_ignore_syntax() {
+        assert_eq!(
+            query_terms(r#"pre-production "db" AND (x*) NEAR:y 🦀"#),
+            vec!["pre", "production", "db", "and", "x", "near", "y"]
+        );
+        assert!(query_terms("?!… 🦀").is_empty());
+    }
+
+    #[test]
+    fn scope_admission() {
+        let p = ScopeFilter::Project("atlas".into());
+        assert!(p.admits(None));
+        assert!(p.admits(Some("atlas")));
+        assert!(!p.admits(Some("other")));
+        assert!(ScopeFilter::Global.admits(None));
+        assert!(!ScopeFilter::Global.admits(Some("atlas")));
+        assert!(!ScopeFilter::Exactly(Some("atlas".into())).admits(None));
+        assert!(ScopeFilter::All.admits(Some("x")));
+    }
+}

@@ -1,0 +1,242 @@
+//! The wire format shared by every front end: the JSON Lines record of
+//! `import`/`export`, and the JSON shape of recall results.
+//!
+//! This is a stable contract (other tools depend on it): fields are only
+//! ever added, never renamed. Times are RFC 3339 strings in UTC with
+//! milliseconds; `project: null` means a global memory.
+
+use serde::{Deserialize, Serialize};
+
+use crate::memory::{
+    normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
+    MemoryType, Timestamp,
+};
+use crate::rank::ScoreBreakdown;
+use crate::time::{format_timestamp, parse_timestamp};
+use crate::{Error, Result};
+
+/// One memory as a JSON object: a line of `cairn export`, a line `cairn
+/// import` accepts (where only `content` is required), and the body of a
+/// recall result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryRecord {
+    /// Full UUID; generated when absent on import.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The text (required).
+    pub content: String,
+    /// Memory type name (default `note`).
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    /// Project name; `null` = global.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// A JSON object.
+    #[serde(default)]
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// 0–1.
+    #[serde(default)]
+    pub importance: Option<f64>,
+    /// Score multiplier.
+    #[serde(default)]
+    pub weight: Option<f64>,
+    /// Origin (`manual`, `import`, ...).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// RFC 3339.
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// RFC 3339.
+    #[serde(default)]
+    pub updated_at: Option<String>,
+    /// RFC 3339.
+    #[serde(default)]
+    pub last_accessed_at: Option<String>,
+    /// Number of accesses.
+    #[serde(default)]
+    pub access_count: Option<u64>,
+    /// RFC 3339.
+    #[serde(default)]
+    pub expires_at: Option<String>,
+    /// RFC 3339.
+    #[serde(default)]
+    pub valid_from: Option<String>,
+    /// RFC 3339.
+    #[serde(default)]
+    pub valid_to: Option<String>,
+    /// Id of the memory this one replaces.
+    #[serde(default)]
+    pub supersedes: Option<String>,
+    /// Id of the memory that replaced this one.
+    #[serde(default)]
+    pub superseded_by: Option<String>,
+    /// A precomputed embedding (import), or the stored one (export with
+    /// embeddings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Vec<f32>>,
+}
+
+impl MemoryRecord {
+    /// The record of a stored memory.
+    pub fn from_memory(m: &Memory) -> Self {
+        let ts = |t: Option<Timestamp>| t.map(format_timestamp);
+        MemoryRecord {
+            id: Some(m.id.to_string()),
+            content: m.content.clone(),
+            kind: Some(m.kind.as_str().to_string()),
+            project: m.project.clone(),
+            tags: m.tags.clone(),
+            metadata: Some(m.metadata.clone()),
+            importance: Some(m.importance),
+            weight: Some(m.weight),
+            source: Some(m.source.clone()),
+            created_at: ts(Some(m.created_at)),
+            updated_at: ts(Some(m.updated_at)),
+            last_accessed_at: ts(m.last_accessed_at),
+            access_count: Some(m.access_count),
+            expires_at: ts(m.expires_at),
+            valid_from: ts(m.valid_from),
+            valid_to: ts(m.valid_to),
+            supersedes: m.supersedes.map(|i| i.to_string()),
+            superseded_by: m.superseded_by.map(|i| i.to_string()),
+            embedding: None,
+        }
+    }
+
+    /// Validate the record and turn it into a memory of `tenant`; missing
+    /// fields get their defaults (`now` for times, `source` = `import`).
+    pub fn into_memory(self, tenant: &str, now: Timestamp) -> Result<(Memory, Option<Vec<f32>>)> {
+        validate_content(&self.content)?;
+        let time = |field: &str, v: &Option<String>| -> Result<Option<Timestamp>> {
+            v.as_deref()
+                .map(|s| parse_timestamp(s).map_err(|e| Error::invalid(format!("{field}: {e}"))))
+                .transpose()
+        };
+        let id_of = |field: &str, v: &Option<String>| -> Result<Option<MemoryId>> {
+            v.as_deref()
+                .map(|s| {
+                    s.parse()
+                        .map_err(|e| Error::invalid(format!("{field}: {e}")))
+                })
+                .transpose()
+        };
+        let created_at = time("created_at", &self.created_at)?.unwrap_or(now);
+        let kind = match &self.kind {
+            Some(k) => k.parse::<MemoryType>()?,
+            None => MemoryType::default(),
+        };
+        let importance = self.importance.unwrap_or(0.5);
+        validate_unit("importance", importance)?;
+        let weight = self.weight.unwrap_or(1.0);
+        if !(0.0..=100.0).contains(&weight) {
+            return Err(Error::invalid(format!(
+                "weight must be between 0 and 100, got {weight}"
+            )));
+        }
+        let memory = Memory {
+            id: id_of("id", &self.id)?.unwrap_or_else(|| MemoryId::new_at(created_at)),
+            tenant: tenant.to_string(),
+            content: self.content,
+            kind,
+            project: self.project.as_deref().map(normalize_project).transpose()?,
+            tags: normalize_tags(&self.tags)?,
+            metadata: self.metadata.unwrap_or_default(),
+            importance,
+            weight,
+            source: self.source.unwrap_or_else(|| "import".to_string()),
+            created_at,
+            updated_at: time("updated_at", &self.updated_at)?.unwrap_or(created_at),
+            last_accessed_at: time("last_accessed_at", &self.last_accessed_at)?,
+            access_count: self.access_count.unwrap_or(0),
+            expires_at: time("expires_at", &self.expires_at)?,
+            valid_from: time("valid_from", &self.valid_from)?,
+            valid_to: time("valid_to", &self.valid_to)?,
+            supersedes: id_of("supersedes", &self.supersedes)?,
+            superseded_by: id_of("superseded_by", &self.superseded_by)?,
+        };
+        Ok((memory, self.embedding))
+    }
+}
+
+/// Parse one line of JSON Lines into a record, with an error that names the
+/// problem (not the parser's internals).
+pub fn parse_record_line(line: &str) -> Result<MemoryRecord> {
+    serde_json::from_str::<MemoryRecord>(line)
+        .map_err(|e| Error::invalid(format!("not a valid memory record: {e}")))
+}
+
+/// One recall result on the wire: the memory, its short id and its score,
+/// and with `explain` every factor of the score.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecallItem {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: MemoryRecord,
+    /// First 8 characters of the id.
+    pub short_id: String,
+    /// Final score (higher is better).
+    pub score: f64,
+    /// Every factor of the score, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<ScoreBreakdown>,
+}
+
+/// The JSON answer of `recall`: `{"results": [...]}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecallResponse {
+    /// Best first.
+    pub results: Vec<RecallItem>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimal_record_gets_defaults() {
+        let r = parse_record_line(r#"{"content":"hello"}"#).unwrap();
+        let (m, e) = r.into_memory("default", 1000).unwrap();
+        assert_eq!(m.kind, MemoryType::Note);
+        assert_eq!(m.created_at, 1000);
+        assert_eq!(m.source, "import");
+        assert!(e.is_none());
+    }
+
+    #[test]
+    fn record_round_trips() {
+        let r = parse_record_line(
+            r#"{"content":"x","type":"fact","project":"atlas","tags":["B","a"],"created_at":"2024-01-02T03:04:05.006Z"}"#,
+        )
+        .unwrap();
+        let (m, _) = r.into_memory("default", 0).unwrap();
+        assert_eq!(m.tags, vec!["a", "b"]);
+        let back = MemoryRecord::from_memory(&m);
+        let (m2, _) = back.clone().into_memory("default", 0).unwrap();
+        assert_eq!(m, m2);
+        assert_eq!(back.created_at.as_deref(), Some("2024-01-02T03:04:05.006Z"));
+    }
+
+    #[test]
+    fn bad_records_name_the_problem() {
+        let e = parse_record_line(r#"{"contnet":"x"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("contnet"), "{e}");
+        let e = parse_record_line(r#"{"content":"x","type":"bogus"}"#)
+            .unwrap()
+            .into_memory("default", 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bogus"), "{e}");
+        let e = parse_record_line(r#"{"content":"x","created_at":"yesterday"}"#)
+            .unwrap()
+            .into_memory("default", 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("created_at"), "{e}");
+    }
+}
