@@ -56,19 +56,34 @@ pub fn searchable_terms(m: &Memory) -> Vec<String> {
     for t in &m.tags {
         terms.extend(query_terms(t));
     }
-    collect_value_terms(&serde_json::Value::Object(m.metadata.clone()), &mut terms);
+    terms.extend(query_terms(&metadata_text(&m.metadata)));
     terms
 }
 
-fn collect_value_terms(v: &serde_json::Value, out: &mut Vec<String>) {
-    match v {
-        serde_json::Value::String(s) => out.extend(query_terms(s)),
-        serde_json::Value::Number(n) => out.extend(query_terms(&n.to_string())),
-        serde_json::Value::Bool(b) => out.push(b.to_string()),
-        serde_json::Value::Array(a) => a.iter().for_each(|v| collect_value_terms(v, out)),
-        serde_json::Value::Object(o) => o.values().for_each(|v| collect_value_terms(v, out)),
-        serde_json::Value::Null => {}
+/// The values of a metadata object (recursively), joined by spaces: what
+/// keyword search indexes of metadata. Keys are left out.
+pub fn metadata_text(metadata: &serde_json::Map<String, serde_json::Value>) -> String {
+    fn walk(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::String(s) => {
+                out.push_str(s);
+                out.push(' ');
+            }
+            serde_json::Value::Number(n) => {
+                out.push_str(&n.to_string());
+                out.push(' ');
+            }
+            serde_json::Value::Bool(b) => {
+                out.push_str(if *b { "true " } else { "false " });
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| walk(v, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|v| walk(v, out)),
+            serde_json::Value::Null => {}
+        }
     }
+    let mut out = String::new();
+    metadata.values().for_each(|v| walk(v, &mut out));
+    out
 }
 
 /// Sort key of a listing order.

@@ -312,6 +312,12 @@ pub trait Store: Send + Sync {
 
     /// Counts for `tenant`.
     fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats>;
+
+    /// Check the store's own consistency (SQLite: `PRAGMA integrity_check`).
+    /// An error describes the damage.
+    fn verify(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Split user text into search terms the way every backend does: maximal

@@ -1,1 +1,806 @@
-//! stub
+//! # cairn-sqlite
+//!
+//! Cairn's default backend: every memory in one SQLite file.
+//!
+//! - **Durability**: WAL journal, versioned migrations, every write batch in
+//!   one `BEGIN IMMEDIATE` transaction (all or nothing).
+//! - **Several processes** may share the file: writers wait on a busy
+//!   timeout (30 s) instead of failing with `database is locked`; each call
+//!   reads the latest committed state.
+//! - **Keyword search**: FTS5 with BM25 over content, tags and metadata
+//!   values. User text is reduced to terms and each term is quoted, so it is
+//!   never parsed as FTS5 syntax.
+//! - **Vector search**: see [`vindex`]: an in-process quantised index loaded
+//!   from the compact `vindex` table and kept in step by a revision counter.
+//!
+//! This crate must never hold ranking logic (that is `cairn_core::rank`) nor
+//! decide what a filter means (that is `cairn_core::store::Filter`).
+
+pub mod schema;
+pub mod vindex;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, RwLock};
+use std::time::Duration;
+
+use cairn_core::memstore::metadata_text;
+use cairn_core::store::{query_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
+use cairn_core::{Error, Hit, Memory, MemoryId, ModelInfo, Result, Store, Timestamp};
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
+
+use crate::vindex::{quantize, Attrs, VectorIndex};
+
+/// How long a writer waits for another process's write to finish.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Most distinct terms taken from one keyword query.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// A [`Store`] in one SQLite file.
+pub struct SqliteStore {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+    index: RwLock<VectorIndex>,
+}
+
+fn sql_err(e: rusqlite::Error) -> Error {
+    Error::storage(e)
+}
+
+const MEMORY_COLUMNS: &str = "id, tenant, content, kind, project, tags, metadata, importance, weight, source, \
+     created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by";
+
+impl SqliteStore {
+    /// Open (creating if needed) the store at `path`, migrating it to the
+    /// current schema. Parent directories are created.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                Error::storage(format!("cannot create directory {}: {e}", parent.display()))
+            })?;
+        }
+        let conn = Connection::open(&path)
+            .map_err(|e| Error::storage(format!("cannot open {}: {e}", path.display())))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| {
+                Error::storage(format!(
+                    "{} is not a usable SQLite database: {e}",
+                    path.display()
+                ))
+            })?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sql_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql_err)?;
+        let store = SqliteStore {
+            path,
+            conn: Mutex::new(conn),
+            index: RwLock::new(VectorIndex::default()),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
+        self.conn
+            .lock()
+            .map_err(|_| Error::storage("connection lock poisoned"))
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let version: i64 = tx
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(sql_err)?;
+        let version = usize::try_from(version).unwrap_or(usize::MAX);
+        if version > schema::MIGRATIONS.len() {
+            return Err(Error::storage(format!(
+                "{} was written by a newer Cairn (schema {version}; this build knows {}): upgrade Cairn",
+                self.path.display(),
+                schema::MIGRATIONS.len()
+            )));
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version) {
+            tx.execute_batch(sql)
+                .map_err(|e| Error::storage(format!("migration {} failed: {e}", i + 1)))?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)
+                .map_err(sql_err)?;
+        }
+        tx.commit().map_err(sql_err)
+    }
+
+    /// `PRAGMA integrity_check`: `"ok"` for a healthy file.
+    pub fn integrity_check(&self) -> Result<String> {
+        let conn = self.conn()?;
+        let rows: Vec<String> = conn
+            .prepare("PRAGMA integrity_check")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(sql_err)?;
+        Ok(rows.join("\n"))
+    }
+
+    /// Bring the vector index up to the store's current revision.
+    fn sync_index(&self, conn: &Connection) -> Result<()> {
+        let rev = current_rev(conn)?;
+        {
+            let index = self
+                .index
+                .read()
+                .map_err(|_| Error::storage("index lock poisoned"))?;
+            if index.loaded && index.rev == rev {
+                return Ok(());
+            }
+        }
+        let mut index = self
+            .index
+            .write()
+            .map_err(|_| Error::storage("index lock poisoned"))?;
+        if index.loaded && index.rev == rev {
+            return Ok(());
+        }
+        let since = if index.loaded { index.rev } else { i64::MIN };
+        if index.loaded {
+            let mut stmt = conn
+                .prepare_cached("SELECT rowid FROM tombstones WHERE rev > ?1")
+                .map_err(sql_err)?;
+            let gone: Vec<i64> = stmt
+                .query_map([since], |r| r.get(0))
+                .and_then(|rows| rows.collect())
+                .map_err(sql_err)?;
+            for rowid in gone {
+                index.remove(rowid);
+            }
+        }
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
+                 superseded, code FROM vindex WHERE rev > ?1",
+            )
+            .map_err(sql_err)?;
+        let mut rows = stmt.query([since]).map_err(sql_err)?;
+        while let Some(row) = rows.next().map_err(sql_err)? {
+            let rowid: i64 = row.get(0).map_err(sql_err)?;
+            let id: String = row.get(1).map_err(sql_err)?;
+            let tenant: String = row.get(2).map_err(sql_err)?;
+            let project: Option<String> = row.get(3).map_err(sql_err)?;
+            let kind: String = row.get(4).map_err(sql_err)?;
+            let tags: String = row.get(5).map_err(sql_err)?;
+            let attrs = Attrs {
+                id: id.parse()?,
+                tenant: index.intern(&tenant),
+                project: project.map(|p| index.intern(&p)),
+                kind: kind.parse()?,
+                tags: serde_json::from_str(&tags).map_err(Error::storage)?,
+                created_at: row.get(6).map_err(sql_err)?,
+                valid_from: row.get(7).map_err(sql_err)?,
+                valid_to: row.get(8).map_err(sql_err)?,
+                expires_at: row.get(9).map_err(sql_err)?,
+                superseded: row.get(10).map_err(sql_err)?,
+            };
+            let code = row
+                .get_ref(11)
+                .map_err(sql_err)?
+                .as_blob()
+                .map_err(|e| Error::storage(e))?;
+            index.upsert(rowid, attrs, code);
+        }
+        index.rev = rev;
+        index.loaded = true;
+        Ok(())
+    }
+}
+
+fn current_rev(conn: &Connection) -> Result<i64> {
+    conn.prepare_cached("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'rev'")
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
+        .map_err(sql_err)
+}
+
+fn bump_rev(conn: &Connection) -> Result<i64> {
+    conn.query_row(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev' RETURNING CAST(value AS INTEGER)",
+        [],
+        |r| r.get(0),
+    )
+    .map_err(sql_err)
+}
+
+fn vector_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn blob_vector(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn code_blob(v: &[f32]) -> Vec<u8> {
+    let (codes, scale) = quantize(v);
+    let mut out = Vec::with_capacity(4 + codes.len());
+    out.extend_from_slice(&scale.to_le_bytes());
+    out.extend(codes.iter().map(|c| *c as u8));
+    out
+}
+
+fn tags_json(tags: &[String]) -> String {
+    serde_json::to_string(tags).unwrap_or_else(|_| "[]".into())
+}
+
+fn row_to_memory(row: &rusqlite::Row<'_>) -> rusqlite::Result<std::result::Result<Memory, Error>> {
+    let id: String = row.get(0)?;
+    let kind: String = row.get(3)?;
+    let tags: String = row.get(5)?;
+    let metadata: String = row.get(6)?;
+    let supersedes: Option<String> = row.get(17)?;
+    let superseded_by: Option<String> = row.get(18)?;
+    let access_count: i64 = row.get(13)?;
+    let build = || -> Result<Memory> {
+        Ok(Memory {
+            id: id.parse()?,
+            tenant: row.get(1).map_err(sql_err)?,
+            content: row.get(2).map_err(sql_err)?,
+            kind: kind.parse()?,
+            project: row.get(4).map_err(sql_err)?,
+            tags: serde_json::from_str(&tags).map_err(Error::storage)?,
+            metadata: serde_json::from_str(&metadata).map_err(Error::storage)?,
+            importance: row.get(7).map_err(sql_err)?,
+            weight: row.get(8).map_err(sql_err)?,
+            source: row.get(9).map_err(sql_err)?,
+            created_at: row.get(10).map_err(sql_err)?,
+            updated_at: row.get(11).map_err(sql_err)?,
+            last_accessed_at: row.get(12).map_err(sql_err)?,
+            access_count: access_count.max(0) as u64,
+            expires_at: row.get(14).map_err(sql_err)?,
+            valid_from: row.get(15).map_err(sql_err)?,
+            valid_to: row.get(16).map_err(sql_err)?,
+            supersedes: supersedes.map(|s| s.parse()).transpose()?,
+            superseded_by: superseded_by.map(|s| s.parse()).transpose()?,
+        })
+    };
+    Ok(build())
+}
+
+/// Translate a [`Filter`] into a SQL condition on the `memories` table
+/// aliased `m`, with its parameters.
+fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
+    let mut sql = String::from("m.tenant = ?");
+    let mut args: Vec<Value> = vec![Value::Text(filter.tenant.clone())];
+    match &filter.scope {
+        ScopeFilter::Global | ScopeFilter::Exactly(None) => sql.push_str(" AND m.project IS NULL"),
+        ScopeFilter::Project(p) => {
+            sql.push_str(" AND (m.project IS NULL OR m.project = ?)");
+            args.push(Value::Text(p.clone()));
+        }
+        ScopeFilter::Exactly(Some(p)) => {
+            sql.push_str(" AND m.project = ?");
+            args.push(Value::Text(p.clone()));
+        }
+        ScopeFilter::All => {}
+    }
+    if !filter.types.is_empty() {
+        sql.push_str(" AND m.kind IN (");
+        sql.push_str(&vec!["?"; filter.types.len()].join(", "));
+        sql.push(')');
+        args.extend(filter.types.iter().map(|t| Value::Text(t.as_str().into())));
+    }
+    for tag in &filter.tags {
+        sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)");
+        args.push(Value::Text(tag.clone()));
+    }
+    let mut cond = |clause: &str, v: Option<i64>| {
+        if let Some(v) = v {
+            sql.push_str(clause);
+            args.push(Value::Integer(v));
+        }
+    };
+    cond(" AND m.created_at >= ?", filter.created_after);
+    cond(" AND m.created_at < ?", filter.created_before);
+    cond(
+        " AND (m.valid_to IS NULL OR m.valid_to > ?)",
+        filter.valid_after,
+    );
+    cond(
+        " AND COALESCE(m.valid_from, m.created_at) < ?",
+        filter.valid_before,
+    );
+    if !filter.include_expired {
+        cond(
+            " AND (m.expires_at IS NULL OR m.expires_at > ?)",
+            Some(filter.now),
+        );
+    }
+    if !filter.include_superseded {
+        sql.push_str(" AND m.superseded_by IS NULL");
+    }
+    (sql, args)
+}
+
+fn order_sql(order: ListOrder) -> &'static str {
+    match order {
+        ListOrder::Newest => "m.created_at DESC, m.id DESC",
+        ListOrder::Oldest => "m.created_at ASC, m.id ASC",
+        ListOrder::RecentlyUpdated => "m.updated_at DESC, m.id DESC",
+        ListOrder::MostAccessed => "m.access_count DESC, m.id DESC",
+        ListOrder::Stalest => "COALESCE(m.last_accessed_at, m.created_at) ASC, m.id ASC",
+    }
+}
+
+/// An FTS5 query that matches any of the terms, each quoted as a string so
+/// that nothing the user typed is syntax.
+pub fn fts_query(text: &str) -> Option<String> {
+    let mut terms = query_terms(text);
+    let mut seen = std::collections::HashSet::new();
+    terms.retain(|t| seen.insert(t.clone()));
+    terms.truncate(MAX_QUERY_TERMS);
+    if terms.is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+        .collect();
+    Some(quoted.join(" OR "))
+}
+
+fn write_row(conn: &Connection, m: &Memory, rowid: Option<i64>, rev: i64) -> Result<i64> {
+    let tags = tags_json(&m.tags);
+    let metadata = serde_json::to_string(&m.metadata).map_err(Error::storage)?;
+    let args = params![
+        m.id.to_string(),
+        m.tenant,
+        m.content,
+        m.kind.as_str(),
+        m.project,
+        tags,
+        metadata,
+        m.importance,
+        m.weight,
+        m.source,
+        m.created_at,
+        m.updated_at,
+        m.last_accessed_at,
+        m.access_count as i64,
+        m.expires_at,
+        m.valid_from,
+        m.valid_to,
+        m.supersedes.map(|i| i.to_string()),
+        m.superseded_by.map(|i| i.to_string()),
+    ];
+    let rowid = match rowid {
+        None => {
+            conn.prepare_cached(&format!(
+                "INSERT INTO memories ({MEMORY_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+            ))
+            .and_then(|mut s| s.execute(args))
+            .map_err(|e| match e {
+                rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation => {
+                    Error::invalid(format!("a memory with id {} already exists", m.id))
+                }
+                e => sql_err(e),
+            })?;
+            conn.last_insert_rowid()
+        }
+        Some(rowid) => {
+            conn.prepare_cached(
+                "UPDATE memories SET id = ?1, tenant = ?2, content = ?3, kind = ?4, project = ?5, tags = ?6, metadata = ?7, \
+                 importance = ?8, weight = ?9, source = ?10, created_at = ?11, updated_at = ?12, last_accessed_at = ?13, \
+                 access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19 \
+                 WHERE rowid = ?20",
+            )
+            .and_then(|mut s| {
+                let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
+                all.push(&rowid);
+                s.execute(all.as_slice())
+            })
+            .map_err(sql_err)?;
+            conn.prepare_cached("DELETE FROM memories_fts WHERE rowid = ?1")
+                .and_then(|mut s| s.execute([rowid]))
+                .map_err(sql_err)?;
+            rowid
+        }
+    };
+    conn.prepare_cached(
+        "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            rowid,
+            m.content,
+            m.tags.join(" "),
+            metadata_text(&m.metadata)
+        ])
+    })
+    .map_err(sql_err)?;
+    // The index row: attributes always, the code only when a vector is given
+    // (`write_vector`) — keep the old code otherwise.
+    conn.prepare_cached(
+        "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, x'') \
+         ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
+         kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
+         valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            rowid,
+            rev,
+            m.id.to_string(),
+            m.tenant,
+            m.project,
+            m.kind.as_str(),
+            tags_json(&m.tags),
+            m.created_at,
+            m.valid_from,
+            m.valid_to,
+            m.expires_at,
+            m.superseded_by.is_some(),
+        ])
+    })
+    .map_err(sql_err)?;
+    Ok(rowid)
+}
+
+fn write_vector(conn: &Connection, rowid: i64, v: &[f32]) -> Result<()> {
+    conn.prepare_cached("INSERT OR REPLACE INTO vectors (rowid, vector) VALUES (?1, ?2)")
+        .and_then(|mut s| s.execute(params![rowid, vector_blob(v)]))
+        .map_err(sql_err)?;
+    conn.prepare_cached("UPDATE vindex SET code = ?2 WHERE rowid = ?1")
+        .and_then(|mut s| s.execute(params![rowid, code_blob(v)]))
+        .map_err(sql_err)?;
+    Ok(())
+}
+
+fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result<()> {
+    for rowid in rowids {
+        for sql in [
+            "DELETE FROM memories WHERE rowid = ?1",
+            "DELETE FROM vectors WHERE rowid = ?1",
+            "DELETE FROM vindex WHERE rowid = ?1",
+            "DELETE FROM memories_fts WHERE rowid = ?1",
+        ] {
+            conn.prepare_cached(sql)
+                .and_then(|mut s| s.execute([rowid]))
+                .map_err(sql_err)?;
+        }
+        conn.prepare_cached("INSERT OR REPLACE INTO tombstones (rowid, rev) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute([*rowid, rev]))
+            .map_err(sql_err)?;
+    }
+    Ok(())
+}
+
+impl Store for SqliteStore {
+    fn model(&self) -> Result<Option<ModelInfo>> {
+        let conn = self.conn()?;
+        let get = |key: &str| -> Result<Option<String>> {
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .optional()
+                .map_err(sql_err)
+        };
+        match (get("model_name")?, get("model_dim")?) {
+            (Some(name), Some(dim)) => Ok(Some(ModelInfo {
+                name,
+                dim: dim.parse().map_err(Error::storage)?,
+            })),
+            _ => Ok(None),
+        }
+    }
+
+    fn set_model(&self, model: &ModelInfo) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        for (k, v) in [
+            ("model_name", model.name.clone()),
+            ("model_dim", model.dim.to_string()),
+        ] {
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                [k, &v],
+            )
+            .map_err(sql_err)?;
+        }
+        tx.commit().map_err(sql_err)
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let rev = bump_rev(&tx)?;
+        for (m, v) in &batch.inserts {
+            let rowid = write_row(&tx, m, None, rev)?;
+            write_vector(&tx, rowid, v)?;
+        }
+        for (m, v) in &batch.updates {
+            let rowid: i64 = tx
+                .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
+                .and_then(|mut s| {
+                    s.query_row(params![m.id.to_string(), m.tenant], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(sql_err)?
+                .ok_or_else(|| Error::NotFound(m.id.to_string()))?;
+            write_row(&tx, m, Some(rowid), rev)?;
+            if let Some(v) = v {
+                write_vector(&tx, rowid, v)?;
+            }
+        }
+        tx.commit().map_err(sql_err)
+    }
+
+    fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let mut rowids = Vec::new();
+        for id in ids {
+            let r: Option<i64> = tx
+                .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
+                .and_then(|mut s| {
+                    s.query_row(params![id.to_string(), tenant], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(sql_err)?;
+            rowids.extend(r);
+        }
+        rowids.sort_unstable();
+        rowids.dedup();
+        if !rowids.is_empty() {
+            let rev = bump_rev(&tx)?;
+            delete_rows(&tx, &rowids, rev)?;
+        }
+        tx.commit().map_err(sql_err)?;
+        Ok(rowids.len())
+    }
+
+    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let rowids: Vec<i64> = tx
+            .prepare("SELECT rowid FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?1")
+            .and_then(|mut s| s.query_map([now], |r| r.get(0))?.collect())
+            .map_err(sql_err)?;
+        if !rowids.is_empty() {
+            let rev = bump_rev(&tx)?;
+            delete_rows(&tx, &rowids, rev)?;
+        }
+        tx.commit().map_err(sql_err)?;
+        Ok(rowids.len())
+    }
+
+    fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        let conn = self.conn()?;
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1 AND tenant = ?2"
+            ))
+            .map_err(sql_err)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(m) = stmt
+                .query_row(params![id.to_string(), tenant], row_to_memory)
+                .optional()
+                .map_err(sql_err)?
+            {
+                out.push(m?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn find_by_prefix(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
+        let conn = self.conn()?;
+        let upper = format!("{prefix}~");
+        let ids: Vec<String> = conn
+            .prepare_cached("SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND tenant = ?3 ORDER BY id LIMIT ?4")
+            .and_then(|mut s| {
+                s.query_map(params![prefix, upper, tenant, limit as i64], |r| r.get(0))?.collect()
+            })
+            .map_err(sql_err)?;
+        ids.iter().map(|s| s.parse()).collect()
+    }
+
+    fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>> {
+        let conn = self.conn()?;
+        let blob: Option<Vec<u8>> = conn
+            .prepare_cached(
+                "SELECT v.vector FROM memories m JOIN vectors v ON v.rowid = m.rowid WHERE m.id = ?1 AND m.tenant = ?2",
+            )
+            .and_then(|mut s| s.query_row(params![id.to_string(), tenant], |r| r.get(0)).optional())
+            .map_err(sql_err)?;
+        Ok(blob.map(|b| blob_vector(&b)))
+    }
+
+    fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>> {
+        let conn = self.conn()?;
+        let (cond, mut args) = filter_sql(filter);
+        args.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        args.push(Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
+        let cols = MEMORY_COLUMNS
+            .split(", ")
+            .map(|c| format!("m.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT {cols} FROM memories m WHERE {cond} ORDER BY {} LIMIT ? OFFSET ?",
+            order_sql(order)
+        );
+        let rows: Vec<Result<Memory>> = conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| {
+                s.query_map(params_from_iter(args), row_to_memory)?
+                    .collect()
+            })
+            .map_err(sql_err)?;
+        rows.into_iter().collect()
+    }
+
+    fn count(&self, filter: &Filter) -> Result<usize> {
+        let conn = self.conn()?;
+        let (cond, args) = filter_sql(filter);
+        let n: i64 = conn
+            .prepare_cached(&format!("SELECT COUNT(*) FROM memories m WHERE {cond}"))
+            .and_then(|mut s| s.query_row(params_from_iter(args), |r| r.get(0)))
+            .map_err(sql_err)?;
+        Ok(n as usize)
+    }
+
+    fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+        let Some(fts) = fts_query(query) else {
+            return Ok(Vec::new());
+        };
+        let conn = self.conn()?;
+        let (cond, filter_args) = filter_sql(filter);
+        let mut args = vec![Value::Text(fts)];
+        args.extend(filter_args);
+        args.push(Value::Integer(limit as i64));
+        let sql = format!(
+            "SELECT m.id, bm25(memories_fts, 1.0, 1.0, 0.5) AS s FROM memories_fts \
+             JOIN memories m ON m.rowid = memories_fts.rowid \
+             WHERE memories_fts MATCH ? AND {cond} ORDER BY s ASC, m.id DESC LIMIT ?"
+        );
+        let rows: Vec<(String, f64)> = conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| {
+                s.query_map(params_from_iter(args), |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect()
+            })
+            .map_err(sql_err)?;
+        rows.into_iter()
+            .map(|(id, s)| {
+                Ok(Hit {
+                    id: id.parse()?,
+                    score: -s,
+                })
+            })
+            .collect()
+    }
+
+    fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+        {
+            let conn = self.conn()?;
+            self.sync_index(&conn)?;
+        }
+        let index = self
+            .index
+            .read()
+            .map_err(|_| Error::storage("index lock poisoned"))?;
+        Ok(index.search(vector, filter, limit))
+    }
+
+    fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        for id in ids {
+            tx.prepare_cached(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?1 WHERE id = ?2 AND tenant = ?3",
+            )
+            .and_then(|mut s| s.execute(params![at, id.to_string(), tenant]))
+            .map_err(sql_err)?;
+        }
+        tx.commit().map_err(sql_err)
+    }
+
+    fn tenants(&self) -> Result<Vec<String>> {
+        let conn = self.conn()?;
+        conn.prepare("SELECT DISTINCT tenant FROM memories ORDER BY tenant")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(sql_err)
+    }
+
+    fn verify(&self) -> Result<()> {
+        match self.integrity_check()?.as_str() {
+            "ok" => Ok(()),
+            damage => Err(Error::storage(format!(
+                "{} is damaged: {damage}",
+                self.path.display()
+            ))),
+        }
+    }
+
+    fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
+        let conn = self.conn()?;
+        let q = |sql: &str| -> Result<Vec<(Option<String>, usize)>> {
+            conn.prepare(sql)
+                .and_then(|mut s| {
+                    s.query_map([tenant], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?
+                        .collect()
+                })
+                .map_err(sql_err)
+        };
+        let by_type =
+            q("SELECT kind, COUNT(*) FROM memories WHERE tenant = ?1 GROUP BY kind ORDER BY kind")?
+                .into_iter()
+                .map(|(k, n)| (k.unwrap_or_default(), n))
+                .collect();
+        let by_project = q("SELECT project, COUNT(*) FROM memories WHERE tenant = ?1 GROUP BY project ORDER BY project")?;
+        let (total, expired, superseded, oldest, newest): (i64, i64, i64, Option<i64>, Option<i64>) = conn
+            .query_row(
+                "SELECT COUNT(*), COALESCE(SUM(expires_at IS NOT NULL AND expires_at <= ?2), 0), \
+                 COALESCE(SUM(superseded_by IS NOT NULL), 0), MIN(created_at), MAX(created_at) FROM memories WHERE tenant = ?1",
+                params![tenant, now],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .map_err(sql_err)?;
+        let pages: i64 = conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .map_err(sql_err)?;
+        let page_size: i64 = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(sql_err)?;
+        Ok(StoreStats {
+            total: total as usize,
+            expired: expired as usize,
+            superseded: superseded as usize,
+            by_type,
+            by_project,
+            oldest,
+            newest,
+            size_bytes: Some((pages * page_size) as u64),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fts_queries_quote_every_term() {
+        assert_eq!(
+            fts_query("pre-production AND db").unwrap(),
+            "\"pre\" OR \"production\" OR \"and\" OR \"db\""
+        );
+        assert_eq!(fts_query("a a a").unwrap(), "\"a\"");
+        assert!(fts_query("?!").is_none());
+    }
+}

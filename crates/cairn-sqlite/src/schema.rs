@@ -1,0 +1,81 @@
+//! Versioned migrations, applied in order inside one transaction each;
+//! `PRAGMA user_version` records how many have run.
+
+/// Every migration, oldest first. Never edit one that has shipped: add a new
+/// one.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: memories, embeddings, the vector-index table, FTS5 and tombstones.
+    r#"
+    CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    INSERT INTO meta (key, value) VALUES ('rev', '0');
+
+    CREATE TABLE memories (
+        rowid            INTEGER PRIMARY KEY AUTOINCREMENT,
+        id               TEXT NOT NULL UNIQUE,
+        tenant           TEXT NOT NULL,
+        content          TEXT NOT NULL,
+        kind             TEXT NOT NULL,
+        project          TEXT,
+        tags             TEXT NOT NULL,
+        metadata         TEXT NOT NULL,
+        importance       REAL NOT NULL,
+        weight           REAL NOT NULL,
+        source           TEXT NOT NULL,
+        created_at       INTEGER NOT NULL,
+        updated_at       INTEGER NOT NULL,
+        last_accessed_at INTEGER,
+        access_count     INTEGER NOT NULL,
+        expires_at       INTEGER,
+        valid_from       INTEGER,
+        valid_to         INTEGER,
+        supersedes       TEXT,
+        superseded_by    TEXT
+    );
+    CREATE INDEX memories_tenant_created ON memories (tenant, created_at);
+    CREATE INDEX memories_tenant_updated ON memories (tenant, updated_at);
+    CREATE INDEX memories_expires ON memories (expires_at) WHERE expires_at IS NOT NULL;
+
+    -- The exact embedding (little-endian f32), read for dedup and export.
+    CREATE TABLE vectors (
+        rowid  INTEGER PRIMARY KEY,
+        vector BLOB NOT NULL
+    );
+
+    -- What the in-process vector index loads: filter attributes and the
+    -- int8 code (f32 scale + dim bytes), kept compact so that a fresh
+    -- process reads little. `rev` is the write revision of the row.
+    CREATE TABLE vindex (
+        rowid      INTEGER PRIMARY KEY,
+        rev        INTEGER NOT NULL,
+        id         TEXT NOT NULL,
+        tenant     TEXT NOT NULL,
+        project    TEXT,
+        kind       TEXT NOT NULL,
+        tags       TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        valid_from INTEGER,
+        valid_to   INTEGER,
+        expires_at INTEGER,
+        superseded INTEGER NOT NULL,
+        code       BLOB NOT NULL
+    );
+    CREATE INDEX vindex_rev ON vindex (rev);
+
+    -- Deleted rows, so that other processes' indexes drop them.
+    CREATE TABLE tombstones (
+        rowid INTEGER PRIMARY KEY,
+        rev   INTEGER NOT NULL
+    );
+    CREATE INDEX tombstones_rev ON tombstones (rev);
+
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (
+        content, tags, metadata,
+        content = '',
+        contentless_delete = 1,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    "#,
+];
