@@ -1,1 +1,65 @@
-fn main() {}
+//! `cairn`: persistent memory for AI agents, from the terminal.
+//!
+//! Thin glue: parse arguments, open the store and the embedder, call the
+//! engine in `cairn-core`, print. Every error is mapped to an exit code in
+//! one place ([`exit_code`]).
+
+mod args;
+mod cmd;
+mod lazy;
+mod out;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use cairn_core::ErrorKind;
+use clap::Parser;
+
+/// Exit code for success.
+const EXIT_OK: u8 = 0;
+/// Exit code when the memory asked for does not exist.
+const EXIT_NOT_FOUND: u8 = 1;
+/// Exit code for bad input (also clap's code for bad arguments).
+const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code for internal faults (storage, model).
+const EXIT_INTERNAL: u8 = 3;
+
+fn exit_code(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::BadInput => EXIT_BAD_INPUT,
+        ErrorKind::NotFound => EXIT_NOT_FOUND,
+        ErrorKind::Internal => EXIT_INTERNAL,
+    }
+}
+
+/// A reader that stopped reading (`cairn export | head`) is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || e.to_string().contains("Broken pipe")
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    let json = cli.json;
+    match cmd::run(cli) {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
+        Err(err) => {
+            let (kind, code, message) = match err.downcast_ref::<cairn_core::Error>() {
+                Some(e) => (e.kind(), e.code(), e.to_string()),
+                None => (ErrorKind::Internal, "internal", format!("{err:#}")),
+            };
+            let mut stderr = std::io::stderr().lock();
+            if json {
+                let body = serde_json::json!({"error": {"code": code, "message": message}});
+                let _ = writeln!(stderr, "{body}");
+            } else {
+                let _ = writeln!(stderr, "{} {message}", out::paint("error:", out::RED));
+            }
+            ExitCode::from(exit_code(kind))
+        }
+    }
+}

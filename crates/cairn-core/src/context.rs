@@ -4,7 +4,7 @@
 //! frequently used ones and stale ones (to review), grouped by type, within a
 //! token budget counted exactly with `cl100k_base`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -56,6 +56,8 @@ pub enum Reason {
 pub struct ContextItem {
     /// Id.
     pub id: MemoryId,
+    /// Shortest unique prefix of the id.
+    pub short_id: String,
     /// Type.
     #[serde(rename = "type")]
     pub kind: MemoryType,
@@ -150,7 +152,11 @@ impl Cairn {
             .collect();
         push(stale, Reason::Stale, &mut candidates);
         let visible = self.store().count(&filter)?;
-        Ok(assemble(req, candidates, visible, now))
+        let shorts: HashMap<MemoryId, String> = candidates
+            .iter()
+            .map(|(m, _)| Ok((m.id, self.short_id(&req.tenant, m.id)?)))
+            .collect::<Result<_>>()?;
+        Ok(assemble(req, candidates, visible, now, &shorts))
     }
 }
 
@@ -273,6 +279,7 @@ fn assemble(
     candidates: Vec<(Memory, Reason)>,
     visible: usize,
     now: Timestamp,
+    shorts: &HashMap<MemoryId, String>,
 ) -> ContextPack {
     let total = candidates.len();
     // Fixed cost: heading, a group heading per type and the stats line.
@@ -283,6 +290,10 @@ fn assemble(
         let content = shorten(&m.content, MAX_ITEM_CHARS);
         let mut item = ContextItem {
             id: m.id,
+            short_id: shorts
+                .get(&m.id)
+                .cloned()
+                .unwrap_or_else(|| m.id.to_string()),
             kind: m.kind,
             project: m.project,
             content,
@@ -381,7 +392,7 @@ mod tests {
             })
             .collect();
         for budget in [60, 150, 400, 2000] {
-            let pack = assemble(&request(budget), candidates.clone(), 40, 0);
+            let pack = assemble(&request(budget), candidates.clone(), 40, 0, &HashMap::new());
             assert!(pack.tokens <= budget, "budget {budget}: {}", pack.tokens);
             assert_eq!(pack.tokens, count_tokens(&pack.markdown));
             assert_eq!(pack.items.len() + pack.omitted, 40);
@@ -389,8 +400,8 @@ mod tests {
                 .markdown
                 .contains(&format!("{} tokens (budget {budget})", pack.tokens)));
         }
-        let small = assemble(&request(150), candidates.clone(), 40, 0);
-        let big = assemble(&request(2000), candidates, 40, 0);
+        let small = assemble(&request(150), candidates.clone(), 40, 0, &HashMap::new());
+        let big = assemble(&request(2000), candidates, 40, 0, &HashMap::new());
         assert!(big.items.len() > small.items.len());
     }
 
@@ -400,7 +411,7 @@ mod tests {
             (memory(1, MemoryType::Note, "a note"), Reason::Recent),
             (memory(2, MemoryType::Rule, "a rule"), Reason::Rule),
         ];
-        let pack = assemble(&request(1000), candidates, 2, 0);
+        let pack = assemble(&request(1000), candidates, 2, 0, &HashMap::new());
         let rules = pack.markdown.find("## Rules").unwrap();
         let notes = pack.markdown.find("## Notes").unwrap();
         assert!(rules < notes);

@@ -349,6 +349,22 @@ impl Cairn {
         }
     }
 
+    /// The shortest prefix (at least 8 characters, never ending in a
+    /// hyphen) that names `id` alone among `tenant`'s memories — what humans
+    /// see and type back. UUIDv7 ids begin with their creation time, so
+    /// memories written in the same minute share their first 8 characters
+    /// and get longer short ids, like git's abbreviated hashes.
+    pub fn short_id(&self, tenant: &str, id: MemoryId) -> Result<String> {
+        let full = id.to_string();
+        for len in [8, 11, 13, 16, 18, 21, 23, 28, 36] {
+            let prefix = &full[..len];
+            if self.store.find_by_prefix(tenant, prefix, 2)?.len() <= 1 {
+                return Ok(prefix.to_string());
+            }
+        }
+        Ok(full)
+    }
+
     fn load(&self, tenant: &str, id: MemoryId) -> Result<Memory> {
         self.store
             .get(tenant, &[id])?

@@ -34,11 +34,6 @@ impl MemoryId {
         let ts = uuid::Timestamp::from_unix(uuid::NoContext, secs, nanos);
         MemoryId(uuid::Uuid::new_v7(ts))
     }
-
-    /// The first 8 hex digits: what humans see in tables.
-    pub fn short(&self) -> String {
-        self.to_string()[..8].to_string()
-    }
 }
 
 impl fmt::Display for MemoryId {
@@ -320,7 +315,6 @@ mod tests {
         let b = MemoryId::new_at(1_700_000_000_001);
         assert!(a < b);
         assert_eq!(a.to_string().parse::<MemoryId>().unwrap(), a);
-        assert_eq!(a.short().len(), 8);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::sync::RwLock;
 use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::rank::cosine;
 use crate::store::{
-    query_terms, Filter, Filterable, Hit, ListOrder, Store, StoreStats, WriteBatch,
+    keyword_terms, query_terms, Filter, Filterable, Hit, ListOrder, Store, StoreStats, WriteBatch,
 };
 use crate::{Error, ModelInfo, Result};
 
@@ -229,7 +229,7 @@ impl Store for MemoryStore {
     }
 
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        let terms: HashSet<String> = query_terms(query).into_iter().collect();
+        let terms: HashSet<String> = keyword_terms(query).into_iter().collect();
         if terms.is_empty() {
             return Ok(Vec::new());
         }

@@ -29,6 +29,27 @@ const SUB_BATCH_TOKENS: usize = 4096;
 /// while memory stays bounded for huge imports.
 const SORT_WINDOW: usize = 1024;
 
+/// Where the sub-batch starting at `start` ends (exclusive), for texts
+/// sorted by token count: take texts while the sub-batch stays within
+/// [`SUB_BATCH`] texts and [`SUB_BATCH_TOKENS`] padded tokens, and while
+/// padding every text to the newest (longest) one wastes little compute:
+/// at most a quarter of the real tokens, plus 64 tokens of slack so that
+/// short texts of slightly different lengths still share a sub-batch.
+fn sub_batch_end(tokens: &[&Tokens], start: usize) -> usize {
+    let mut end = start + 1;
+    let mut real = tokens[start].ids.len();
+    while end < tokens.len() && end - start < SUB_BATCH {
+        let len = tokens[end].ids.len();
+        let padded = (end + 1 - start) * len;
+        if padded > SUB_BATCH_TOKENS || padded > (real + len) * 5 / 4 + 64 {
+            break;
+        }
+        real += len;
+        end += 1;
+    }
+    end
+}
+
 /// The model's name and dimension, without loading it.
 pub fn model_info() -> ModelInfo {
     ModelInfo {
@@ -76,9 +97,8 @@ impl MiniLm {
         check_sizes(dir)?;
 
         let config_path = dir.join(CONFIG_FILE);
-        let config_text = std::fs::read_to_string(&config_path).map_err(|e| {
-            Error::embedding(format!("cannot read {}: {e}", config_path.display()))
-        })?;
+        let config_text = std::fs::read_to_string(&config_path)
+            .map_err(|e| Error::embedding(format!("cannot read {}: {e}", config_path.display())))?;
         let config: BertConfig = serde_json::from_str(&config_text).map_err(|e| {
             Error::embedding(format!("cannot parse {}: {e}", config_path.display()))
         })?;
@@ -115,9 +135,10 @@ impl MiniLm {
             Error::embedding(format!("cannot read {}: {e}", weights_path.display()))
         })?;
         let device = Device::Cpu;
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(
-            |e| Error::embedding(format!("cannot parse {}: {e}", weights_path.display())),
-        )?;
+        let vb =
+            VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| {
+                Error::embedding(format!("cannot parse {}: {e}", weights_path.display()))
+            })?;
         let bert = Bert::load(&config, vb).map_err(|e| {
             Error::embedding(format!(
                 "{} does not hold the expected BERT weights: {e}",
@@ -125,6 +146,12 @@ impl MiniLm {
             ))
         })?;
         Ok(Self { tokenizer, bert })
+    }
+
+    /// The token ids the model sees for each text: `[CLS]`, the WordPiece
+    /// ids, `[SEP]`, truncated to [`MAX_TOKENS`] in all.
+    pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        Ok(self.tokenize(texts)?.into_iter().map(|t| t.ids).collect())
     }
 
     fn tokenize(&self, texts: &[&str]) -> Result<Vec<Tokens>> {
@@ -147,15 +174,7 @@ impl MiniLm {
         let mut out = Vec::with_capacity(tokens.len());
         let mut start = 0;
         while start < tokens.len() {
-            // Take texts while the padded sub-batch stays within bounds; the
-            // input is sorted, so the last one taken is the longest.
-            let mut end = start + 1;
-            while end < tokens.len()
-                && end - start < SUB_BATCH
-                && (end + 1 - start) * tokens[end].ids.len() <= SUB_BATCH_TOKENS
-            {
-                end += 1;
-            }
+            let end = sub_batch_end(tokens, start);
             out.extend(self.embed_padded(&tokens[start..end])?);
             start = end;
         }
@@ -230,4 +249,51 @@ pub fn load_or_fetch(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<MiniL
         fetch_model(dir, progress)?;
     }
     MiniLm::load(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(lengths: &[usize]) -> Vec<Tokens> {
+        lengths
+            .iter()
+            .map(|&n| Tokens {
+                ids: vec![1; n],
+                type_ids: vec![0; n],
+            })
+            .collect()
+    }
+
+    fn split(lengths: &[usize]) -> Vec<usize> {
+        let owned = texts(lengths);
+        let refs: Vec<&Tokens> = owned.iter().collect();
+        let mut sizes = Vec::new();
+        let mut start = 0;
+        while start < refs.len() {
+            let end = sub_batch_end(&refs, start);
+            sizes.push(end - start);
+            start = end;
+        }
+        sizes
+    }
+
+    #[test]
+    fn short_texts_share_sub_batches_of_at_most_64() {
+        let lengths: Vec<usize> = (0..150).map(|i| 5 + i / 30).collect();
+        assert_eq!(split(&lengths), vec![64, 64, 22]);
+    }
+
+    #[test]
+    fn a_long_text_is_not_padded_into_short_ones() {
+        assert_eq!(split(&[3, 4, 11, 12, 20, 256]), vec![5, 1]);
+        assert_eq!(split(&[10, 10, 10, 100, 110, 120]), vec![3, 3]);
+    }
+
+    #[test]
+    fn long_texts_respect_the_token_budget() {
+        let sizes = split(&[256; 40]);
+        assert!(sizes.iter().all(|&n| n * 256 <= SUB_BATCH_TOKENS));
+        assert_eq!(sizes.iter().sum::<usize>(), 40);
+    }
 }

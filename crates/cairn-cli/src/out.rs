@@ -1,0 +1,163 @@
+//! Human output: aligned tables with short ids, colour only on a terminal
+//! (and never with NO_COLOR set).
+
+use std::io::IsTerminal;
+use std::sync::OnceLock;
+
+use cairn_core::time::{ago, format_timestamp};
+use cairn_core::{Memory, MemoryId, Timestamp};
+
+pub const RED: &str = "31";
+pub const GREEN: &str = "32";
+pub const YELLOW: &str = "33";
+pub const DIM: &str = "2";
+pub const BOLD: &str = "1";
+
+fn colour_on() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var_os("NO_COLOR").is_none()
+            && std::io::stdout().is_terminal()
+            && std::io::stderr().is_terminal()
+    })
+}
+
+/// `text` in an ANSI colour when writing to a terminal.
+pub fn paint(text: &str, code: &str) -> String {
+    if colour_on() {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Cut `text` to one line of at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+fn scope(m: &Memory) -> String {
+    m.project.clone().unwrap_or_else(|| "(global)".into())
+}
+
+/// Print rows as an aligned table; the last column takes what is left.
+pub fn table(headers: &[&str], rows: &[Vec<String>]) {
+    let n = headers.len();
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate().take(n - 1) {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 < n {
+                let pad = widths[i] - c.chars().count();
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad + 2));
+            } else {
+                s.push_str(c);
+            }
+        }
+        s
+    };
+    println!(
+        "{}",
+        paint(&line(headers.iter().map(|h| h.to_string()).collect()), BOLD)
+    );
+    for r in rows {
+        println!("{}", line(r.clone()));
+    }
+}
+
+/// Rows of a memory listing.
+pub fn memory_rows(
+    list: &[Memory],
+    now: Timestamp,
+    short: impl Fn(MemoryId) -> String,
+) -> Vec<Vec<String>> {
+    list.iter()
+        .map(|m| {
+            vec![
+                short(m.id),
+                m.kind.to_string(),
+                scope(m),
+                m.tags.join(","),
+                ago(m.updated_at, now),
+                one_line(&m.content, 70),
+            ]
+        })
+        .collect()
+}
+
+/// Print one memory in full.
+pub fn memory_detail(m: &Memory) {
+    let t = |v: Option<Timestamp>| v.map(format_timestamp).unwrap_or_else(|| "-".into());
+    println!("{} {}", paint("id:", BOLD), m.id);
+    println!("{} {} ({:?})", paint("type:", BOLD), m.kind, m.kind.tier());
+    println!("{} {}", paint("scope:", BOLD), scope(m));
+    println!(
+        "{} {}",
+        paint("tags:", BOLD),
+        if m.tags.is_empty() {
+            "-".into()
+        } else {
+            m.tags.join(", ")
+        }
+    );
+    if !m.metadata.is_empty() {
+        println!(
+            "{} {}",
+            paint("metadata:", BOLD),
+            serde_json::Value::Object(m.metadata.clone())
+        );
+    }
+    println!(
+        "{} {}  {} {}  {} {}",
+        paint("importance:", BOLD),
+        m.importance,
+        paint("weight:", BOLD),
+        m.weight,
+        paint("source:", BOLD),
+        m.source
+    );
+    println!(
+        "{} {}  {} {}",
+        paint("created:", BOLD),
+        t(Some(m.created_at)),
+        paint("updated:", BOLD),
+        t(Some(m.updated_at))
+    );
+    println!(
+        "{} {} ({} accesses)",
+        paint("last accessed:", BOLD),
+        t(m.last_accessed_at),
+        m.access_count
+    );
+    if m.expires_at.is_some() {
+        println!("{} {}", paint("expires:", BOLD), t(m.expires_at));
+    }
+    if m.valid_from.is_some() || m.valid_to.is_some() {
+        println!(
+            "{} {} → {}",
+            paint("valid:", BOLD),
+            t(m.valid_from),
+            t(m.valid_to)
+        );
+    }
+    if let Some(s) = m.supersedes {
+        println!("{} {}", paint("supersedes:", BOLD), s);
+    }
+    if let Some(s) = m.superseded_by {
+        println!("{} {}", paint("superseded by:", YELLOW), s);
+    }
+    println!();
+    println!("{}", m.content);
+}
