@@ -62,6 +62,10 @@ pub enum Command {
         tags: Vec<String>,
     },
     /// Delete memories by id, or every memory matching a filter (with --yes).
+    ///
+    /// With a filter, `--project P` means P's own memories (never global
+    /// ones); without --project only global memories match; --all-projects
+    /// matches every scope. Without --yes, only the count is shown.
     Forget(ForgetArgs),
     /// Replace a memory by a new one: the old one gets weight 0.1, is marked
     /// superseded and leaves recall.

@@ -432,7 +432,12 @@ fn forget(cairn: &Cairn, a: ForgetArgs, json: bool) -> Result<()> {
     let ids = match (a.ids.is_empty(), has_filter) {
         (false, false) => cairn.forget(TENANT, &a.ids)?,
         (true, true) => {
-            let filter = filter_of(cairn, &a.filter)?;
+            let mut filter = filter_of(cairn, &a.filter)?;
+            // Forgetting in a project means that project's memories only,
+            // never the global ones a recall there would also see.
+            if let ScopeFilter::Project(p) = &filter.scope {
+                filter.scope = ScopeFilter::Exactly(Some(p.clone()));
+            }
             if !a.yes {
                 let n = cairn.store().count(&filter)?;
                 if json {

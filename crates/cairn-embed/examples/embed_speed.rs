@@ -83,10 +83,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         assert_eq!(out.len(), refs.len());
         best = best.min(t.elapsed().as_secs_f64());
     }
+    let tokens: usize = model.token_ids(&refs)?.iter().map(Vec::len).sum();
+    // Multiply-adds per token: 6 layers of QKV + output (4 h^2) and FFN (2 * 4 h^2).
+    let gflop = tokens as f64 * 6.0 * 2.0 * (4.0 + 8.0) * 384.0 * 384.0 / 1e9;
     println!(
-        "batch of 256 (6-25 words): {:.0} ms, {:.0} sentences/s",
+        "batch of 256 (6-25 words, {tokens} tokens): {:.0} ms, {:.0} sentences/s, \
+         {:.0} GFLOP/s in the dense layers",
         best * 1e3,
-        256.0 / best
+        256.0 / best,
+        gflop / best
     );
     if let (Some(rss), Some(peak)) = (rss_kib("VmRSS:"), rss_kib("VmHWM:")) {
         println!(

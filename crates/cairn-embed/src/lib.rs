@@ -23,7 +23,7 @@
 
 mod fetch;
 mod minilm;
-mod model;
+pub mod model;
 mod pooling;
 
 pub use fetch::{

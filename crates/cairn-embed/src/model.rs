@@ -7,7 +7,7 @@
 //! state dict, without the `bert.` prefix.
 
 use candle_core::{CpuStorage, CustomOp2, DType, Device, Layout, Module, Shape, Tensor};
-use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+use candle_nn::{Embedding, LayerNorm, VarBuilder};
 
 /// The fields of `config.json` this encoder needs.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -54,10 +54,41 @@ impl BertConfig {
     }
 }
 
-fn linear(in_dim: usize, out_dim: usize, vb: VarBuilder) -> candle_core::Result<Linear> {
-    let weight = vb.get((out_dim, in_dim), "weight")?;
-    let bias = vb.get(out_dim, "bias")?;
-    Ok(Linear::new(weight, Some(bias)))
+/// A dense layer `y = x W^T + b` whose weight is kept transposed, as a
+/// contiguous `(in, out)` matrix: candle's CPU matmul (the `gemm` crate)
+/// runs 1.3–1.5x faster on short inputs with a row-major right-hand side than
+/// with the transposed view of PyTorch's `(out, in)` layout.
+struct Dense {
+    /// `(in, out)`, contiguous.
+    weight_t: Tensor,
+    /// `(out,)`.
+    bias: Tensor,
+}
+
+impl Dense {
+    fn new(weight: &Tensor, bias: Tensor) -> candle_core::Result<Self> {
+        Ok(Self {
+            weight_t: weight.t()?.contiguous()?,
+            bias,
+        })
+    }
+
+    fn load(in_dim: usize, out_dim: usize, vb: VarBuilder) -> candle_core::Result<Self> {
+        let weight = vb.get((out_dim, in_dim), "weight")?;
+        Self::new(&weight, vb.get(out_dim, "bias")?)
+    }
+
+    /// `x W^T`, without the bias: `(batch, seq, in)` to `(batch, seq, out)`.
+    fn matmul(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t, k) = x.dims3()?;
+        x.reshape((b * t, k))?
+            .matmul(&self.weight_t)?
+            .reshape((b, t, ()))
+    }
+
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        self.matmul(x)?.broadcast_add(&self.bias)
+    }
 }
 
 fn layer_norm(dim: usize, eps: f64, vb: VarBuilder) -> candle_core::Result<LayerNorm> {
@@ -98,7 +129,8 @@ pub(crate) fn gelu(x: f32) -> f32 {
 
 /// `gelu(x + bias)`, with `bias` broadcast over the rows of `x`: the
 /// feed-forward block's bias and activation in one pass over memory.
-struct BiasGelu;
+pub struct BiasGelu;
+pub use BiasGelu as BiasGeluPub;
 
 impl CustomOp2 for BiasGelu {
     fn name(&self) -> &'static str {
@@ -192,15 +224,14 @@ impl Embeddings {
 }
 
 struct Layer {
-    /// Query, key and value projections fused into one `(3h, h)` matmul.
-    qkv: Linear,
-    attn_out: Linear,
+    /// Query, key and value projections fused into one `(h, 3h)` matmul.
+    qkv: Dense,
+    attn_out: Dense,
     attn_norm: LayerNorm,
-    /// Feed-forward input projection, without its bias...
-    ffn_in: Linear,
-    /// ... which is added by the fused bias + GELU op.
-    ffn_in_bias: Tensor,
-    ffn_out: Linear,
+    /// Feed-forward input projection; its bias is added by the fused
+    /// bias + GELU op.
+    ffn_in: Dense,
+    ffn_out: Dense,
     ffn_norm: LayerNorm,
     heads: usize,
     head_dim: usize,
@@ -209,39 +240,29 @@ struct Layer {
 impl Layer {
     fn load(cfg: &BertConfig, vb: VarBuilder) -> candle_core::Result<Self> {
         let h = cfg.hidden_size;
-        let att = vb.pp("attention");
-        let q = linear(h, h, att.pp("self").pp("query"))?;
-        let k = linear(h, h, att.pp("self").pp("key"))?;
-        let v = linear(h, h, att.pp("self").pp("value"))?;
         let heads = cfg.num_attention_heads;
         let head_dim = h / heads;
+        let att = vb.pp("attention");
+        let qkv_vb = att.pp("self");
+        let get = |name: &str| -> candle_core::Result<(Tensor, Tensor)> {
+            Ok((
+                qkv_vb.get((h, h), &format!("{name}.weight"))?,
+                qkv_vb.get(h, &format!("{name}.bias"))?,
+            ))
+        };
+        let (qw, qb) = get("query")?;
+        let (kw, kb) = get("key")?;
+        let (vw, vb_) = get("value")?;
         // Fold the 1/sqrt(head_dim) attention scale into the query weights.
         let scale = 1.0 / (head_dim as f64).sqrt();
-        let weight = Tensor::cat(
-            &[
-                (q.weight() * scale)?,
-                k.weight().clone(),
-                v.weight().clone(),
-            ],
-            0,
-        )?;
-        let bias = match (q.bias(), k.bias(), v.bias()) {
-            (Some(qb), Some(kb), Some(vb)) => {
-                Tensor::cat(&[(qb * scale)?, kb.clone(), vb.clone()], 0)?
-            }
-            _ => candle_core::bail!("attention projections without bias"),
-        };
-        let ffn_in = linear(h, cfg.intermediate_size, vb.pp("intermediate").pp("dense"))?;
-        let Some(ffn_in_bias) = ffn_in.bias().cloned() else {
-            candle_core::bail!("intermediate projection without bias");
-        };
+        let weight = Tensor::cat(&[(qw * scale)?, kw, vw], 0)?;
+        let bias = Tensor::cat(&[(qb * scale)?, kb, vb_], 0)?;
         Ok(Self {
-            qkv: Linear::new(weight, Some(bias)),
-            attn_out: linear(h, h, att.pp("output").pp("dense"))?,
+            qkv: Dense::new(&weight, bias)?,
+            attn_out: Dense::load(h, h, att.pp("output").pp("dense"))?,
             attn_norm: layer_norm(h, cfg.layer_norm_eps, att.pp("output").pp("LayerNorm"))?,
-            ffn_in: Linear::new(ffn_in.weight().clone(), None),
-            ffn_in_bias,
-            ffn_out: linear(cfg.intermediate_size, h, vb.pp("output").pp("dense"))?,
+            ffn_in: Dense::load(h, cfg.intermediate_size, vb.pp("intermediate").pp("dense"))?,
+            ffn_out: Dense::load(cfg.intermediate_size, h, vb.pp("output").pp("dense"))?,
             ffn_norm: layer_norm(h, cfg.layer_norm_eps, vb.pp("output").pp("LayerNorm"))?,
             heads,
             head_dim,
@@ -251,32 +272,40 @@ impl Layer {
     /// `x`: `(batch, seq, hidden)`; `mask_bias`: `(batch, 1, 1, seq)`, 0 for
     /// real tokens and a large negative number for padding.
     fn forward(&self, x: &Tensor, mask_bias: &Tensor) -> candle_core::Result<Tensor> {
+        use std::time::Instant;
+        let mut t0 = Instant::now();
+        let mut lap = |i: usize| { let e = t0.elapsed().as_nanos() as u64; TIMES[i].fetch_add(e, std::sync::atomic::Ordering::Relaxed); t0 = Instant::now(); };
         let (b, t, h) = x.dims3()?;
-        let qkv = self
-            .qkv
-            .forward(x)?
-            .reshape((b, t, 3, self.heads, self.head_dim))?
+        let qkv = self.qkv.matmul(x)?; lap(0);
+        let qkv = qkv.broadcast_add(&self.qkv.bias)?; lap(1);
+        let qkv = qkv.reshape((b, t, 3, self.heads, self.head_dim))?
             .permute((2, 0, 3, 1, 4))?; // (3, b, heads, t, head_dim)
         let q = qkv.get(0)?.contiguous()?;
         let k = qkv.get(1)?.contiguous()?;
-        let v = qkv.get(2)?.contiguous()?;
-        let scores = q.matmul(&k.t()?)?.broadcast_add(mask_bias)?;
-        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-        let context = probs
-            .matmul(&v)?
+        let v = qkv.get(2)?.contiguous()?; lap(2);
+        let scores = q.matmul(&k.t()?)?; lap(3);
+        let scores = scores.broadcast_add(mask_bias)?; lap(4);
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?; lap(5);
+        let context = probs.matmul(&v)?; lap(6);
+        let context = context
             .transpose(1, 2)?
             .contiguous()?
-            .reshape((b, t, h))?;
-        let x = self
-            .attn_norm
-            .forward(&(self.attn_out.forward(&context)? + x)?)?;
-        let inner = self
-            .ffn_in
-            .forward(&x)?
-            .apply_op2_no_bwd(&self.ffn_in_bias, &BiasGelu)?;
-        self.ffn_norm.forward(&(self.ffn_out.forward(&inner)? + x)?)
+            .reshape((b, t, h))?; lap(7);
+        let a = self.attn_out.matmul(&context)?; lap(8);
+        let a = a.broadcast_add(&self.attn_out.bias)?; lap(9);
+        let a = (a + x)?; lap(10);
+        let x = self.attn_norm.forward(&a)?; lap(11);
+        let inner = self.ffn_in.matmul(&x)?; lap(12);
+        let inner = inner.apply_op2_no_bwd(&self.ffn_in.bias, &BiasGelu)?; lap(13);
+        let o = self.ffn_out.matmul(&inner)?; lap(14);
+        let o = o.broadcast_add(&self.ffn_out.bias)?; lap(15);
+        let o = (o + x)?; lap(16);
+        let r = self.ffn_norm.forward(&o); lap(17);
+        r
     }
 }
+
+pub static TIMES: [std::sync::atomic::AtomicU64; 18] = [const { std::sync::atomic::AtomicU64::new(0) }; 18];
 
 /// The BERT encoder: token ids in, one vector per token out.
 pub(crate) struct Bert {

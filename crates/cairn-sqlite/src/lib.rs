@@ -19,6 +19,7 @@
 pub mod schema;
 pub mod vindex;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, RwLock};
 use std::time::Duration;
@@ -37,11 +38,32 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Most distinct terms taken from one keyword query.
 pub const MAX_QUERY_TERMS: usize = 64;
 
+/// Keyword-query pruning: above this many memories, query terms are taken
+/// rarest first while their document frequencies add up to at most
+/// [`MAX_KEYWORD_POSTINGS`] (the rarest term is always kept).
+///
+/// FTS5 computes BM25 for every matching row (about 1 µs each here), so a
+/// term found in 40% of 100,000 memories would cost 40 ms. Such a term has
+/// an IDF of about ln 2.5 ≈ 0.9 against 7–11 for a rare one: it barely moves
+/// the ranking, and leaving it out keeps recall within its latency budget.
+pub const PRUNE_ABOVE_DOCS: i64 = 5_000;
+/// See [`PRUNE_ABOVE_DOCS`].
+pub const MAX_KEYWORD_POSTINGS: i64 = 5_000;
+
+/// Document frequencies of query terms, counted with FTS5 and cached until
+/// the store's size drifts by more than 2%.
+#[derive(Default)]
+struct DfCache {
+    docs: i64,
+    df: HashMap<String, i64>,
+}
+
 /// A [`Store`] in one SQLite file.
 pub struct SqliteStore {
     path: PathBuf,
     conn: Mutex<Connection>,
     index: RwLock<VectorIndex>,
+    df_cache: Mutex<DfCache>,
 }
 
 fn sql_err(e: rusqlite::Error) -> Error {
@@ -79,6 +101,7 @@ impl SqliteStore {
             path,
             conn: Mutex::new(conn),
             index: RwLock::new(VectorIndex::default()),
+            df_cache: Mutex::new(DfCache::default()),
         };
         store.migrate()?;
         Ok(store)
@@ -128,6 +151,36 @@ impl SqliteStore {
             .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
             .map_err(sql_err)?;
         Ok(rows.join("\n"))
+    }
+
+    /// Keep the rarest terms of a keyword query (see [`PRUNE_ABOVE_DOCS`]).
+    fn prune_terms(&self, conn: &Connection, terms: Vec<String>) -> Result<Vec<String>> {
+        let docs = meta_int(conn, "docs")?;
+        if docs <= PRUNE_ABOVE_DOCS || terms.len() < 2 {
+            return Ok(terms);
+        }
+        let mut cache = self.df_cache.lock().map_err(|_| Error::storage("df cache lock poisoned"))?;
+        if (cache.docs - docs).abs() * 50 > docs {
+            cache.df.clear();
+            cache.docs = docs;
+        }
+        let mut counted = Vec::with_capacity(terms.len());
+        for term in terms {
+            let df = match cache.df.get(&term) {
+                Some(df) => *df,
+                None => {
+                    let q = fts_query(std::slice::from_ref(&term)).unwrap_or_default();
+                    let df: i64 = conn
+                        .prepare_cached("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1")
+                        .and_then(|mut s| s.query_row([q], |r| r.get(0)))
+                        .map_err(sql_err)?;
+                    cache.df.insert(term.clone(), df);
+                    df
+                }
+            };
+            counted.push((df, term));
+        }
+        Ok(rarest_within(counted, MAX_KEYWORD_POSTINGS))
     }
 
     /// Bring the vector index up to the store's current revision.
@@ -202,9 +255,35 @@ impl SqliteStore {
 }
 
 fn current_rev(conn: &Connection) -> Result<i64> {
-    conn.prepare_cached("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'rev'")
-        .and_then(|mut s| s.query_row([], |r| r.get(0)))
+    meta_int(conn, "rev")
+}
+
+/// Terms (with their document frequencies) taken rarest first while the
+/// frequencies add up to at most `budget`; the rarest is always kept.
+fn rarest_within(mut counted: Vec<(i64, String)>, budget: i64) -> Vec<String> {
+    counted.sort();
+    let mut used = 0;
+    let mut kept = Vec::new();
+    for (i, (df, term)) in counted.into_iter().enumerate() {
+        used += df;
+        if i == 0 || used <= budget {
+            kept.push(term);
+        }
+    }
+    kept
+}
+
+fn meta_int(conn: &Connection, key: &str) -> Result<i64> {
+    conn.prepare_cached("SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?1")
+        .and_then(|mut s| s.query_row([key], |r| r.get(0)))
         .map_err(sql_err)
+}
+
+fn add_docs(conn: &Connection, delta: i64) -> Result<()> {
+    conn.prepare_cached("UPDATE meta SET value = CAST(value AS INTEGER) + ?1 WHERE key = 'docs'")
+        .and_then(|mut s| s.execute([delta]))
+        .map_err(sql_err)?;
+    Ok(())
 }
 
 fn bump_rev(conn: &Connection) -> Result<i64> {
@@ -339,9 +418,7 @@ fn order_sql(order: ListOrder) -> &'static str {
 
 /// An FTS5 query that matches any of the terms, each quoted as a string so
 /// that nothing the user typed is syntax.
-pub fn fts_query(text: &str) -> Option<String> {
-    let mut terms = keyword_terms(text);
-    terms.truncate(MAX_QUERY_TERMS);
+pub fn fts_query(terms: &[String]) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
@@ -461,6 +538,7 @@ fn write_vector(conn: &Connection, rowid: i64, v: &[f32]) -> Result<()> {
 }
 
 fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result<()> {
+    add_docs(conn, -(rowids.len() as i64))?;
     for rowid in rowids {
         for sql in [
             "DELETE FROM memories WHERE rowid = ?1",
@@ -527,6 +605,7 @@ impl Store for SqliteStore {
             let rowid = write_row(&tx, m, None, rev)?;
             write_vector(&tx, rowid, v)?;
         }
+        add_docs(&tx, batch.inserts.len() as i64)?;
         for (m, v) in &batch.updates {
             let rowid: i64 = tx
                 .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
@@ -671,10 +750,13 @@ impl Store for SqliteStore {
     }
 
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        let Some(fts) = fts_query(query) else {
+        let conn = self.conn()?;
+        let mut terms = keyword_terms(query);
+        terms.truncate(MAX_QUERY_TERMS);
+        let terms = self.prune_terms(&conn, terms)?;
+        let Some(fts) = fts_query(&terms) else {
             return Ok(Vec::new());
         };
-        let conn = self.conn()?;
         let (cond, filter_args) = filter_sql(filter);
         let mut args = vec![Value::Text(fts)];
         args.extend(filter_args);
@@ -793,12 +875,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pruning_keeps_the_rarest_terms_within_budget() {
+        let c = |v: &[(i64, &str)]| v.iter().map(|(d, t)| (*d, t.to_string())).collect::<Vec<_>>();
+        assert_eq!(rarest_within(c(&[(4000, "common"), (10, "rare"), (900, "mid")]), 5000), vec!["rare", "mid", "common"]);
+        assert_eq!(rarest_within(c(&[(4000, "common"), (10, "rare"), (1200, "mid")]), 5000), vec!["rare", "mid"]);
+        assert_eq!(rarest_within(c(&[(9000, "a"), (8000, "b")]), 5000), vec!["b"]);
+        assert!(rarest_within(vec![], 5000).is_empty());
+    }
+
+    #[test]
     fn fts_queries_quote_every_term() {
+        let q = |t: &str| fts_query(&keyword_terms(t));
         assert_eq!(
-            fts_query("pre-production AND db").unwrap(),
+            q("pre-production AND db").unwrap(),
             "\"pre\" OR \"production\" OR \"db\""
         );
-        assert_eq!(fts_query("a a a").unwrap(), "\"a\"");
-        assert!(fts_query("?!").is_none());
+        assert_eq!(q("a a a").unwrap(), "\"a\"");
+        assert!(q("?!").is_none());
     }
 }

@@ -10,7 +10,7 @@ pub const MIGRATIONS: &[&str] = &[
         key   TEXT PRIMARY KEY,
         value TEXT NOT NULL
     );
-    INSERT INTO meta (key, value) VALUES ('rev', '0');
+    INSERT INTO meta (key, value) VALUES ('rev', '0'), ('docs', '0');
 
     CREATE TABLE memories (
         rowid            INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -46,6 +46,17 @@ pub fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
     (codes, scale)
 }
 
+/// `Σ a_i·b_i` over int8 codes, in integers: exact, and vectorised by the
+/// compiler because integer addition is associative.
+pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter().zip(b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum()
+}
+
+/// The L2 norm of int8 codes, in code units.
+pub fn code_norm(codes: &[i8]) -> f32 {
+    (dot_i8(codes, codes) as f32).sqrt()
+}
+
 /// The sign sketch of a vector: bit `i` is set when `v_i > 0`.
 pub fn sketch(v: &[f32]) -> Vec<u64> {
     let mut bits = vec![0u64; v.len().div_ceil(64)];
@@ -132,7 +143,6 @@ pub struct VectorIndex {
     rowids: Vec<i64>,
     attrs: Vec<Attrs>,
     codes: Vec<i8>,
-    scales: Vec<f32>,
     norms: Vec<f32>,
     sketches: Vec<u64>,
     slots: HashMap<i64, usize>,
@@ -177,20 +187,14 @@ impl VectorIndex {
             self.remove(rowid);
             return;
         }
-        let scale = f32::from_le_bytes([code[0], code[1], code[2], code[3]]);
+        // The blob starts with the f32 scale; the cosine does not need it.
         let codes: Vec<i8> = code[4..].iter().map(|b| *b as i8).collect();
-        let norm = codes
-            .iter()
-            .map(|c| f32::from(*c).powi(2))
-            .sum::<f32>()
-            .sqrt()
-            * scale;
+        let norm = code_norm(&codes);
         let sketch = sketch_codes(&codes);
         match self.slots.get(&rowid) {
             Some(&slot) => {
                 self.attrs[slot] = attrs;
                 self.codes[slot * dim..(slot + 1) * dim].copy_from_slice(&codes);
-                self.scales[slot] = scale;
                 self.norms[slot] = norm;
                 self.sketches[slot * self.words..(slot + 1) * self.words].copy_from_slice(&sketch);
             }
@@ -199,7 +203,6 @@ impl VectorIndex {
                 self.rowids.push(rowid);
                 self.attrs.push(attrs);
                 self.codes.extend_from_slice(&codes);
-                self.scales.push(scale);
                 self.norms.push(norm);
                 self.sketches.extend_from_slice(&sketch);
             }
@@ -217,7 +220,6 @@ impl VectorIndex {
             let moved = self.rowids[last];
             self.rowids.swap(slot, last);
             self.attrs.swap(slot, last);
-            self.scales.swap(slot, last);
             self.norms.swap(slot, last);
             self.codes
                 .copy_within(last * dim..(last + 1) * dim, slot * dim);
@@ -227,7 +229,6 @@ impl VectorIndex {
         }
         self.rowids.pop();
         self.attrs.pop();
-        self.scales.pop();
         self.norms.pop();
         self.codes.truncate(last * dim);
         self.sketches.truncate(last * words);
@@ -263,18 +264,16 @@ impl VectorIndex {
             scored.truncate(rescore);
             scored.into_iter().map(|(_, s)| s).collect()
         };
-        let qnorm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
+        // Quantise the query too: an integer dot product vectorises, and the
+        // scales cancel out of the cosine.
+        let (q, _) = quantize(query);
+        let qnorm = code_norm(&q);
         let mut hits: Vec<(f32, usize)> = candidates
             .into_iter()
             .map(|slot| {
                 let c = &self.codes[slot * self.dim..(slot + 1) * self.dim];
-                let dot: f32 = c.iter().zip(query).map(|(c, q)| f32::from(*c) * q).sum();
                 let denom = self.norms[slot] * qnorm;
-                let cos = if denom > 0.0 {
-                    dot * self.scales[slot] / denom
-                } else {
-                    0.0
-                };
+                let cos = if denom > 0.0 { dot_i8(c, &q) as f32 / denom } else { 0.0 };
                 (cos, slot)
             })
             .collect();

@@ -1,0 +1,244 @@
+//! `cairn-bench`: reproducible performance numbers for Cairn, printed as
+//! Markdown tables (the ones in `docs/BENCHMARKS.md`).
+//!
+//! - `store`: synthetic memories (10–40 words, 384-d unit vectors) in a real
+//!   SQLite file: import throughput of pre-embedded JSON Lines records,
+//!   hybrid recall latency with the query vector given (warm process), and
+//!   peak memory.
+//! - `embed`: the local MiniLM model: load time, one-query latency, batched
+//!   throughput, and import throughput with embedding.
+//! - `fresh`: `cairn recall` as a fresh process against a store file.
+//!
+//! Nothing here asserts: benchmarks print numbers.
+
+mod synth;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use cairn_core::store::ScopeFilter;
+use cairn_core::wire::MemoryRecord;
+use cairn_core::{Cairn, Embedder, RecallRequest, SearchMode, Store};
+use cairn_sqlite::SqliteStore;
+use clap::{Parser, Subcommand};
+
+use crate::synth::{Corpus, SyntheticEmbedder};
+
+#[derive(Parser)]
+#[command(name = "cairn-bench", about = "Cairn benchmarks: print tables of numbers")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Import and hybrid-recall synthetic memories in a SQLite file.
+    Store {
+        /// Store sizes, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+        sizes: Vec<usize>,
+        /// Queries per size.
+        #[arg(long, default_value_t = 1000)]
+        queries: usize,
+        /// Keep the store files in this directory (for `fresh`).
+        #[arg(long)]
+        keep: Option<PathBuf>,
+    },
+    /// The local embedding model's speed.
+    Embed {
+        /// Sentences for the batched throughput run.
+        #[arg(long, default_value_t = 2048)]
+        sentences: usize,
+    },
+    /// `cairn recall` as a fresh process (hybrid, real query embedding).
+    Fresh {
+        /// The store file (e.g. one kept by `store --keep`).
+        #[arg(long)]
+        db: PathBuf,
+        /// The `cairn` binary.
+        #[arg(long, default_value = "target/release/cairn")]
+        cairn: PathBuf,
+        /// Runs.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+    },
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Cmd::Store { sizes, queries, keep } => store(&sizes, queries, keep),
+        Cmd::Embed { sentences } => embed(sentences),
+        Cmd::Fresh { db, cairn, runs } => fresh(&db, &cairn, runs),
+    }
+}
+
+/// `p`-th percentile (0–100) of sorted samples.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (p / 100.0 * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+fn ms(samples: &mut [f64]) -> (f64, f64) {
+    samples.sort_by(f64::total_cmp);
+    (percentile(samples, 50.0), percentile(samples, 95.0))
+}
+
+/// Peak resident memory of this process (VmHWM), in MiB.
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
+    println!("| memories | import (pre-embedded) | hybrid p50 | hybrid p95 | keyword p50 | vector p50 | file size | peak RSS |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for &n in sizes {
+        let tmp = tempfile::tempdir()?;
+        let dir = keep.clone().unwrap_or_else(|| tmp.path().to_path_buf());
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("bench-{n}.db"));
+        let _ = std::fs::remove_file(&path);
+        let corpus = Corpus::new(42);
+        let embedder = Arc::new(SyntheticEmbedder::new(corpus.clone()));
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path)?);
+        let cairn = Cairn::new(store.clone(), embedder.clone());
+        // Pre-embedded records, as `cairn import` reads them.
+        let mut records = Vec::with_capacity(n);
+        for i in 0..n {
+            let text = corpus.memory_text(i as u64);
+            let mut r = MemoryRecord {
+                content: text.clone(),
+                kind: Some("fact".into()),
+                ..Default::default()
+            };
+            r.embedding = Some(embedder.vector(&text));
+            records.push((i + 1, Ok(r)));
+        }
+        let t = Instant::now();
+        let report = cairn.import("default", records, true, &mut |_| {})?;
+        let import_s = t.elapsed().as_secs_f64();
+        if report.imported != n {
+            bail!("imported {} of {n}", report.imported);
+        }
+        let mut hybrid = Vec::new();
+        let mut keyword = Vec::new();
+        let mut vector = Vec::new();
+        // Warm up: the first query loads the vector index.
+        let _ = cairn.search(&RecallRequest::new("default", corpus.query_text(0)))?;
+        for q in 0..queries {
+            let text = corpus.query_text(q as u64 + 1);
+            for (mode, out) in [
+                (SearchMode::Hybrid, &mut hybrid),
+                (SearchMode::Keyword, &mut keyword),
+                (SearchMode::Semantic, &mut vector),
+            ] {
+                let mut req = RecallRequest::new("default", text.clone());
+                req.scope = ScopeFilter::Global;
+                req.mode = mode;
+                req.limit = 10;
+                let t = Instant::now();
+                let r = cairn.search(&req)?;
+                out.push(t.elapsed().as_secs_f64() * 1000.0);
+                std::hint::black_box(r);
+            }
+        }
+        let (h50, h95) = ms(&mut hybrid);
+        let (k50, _) = ms(&mut keyword);
+        let (v50, _) = ms(&mut vector);
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1_048_576.0;
+        println!(
+            "| {n} | {:.0}/s | {h50:.2} ms | {h95:.2} ms | {k50:.2} ms | {v50:.2} ms | {size:.0} MiB | {:.0} MiB |",
+            n as f64 / import_s,
+            peak_rss_mib()
+        );
+        if keep.is_some() {
+            // Let the real CLI open this file: record the local model's name
+            // (the vectors are synthetic, but of its dimension).
+            store.set_model(&cairn_embed::model_info())?;
+        }
+    }
+    println!("\nSynthetic memories of 10–40 words over a 5,000-word Zipf vocabulary; 384-d unit vectors; queries of 3–8 words with the query vector given (no model inference); k = 10; one warm process.");
+    Ok(())
+}
+
+fn embed(sentences: usize) -> Result<()> {
+    let dir = cairn_embed::default_model_dir();
+    let t = Instant::now();
+    let model = cairn_embed::MiniLm::load(&dir).context("load the model (run scripts/fetch-model.sh)")?;
+    let load_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let corpus = Corpus::new(7);
+    let query = "where does the team keep the staging database backups now";
+    let _ = model.embed(query)?;
+    let mut single = Vec::new();
+    for _ in 0..50 {
+        let t = Instant::now();
+        std::hint::black_box(model.embed(query)?);
+        single.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let (s50, s95) = ms(&mut single);
+    let texts: Vec<String> = (0..sentences).map(|i| corpus.memory_text(i as u64)).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let t = Instant::now();
+    for chunk in refs.chunks(256) {
+        std::hint::black_box(model.embed_batch(chunk)?);
+    }
+    let batch_rate = sentences as f64 / t.elapsed().as_secs_f64();
+    // Import with embedding, through the engine, into a real file.
+    let tmp = tempfile::tempdir()?;
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("e.db"))?);
+    let cairn = Cairn::new(store, Arc::new(model));
+    let records = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (i + 1, Ok(MemoryRecord { content: t.clone(), ..Default::default() })))
+        .collect();
+    let t = Instant::now();
+    cairn.import("default", records, true, &mut |_| {})?;
+    let import_rate = sentences as f64 / t.elapsed().as_secs_f64();
+    println!("| figure | value |\n|---|---:|");
+    println!("| model load | {load_ms:.0} ms |");
+    println!("| one 10-word query, p50 | {s50:.1} ms |");
+    println!("| one 10-word query, p95 | {s95:.1} ms |");
+    println!("| batched embedding (batches of 256, {sentences} sentences of 10–40 words) | {batch_rate:.0} sentences/s |");
+    println!("| import with embedding | {import_rate:.0} memories/s |");
+    println!("| peak RSS | {:.0} MiB |", peak_rss_mib());
+    Ok(())
+}
+
+fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<()> {
+    let corpus = Corpus::new(42);
+    let mut wall = Vec::new();
+    for i in 0..=runs {
+        let q = corpus.query_text(1000 + i as u64);
+        let t = Instant::now();
+        let out = Command::new(cairn)
+            .args(["--db"])
+            .arg(db)
+            .args(["--json", "recall", &q])
+            .output()
+            .with_context(|| format!("run {}", cairn.display()))?;
+        let elapsed = t.elapsed().as_secs_f64() * 1000.0;
+        if !out.status.success() {
+            bail!("cairn failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        if i > 0 {
+            wall.push(elapsed);
+        }
+    }
+    let (p50, p95) = ms(&mut wall);
+    println!("| `cairn recall` fresh process | p50 {p50:.0} ms | p95 {p95:.0} ms | ({runs} runs, {}) |", db.display());
+    Ok(())
+}

@@ -1,0 +1,89 @@
+//! End-to-end tests of the `cairn` binary: each test runs the real
+//! executable as a subprocess against its own temporary SQLite file, with
+//! the real all-MiniLM-L6-v2 model (fetched beforehand by
+//! `scripts/fetch-model.sh`, as `.ci/run` does).
+
+#![allow(missing_docs)]
+
+mod cli;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// One temporary store and helpers to run `cairn` against it.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Self {
+        Env { dir: tempfile::tempdir().expect("tempdir") }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("cairn.db")
+    }
+
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cairn"));
+        c.env("CAIRN_DB", self.db()).env_remove("CAIRN_PROJECT").env("NO_COLOR", "1");
+        c
+    }
+
+    /// Run with arguments and optional stdin.
+    pub fn run_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut c = self.cmd();
+        c.args(args).stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = c.spawn().expect("spawn cairn");
+        if let Some(input) = stdin {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        }
+        child.wait_with_output().expect("wait")
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.run_with(args, None)
+    }
+
+    /// Run and require success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "cairn {args:?} failed ({:?}):\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+
+    /// Run with `--json` and parse stdout.
+    pub fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out = self.ok(&all);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("bad JSON from {args:?}: {e}\n{out}"))
+    }
+
+    /// Remember and return the new id.
+    pub fn remember(&self, args: &[&str]) -> String {
+        let mut all = vec!["remember"];
+        all.extend_from_slice(args);
+        self.json(&all)["id"].as_str().expect("id").to_string()
+    }
+
+    /// `PRAGMA integrity_check` on the store file.
+    pub fn assert_healthy(&self) {
+        assert_healthy(&self.db());
+    }
+}
+
+pub fn assert_healthy(path: &Path) {
+    use cairn_core::Store;
+    let store = cairn_sqlite::SqliteStore::open(path).expect("open");
+    store.verify().expect("integrity_check");
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Cairn's whole test suite: formatting, lints, every crate's tests.
+# Fetches the embedding model first (once; verified by checksum), because the
+# embedding-parity and CLI tests use the real model.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "==> embedding model"
+scripts/fetch-model.sh
+
+echo "==> cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "==> cargo clippy (warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "==> cargo test"
+cargo test --workspace --locked
+
+echo "==> benchmark smoke run (numbers are printed, not asserted)"
+cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
