@@ -28,7 +28,10 @@ use clap::{Parser, Subcommand};
 use crate::synth::{Corpus, SyntheticEmbedder};
 
 #[derive(Parser)]
-#[command(name = "cairn-bench", about = "Cairn benchmarks: print tables of numbers")]
+#[command(
+    name = "cairn-bench",
+    about = "Cairn benchmarks: print tables of numbers"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
@@ -70,7 +73,11 @@ enum Cmd {
 
 fn main() -> Result<()> {
     match Cli::parse().command {
-        Cmd::Store { sizes, queries, keep } => store(&sizes, queries, keep),
+        Cmd::Store {
+            sizes,
+            queries,
+            keep,
+        } => store(&sizes, queries, keep),
         Cmd::Embed { sentences } => embed(sentences),
         Cmd::Fresh { db, cairn, runs } => fresh(&db, &cairn, runs),
     }
@@ -95,9 +102,11 @@ fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|kb| kb.parse::<f64>().ok())
+            })
         })
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
@@ -177,7 +186,8 @@ fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
 fn embed(sentences: usize) -> Result<()> {
     let dir = cairn_embed::default_model_dir();
     let t = Instant::now();
-    let model = cairn_embed::MiniLm::load(&dir).context("load the model (run scripts/fetch-model.sh)")?;
+    let model =
+        cairn_embed::MiniLm::load(&dir).context("load the model (run scripts/fetch-model.sh)")?;
     let load_ms = t.elapsed().as_secs_f64() * 1000.0;
     let corpus = Corpus::new(7);
     let query = "where does the team keep the staging database backups now";
@@ -189,7 +199,9 @@ fn embed(sentences: usize) -> Result<()> {
         single.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let (s50, s95) = ms(&mut single);
-    let texts: Vec<String> = (0..sentences).map(|i| corpus.memory_text(i as u64)).collect();
+    let texts: Vec<String> = (0..sentences)
+        .map(|i| corpus.memory_text(i as u64))
+        .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let t = Instant::now();
     for chunk in refs.chunks(256) {
@@ -203,7 +215,15 @@ fn embed(sentences: usize) -> Result<()> {
     let records = texts
         .iter()
         .enumerate()
-        .map(|(i, t)| (i + 1, Ok(MemoryRecord { content: t.clone(), ..Default::default() })))
+        .map(|(i, t)| {
+            (
+                i + 1,
+                Ok(MemoryRecord {
+                    content: t.clone(),
+                    ..Default::default()
+                }),
+            )
+        })
         .collect();
     let t = Instant::now();
     cairn.import("default", records, true, &mut |_| {})?;
@@ -239,6 +259,9 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
         }
     }
     let (p50, p95) = ms(&mut wall);
-    println!("| `cairn recall` fresh process | p50 {p50:.0} ms | p95 {p95:.0} ms | ({runs} runs, {}) |", db.display());
+    println!(
+        "| `cairn recall` fresh process | p50 {p50:.0} ms | p95 {p95:.0} ms | ({runs} runs, {}) |",
+        db.display()
+    );
     Ok(())
 }

@@ -31,7 +31,8 @@ pub struct Corpus {
 }
 
 const SYLLABLES: &[&str] = &[
-    "ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "den", "bar", "tor", "mel", "zin", "qua", "pex", "lum",
+    "ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "den", "bar", "tor", "mel", "zin", "qua",
+    "pex", "lum",
 ];
 
 impl Corpus {
@@ -46,7 +47,9 @@ impl Corpus {
                     return stop[i].to_string();
                 }
                 let n = 2 + (rng.next() % 3) as usize;
-                let mut w: String = (0..n).map(|_| SYLLABLES[(rng.next() % 16) as usize]).collect();
+                let mut w: String = (0..n)
+                    .map(|_| SYLLABLES[(rng.next() % 16) as usize])
+                    .collect();
                 w.push_str(&i.to_string());
                 w
             })
@@ -59,19 +62,29 @@ impl Corpus {
             })
             .collect::<Vec<_>>();
         let cumulative = cumulative.iter().map(|c| c / total).collect();
-        Corpus { seed, words, cumulative }
+        Corpus {
+            seed,
+            words,
+            cumulative,
+        }
     }
 
     fn word(&self, rng: &mut Rng) -> &str {
         let u = rng.unit();
-        let i = self.cumulative.partition_point(|c| *c < u).min(self.words.len() - 1);
+        let i = self
+            .cumulative
+            .partition_point(|c| *c < u)
+            .min(self.words.len() - 1);
         &self.words[i]
     }
 
     fn text(&self, seed: u64, min: u64, max: u64) -> String {
         let mut rng = Rng::new(seed ^ self.seed);
         let n = min + rng.next() % (max - min + 1);
-        (0..n).map(|_| self.word(&mut rng).to_string()).collect::<Vec<_>>().join(" ")
+        (0..n)
+            .map(|_| self.word(&mut rng).to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// Memory `i`: 10–40 words.
@@ -117,7 +130,10 @@ impl SyntheticEmbedder {
 
 impl Embedder for SyntheticEmbedder {
     fn model(&self) -> ModelInfo {
-        ModelInfo { name: "synthetic-384".into(), dim: 384 }
+        ModelInfo {
+            name: "synthetic-384".into(),
+            dim: 384,
+        }
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {

@@ -35,6 +35,11 @@ use crate::vindex::{quantize, Attrs, VectorIndex};
 /// How long a writer waits for another process's write to finish.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How much of the file is read through a memory map.
+pub const MMAP_BYTES: i64 = 1 << 30;
+/// SQLite page cache per connection, in KiB.
+pub const CACHE_KIB: i64 = 64 * 1024;
+
 /// Most distinct terms taken from one keyword query.
 pub const MAX_QUERY_TERMS: usize = 64;
 
@@ -48,7 +53,7 @@ pub const MAX_QUERY_TERMS: usize = 64;
 /// the ranking, and leaving it out keeps recall within its latency budget.
 pub const PRUNE_ABOVE_DOCS: i64 = 5_000;
 /// See [`PRUNE_ABOVE_DOCS`].
-pub const MAX_KEYWORD_POSTINGS: i64 = 5_000;
+pub const MAX_KEYWORD_POSTINGS: i64 = 3_000;
 
 /// Document frequencies of query terms, counted with FTS5 and cached until
 /// the store's size drifts by more than 2%.
@@ -159,7 +164,10 @@ impl SqliteStore {
         if docs <= PRUNE_ABOVE_DOCS || terms.len() < 2 {
             return Ok(terms);
         }
-        let mut cache = self.df_cache.lock().map_err(|_| Error::storage("df cache lock poisoned"))?;
+        let mut cache = self
+            .df_cache
+            .lock()
+            .map_err(|_| Error::storage("df cache lock poisoned"))?;
         if (cache.docs - docs).abs() * 50 > docs {
             cache.df.clear();
             cache.docs = docs;
@@ -171,7 +179,9 @@ impl SqliteStore {
                 None => {
                     let q = fts_query(std::slice::from_ref(&term)).unwrap_or_default();
                     let df: i64 = conn
-                        .prepare_cached("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1")
+                        .prepare_cached(
+                            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1",
+                        )
                         .and_then(|mut s| s.query_row([q], |r| r.get(0)))
                         .map_err(sql_err)?;
                     cache.df.insert(term.clone(), df);
@@ -876,10 +886,23 @@ mod tests {
 
     #[test]
     fn pruning_keeps_the_rarest_terms_within_budget() {
-        let c = |v: &[(i64, &str)]| v.iter().map(|(d, t)| (*d, t.to_string())).collect::<Vec<_>>();
-        assert_eq!(rarest_within(c(&[(4000, "common"), (10, "rare"), (900, "mid")]), 5000), vec!["rare", "mid", "common"]);
-        assert_eq!(rarest_within(c(&[(4000, "common"), (10, "rare"), (1200, "mid")]), 5000), vec!["rare", "mid"]);
-        assert_eq!(rarest_within(c(&[(9000, "a"), (8000, "b")]), 5000), vec!["b"]);
+        let c = |v: &[(i64, &str)]| {
+            v.iter()
+                .map(|(d, t)| (*d, t.to_string()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            rarest_within(c(&[(4000, "common"), (10, "rare"), (900, "mid")]), 5000),
+            vec!["rare", "mid", "common"]
+        );
+        assert_eq!(
+            rarest_within(c(&[(4000, "common"), (10, "rare"), (1200, "mid")]), 5000),
+            vec!["rare", "mid"]
+        );
+        assert_eq!(
+            rarest_within(c(&[(9000, "a"), (8000, "b")]), 5000),
+            vec!["b"]
+        );
         assert!(rarest_within(vec![], 5000).is_empty());
     }
 

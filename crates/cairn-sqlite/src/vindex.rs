@@ -49,7 +49,10 @@ pub fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
 /// `Σ a_i·b_i` over int8 codes, in integers: exact, and vectorised by the
 /// compiler because integer addition is associative.
 pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    a.iter().zip(b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum()
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| i32::from(*x) * i32::from(*y))
+        .sum()
 }
 
 /// The L2 norm of int8 codes, in code units.
@@ -146,7 +149,26 @@ pub struct VectorIndex {
     norms: Vec<f32>,
     sketches: Vec<u64>,
     slots: HashMap<i64, usize>,
+    hot: Vec<Hot>,
     interned: HashMap<String, Arc<str>>,
+    name_ids: HashMap<String, u32>,
+}
+
+/// What every scan reads of an entry, packed (16 bytes) so that filtering
+/// 100,000 entries touches little memory.
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    tenant: u32,
+    /// 0 = global.
+    project: u32,
+    kind: u8,
+    superseded: bool,
+    /// `i64::MAX` = never.
+    expires_at: i64,
+}
+
+fn kind_index(kind: MemoryType) -> u32 {
+    MemoryType::ALL.iter().position(|k| *k == kind).unwrap_or(0) as u32
 }
 
 impl VectorIndex {
@@ -165,6 +187,8 @@ impl VectorIndex {
         if let Some(a) = self.interned.get(s) {
             return a.clone();
         }
+        let id = self.name_ids.len() as u32 + 1;
+        self.name_ids.insert(s.to_string(), id);
         let a: Arc<str> = Arc::from(s);
         self.interned.insert(s.to_string(), a.clone());
         a
@@ -191,8 +215,23 @@ impl VectorIndex {
         let codes: Vec<i8> = code[4..].iter().map(|b| *b as i8).collect();
         let norm = code_norm(&codes);
         let sketch = sketch_codes(&codes);
+        let hot = Hot {
+            tenant: self
+                .name_ids
+                .get(&*attrs.tenant)
+                .copied()
+                .unwrap_or(u32::MAX),
+            project: attrs
+                .project
+                .as_deref()
+                .map_or(0, |p| self.name_ids.get(p).copied().unwrap_or(u32::MAX)),
+            kind: kind_index(attrs.kind) as u8,
+            superseded: attrs.superseded,
+            expires_at: attrs.expires_at.unwrap_or(i64::MAX),
+        };
         match self.slots.get(&rowid) {
             Some(&slot) => {
+                self.hot[slot] = hot;
                 self.attrs[slot] = attrs;
                 self.codes[slot * dim..(slot + 1) * dim].copy_from_slice(&codes);
                 self.norms[slot] = norm;
@@ -201,6 +240,7 @@ impl VectorIndex {
             None => {
                 self.slots.insert(rowid, self.rowids.len());
                 self.rowids.push(rowid);
+                self.hot.push(hot);
                 self.attrs.push(attrs);
                 self.codes.extend_from_slice(&codes);
                 self.norms.push(norm);
@@ -220,6 +260,7 @@ impl VectorIndex {
             let moved = self.rowids[last];
             self.rowids.swap(slot, last);
             self.attrs.swap(slot, last);
+            self.hot.swap(slot, last);
             self.norms.swap(slot, last);
             self.codes
                 .copy_within(last * dim..(last + 1) * dim, slot * dim);
@@ -229,6 +270,7 @@ impl VectorIndex {
         }
         self.rowids.pop();
         self.attrs.pop();
+        self.hot.pop();
         self.norms.pop();
         self.codes.truncate(last * dim);
         self.sketches.truncate(last * words);
@@ -273,7 +315,11 @@ impl VectorIndex {
             .map(|slot| {
                 let c = &self.codes[slot * self.dim..(slot + 1) * self.dim];
                 let denom = self.norms[slot] * qnorm;
-                let cos = if denom > 0.0 { dot_i8(c, &q) as f32 / denom } else { 0.0 };
+                let cos = if denom > 0.0 {
+                    dot_i8(c, &q) as f32 / denom
+                } else {
+                    0.0
+                };
                 (cos, slot)
             })
             .collect();
@@ -294,42 +340,44 @@ impl VectorIndex {
     /// pointer first (the common, selective case); the rest of the filter is
     /// [`Filter::matches`] itself, so the index can never disagree with it.
     fn admitted(&self, filter: &Filter) -> Vec<usize> {
-        let Some(tenant) = self.interned.get(filter.tenant.as_str()) else {
+        let Some(&tenant) = self.name_ids.get(filter.tenant.as_str()) else {
             return Vec::new();
         };
+        // 0 = global; u32::MAX = a project this index has never seen.
         let project = match &filter.scope {
             ScopeFilter::Project(p) | ScopeFilter::Exactly(Some(p)) => {
-                self.interned.get(p.as_str()).cloned()
+                self.name_ids.get(p.as_str()).copied().unwrap_or(u32::MAX)
             }
-            _ => None,
+            _ => 0,
+        };
+        let types: u32 = if filter.types.is_empty() {
+            u32::MAX
+        } else {
+            filter.types.iter().fold(0, |m, t| m | 1 << kind_index(*t))
         };
         let simple = filter.tags.is_empty()
             && filter.created_after.is_none()
             && filter.created_before.is_none()
             && filter.valid_after.is_none()
             && filter.valid_before.is_none();
+        let now = filter.now;
         let mut out = Vec::new();
-        for (slot, a) in self.attrs.iter().enumerate() {
-            if !Arc::ptr_eq(&a.tenant, tenant) {
-                continue;
-            }
-            let in_scope = match (&filter.scope, &a.project) {
-                (ScopeFilter::All, _) => true,
-                (ScopeFilter::Global, p) | (ScopeFilter::Exactly(None), p) => p.is_none(),
-                (ScopeFilter::Project(_), None) => true,
-                (ScopeFilter::Project(_), Some(p)) | (ScopeFilter::Exactly(Some(_)), Some(p)) => {
-                    project.as_ref().is_some_and(|want| Arc::ptr_eq(want, p))
-                }
-                (ScopeFilter::Exactly(Some(_)), None) => false,
+        for (slot, h) in self.hot.iter().enumerate() {
+            let in_scope = match &filter.scope {
+                ScopeFilter::All => true,
+                ScopeFilter::Global | ScopeFilter::Exactly(None) => h.project == 0,
+                ScopeFilter::Project(_) => h.project == 0 || h.project == project,
+                ScopeFilter::Exactly(Some(_)) => h.project == project,
             };
-            if !in_scope
-                || (!filter.types.is_empty() && !filter.types.contains(&a.kind))
-                || (!filter.include_superseded && a.superseded)
-                || (!filter.include_expired && a.expires_at.is_some_and(|e| e <= filter.now))
+            if h.tenant != tenant
+                || !in_scope
+                || types & (1 << h.kind) == 0
+                || (!filter.include_superseded && h.superseded)
+                || (!filter.include_expired && h.expires_at <= now)
             {
                 continue;
             }
-            if simple || filter.matches(a) {
+            if simple || filter.matches(&self.attrs[slot]) {
                 out.push(slot);
             }
         }
