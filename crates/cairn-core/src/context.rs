@@ -217,9 +217,9 @@ fn render(
     if items.is_empty() {
         out.push_str("No memories yet for this scope.\n\n");
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "_{} of {} memories · {} tokens (budget {}){}_\n",
+        "_{} of {} memories · {} tokens (budget {}){}_",
         items.len(),
         visible,
         tokens,

@@ -661,7 +661,7 @@ impl Cairn {
         m.updated_at = now;
         let vector = if reembed {
             self.ensure_model()?;
-            Some(self.embed_one(&m.embedding_text())?)
+            Some(self.embed_one(m.embedding_text())?)
         } else {
             None
         };

@@ -94,13 +94,13 @@ pub enum Tier {
 }
 
 macro_rules! memory_types {
-    ($( $variant:ident => $name:literal, $tier:ident, $doc:literal; )*) => {
+    ($( $(#[$attr:meta])* $variant:ident => $name:literal, $tier:ident, $doc:literal; )*) => {
         /// What kind of thing a memory is. Covers the vocabularies of the seed
         /// systems; each type belongs to one [`Tier`].
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
         #[serde(rename_all = "lowercase")]
         pub enum MemoryType {
-            $( #[doc = $doc] $variant, )*
+            $( #[doc = $doc] $(#[$attr])* $variant, )*
         }
 
         impl MemoryType {
@@ -135,13 +135,7 @@ memory_types! {
     Episode => "episode", Episodic, "Something that happened at a given time: a turn, an event (episodic).";
     Summary => "summary", Semantic, "A summary of other memories or of a conversation (semantic).";
     Procedure => "procedure", Procedural, "Steps for doing something (procedural).";
-    Note => "note", Working, "A free-form note (working); the default type.";
-}
-
-impl Default for MemoryType {
-    fn default() -> Self {
-        MemoryType::Note
-    }
+    #[default] Note => "note", Working, "A free-form note (working); the default type.";
 }
 
 impl fmt::Display for MemoryType {

@@ -225,12 +225,16 @@ impl SqliteStore {
                 index.remove(rowid);
             }
         }
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-                 superseded, code FROM vindex WHERE rev > ?1",
-            )
-            .map_err(sql_err)?;
+        // A first load reads the whole table in rowid order (`+rev` keeps
+        // the planner off the rev index); catching up uses the rev index.
+        let sql = if index.loaded {
+            "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
+             superseded, code FROM vindex WHERE rev > ?1"
+        } else {
+            "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
+             superseded, code FROM vindex WHERE +rev > ?1"
+        };
+        let mut stmt = conn.prepare_cached(sql).map_err(sql_err)?;
         let mut rows = stmt.query([since]).map_err(sql_err)?;
         while let Some(row) = rows.next().map_err(sql_err)? {
             let rowid: i64 = row.get(0).map_err(sql_err)?;
@@ -255,7 +259,7 @@ impl SqliteStore {
                 .get_ref(11)
                 .map_err(sql_err)?
                 .as_blob()
-                .map_err(|e| Error::storage(e))?;
+                .map_err(Error::storage)?;
             index.upsert(rowid, attrs, code);
         }
         index.rev = rev;
@@ -700,7 +704,9 @@ impl Store for SqliteStore {
         let conn = self.conn()?;
         let upper = format!("{prefix}~");
         let ids: Vec<String> = conn
-            .prepare_cached("SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND tenant = ?3 ORDER BY id LIMIT ?4")
+            // `+tenant`: keep the planner on the id index (a range seek), not
+            // the tenant index (a scan of every memory of the tenant).
+            .prepare_cached("SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND +tenant = ?3 ORDER BY id LIMIT ?4")
             .and_then(|mut s| {
                 s.query_map(params![prefix, upper, tenant, limit as i64], |r| r.get(0))?.collect()
             })

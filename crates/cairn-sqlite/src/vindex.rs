@@ -72,13 +72,15 @@ pub fn sketch(v: &[f32]) -> Vec<u64> {
 }
 
 fn sketch_codes(codes: &[i8]) -> Vec<u64> {
-    let mut bits = vec![0u64; codes.len().div_ceil(64)];
-    for (i, c) in codes.iter().enumerate() {
-        if *c > 0 {
-            bits[i / 64] |= 1 << (i % 64);
-        }
-    }
-    bits
+    codes
+        .chunks(64)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |word, (j, c)| word | (u64::from(*c > 0) << j))
+        })
+        .collect()
 }
 
 /// The filterable attributes of one indexed memory.

@@ -25,14 +25,44 @@ fn the_quick_start_finds_the_right_memory() {
         "--tag",
         "infra",
     ]);
-    env.remember(&["We deploy atlas with GitHub Actions on every merge to main", "--type", "decision", "--project", "atlas"]);
-    env.remember(&["Always run migrations before deploying atlas", "--type", "rule", "--project", "atlas"]);
-    env.remember(&["The user prefers concise answers without emojis", "--type", "preference"]);
-    let rds = env.remember(&["borealis production database is on AWS RDS in eu-west-1", "--type", "fact", "--project", "borealis"]);
-    let r = env.json(&["recall", "where does the pre-production database live?", "--project", "atlas"]);
+    env.remember(&[
+        "We deploy atlas with GitHub Actions on every merge to main",
+        "--type",
+        "decision",
+        "--project",
+        "atlas",
+    ]);
+    env.remember(&[
+        "Always run migrations before deploying atlas",
+        "--type",
+        "rule",
+        "--project",
+        "atlas",
+    ]);
+    env.remember(&[
+        "The user prefers concise answers without emojis",
+        "--type",
+        "preference",
+    ]);
+    let rds = env.remember(&[
+        "borealis production database is on AWS RDS in eu-west-1",
+        "--type",
+        "fact",
+        "--project",
+        "borealis",
+    ]);
+    let r = env.json(&[
+        "recall",
+        "where does the pre-production database live?",
+        "--project",
+        "atlas",
+    ]);
     let got = ids(&r);
     assert_eq!(got[0], hetzner, "{r:#}");
-    assert!(!got.contains(&rds), "another project's memory leaked into recall");
+    assert!(
+        !got.contains(&rds),
+        "another project's memory leaked into recall"
+    );
     // The machine contract.
     let first = &r["results"][0];
     for key in ["id", "content", "type", "project", "tags", "score"] {
@@ -40,16 +70,38 @@ fn the_quick_start_finds_the_right_memory() {
     }
     assert_eq!(first["project"], "atlas");
     assert_eq!(first["tags"], serde_json::json!(["infra"]));
-    let global = r["results"].as_array().unwrap().iter().find(|x| x["type"] == "preference").unwrap();
+    let global = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["type"] == "preference")
+        .unwrap();
     assert!(global["project"].is_null());
     // Context: Markdown within the budget, with the fact in it.
-    let md = env.ok(&["context", "database", "--project", "atlas", "--budget", "1500"]);
+    let md = env.ok(&[
+        "context",
+        "database",
+        "--project",
+        "atlas",
+        "--budget",
+        "1500",
+    ]);
     assert!(md.contains("Hetzner"), "{md}");
     assert!(md.contains("## Rules"), "{md}");
-    let pack = env.json(&["context", "database", "--project", "atlas", "--budget", "1500"]);
+    let pack = env.json(&[
+        "context",
+        "database",
+        "--project",
+        "atlas",
+        "--budget",
+        "1500",
+    ]);
     let tokens = pack["tokens"].as_u64().unwrap();
     assert!(tokens <= 1500 && tokens > 20);
-    assert!(pack["markdown"].as_str().unwrap().contains(&format!("{tokens} tokens")));
+    assert!(pack["markdown"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("{tokens} tokens")));
     env.assert_healthy();
 }
 
@@ -58,12 +110,25 @@ fn explain_shows_every_factor() {
     let env = Env::new();
     env.remember(&["the billing service retries failed payments three times"]);
     let out = env.ok(&["recall", "billing retries", "--explain"]);
-    for col in ["BM25#", "VEC#", "COSINE", "RRF", "BOOST", "DECAY", "SCOPE", "WEIGHT", "SCORE"] {
+    for col in [
+        "BM25#", "VEC#", "COSINE", "RRF", "BOOST", "DECAY", "SCOPE", "WEIGHT", "SCORE",
+    ] {
         assert!(out.contains(col), "{col} missing:\n{out}");
     }
     let r = env.json(&["recall", "billing retries", "--explain"]);
     let e = &r["results"][0]["explain"];
-    for key in ["bm25_rank", "bm25_score", "vector_rank", "cosine", "rrf", "boost", "decay", "scope_weight", "weight", "score"] {
+    for key in [
+        "bm25_rank",
+        "bm25_score",
+        "vector_rank",
+        "cosine",
+        "rrf",
+        "boost",
+        "decay",
+        "scope_weight",
+        "weight",
+        "score",
+    ] {
         assert!(e.get(key).is_some(), "{key} missing: {e}");
     }
     assert_eq!(e["bm25_rank"], 1);
@@ -75,12 +140,34 @@ fn hostile_queries_never_error() {
     let env = Env::new();
     env.remember(&["pre-production database \"quoted\" (parenthesised) emoji 🦀 AND OR NEAR"]);
     for q in [
-        "\"", "\"unbalanced", "pre-production", "AND", "OR", "NEAR", "NOT", "*", "data*", "col:val", "(x", "x)",
-        "🦀", "?!?", "'", "\\", "^", "a AND (b OR", "NEAR(a b, 2)", "\"\"",
+        "\"",
+        "\"unbalanced",
+        "pre-production",
+        "AND",
+        "OR",
+        "NEAR",
+        "NOT",
+        "*",
+        "data*",
+        "col:val",
+        "(x",
+        "x)",
+        "🦀",
+        "?!?",
+        "'",
+        "\\",
+        "^",
+        "a AND (b OR",
+        "NEAR(a b, 2)",
+        "\"\"",
     ] {
         for mode in ["keyword", "hybrid", "semantic"] {
             let out = env.run(&["--json", "recall", q, "--mode", mode]);
-            assert!(out.status.success(), "query {q:?} mode {mode}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "query {q:?} mode {mode}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
     let r = env.json(&["recall", "\"pre-production", "--mode", "keyword"]);
@@ -97,10 +184,20 @@ fn id_prefixes_errors_and_exit_codes() {
     let out = env.run(&["get", &a[..8]]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("ambiguous") && err.contains(&a) && err.contains(&b), "{err}");
+    assert!(
+        err.contains("ambiguous") && err.contains(&a) && err.contains(&b),
+        "{err}"
+    );
     // The shortest unique prefix shown in lists works.
     let listing = env.ok(&["list"]);
-    let short_a = listing.lines().find(|l| l.contains("tomatoes")).unwrap().split_whitespace().next().unwrap().to_string();
+    let short_a = listing
+        .lines()
+        .find(|l| l.contains("tomatoes"))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
     assert!(a.starts_with(&short_a) && short_a.len() >= 8);
     assert!(env.ok(&["get", &short_a]).contains("tomatoes"));
     // Not found: exit 1; JSON errors on stderr.
@@ -112,9 +209,15 @@ fn id_prefixes_errors_and_exit_codes() {
     // Bad input: exit 2 with a clear message.
     for (args, needle) in [
         (vec!["get", "abc"], "at least 4"),
-        (vec!["remember", "x", "--type", "bogus"], "unknown memory type"),
+        (
+            vec!["remember", "x", "--type", "bogus"],
+            "unknown memory type",
+        ),
         (vec!["remember", "x", "--ttl", "7"], "not a duration"),
-        (vec!["remember", "x", "--importance", "3"], "between 0 and 1"),
+        (
+            vec!["remember", "x", "--importance", "3"],
+            "between 0 and 1",
+        ),
         (vec!["remember", "   "], "empty"),
         (vec!["recall", "x", "--limit", "0"], "limit"),
         (vec!["remember", "x", "--metadata", "[1]"], "JSON object"),
@@ -138,24 +241,58 @@ fn id_prefixes_errors_and_exit_codes() {
 #[test]
 fn dedup_contradictions_supersede_ttl_and_forget() {
     let env = Env::new();
-    let first = env.json(&["remember", "The API server listens on port 8080", "--type", "fact", "--tag", "api"]);
+    let first = env.json(&[
+        "remember",
+        "The API server listens on port 8080",
+        "--type",
+        "fact",
+        "--tag",
+        "api",
+    ]);
     assert_eq!(first["status"], "created");
-    let again = env.json(&["remember", "The API server listens on port 8080.", "--type", "fact", "--tag", "net"]);
+    let again = env.json(&[
+        "remember",
+        "The API server listens on port 8080.",
+        "--type",
+        "fact",
+        "--tag",
+        "net",
+    ]);
     assert_eq!(again["status"], "deduplicated");
     assert_eq!(again["id"], first["id"]);
     let id = first["id"].as_str().unwrap();
     let got = env.json(&["get", id]);
     assert_eq!(got["tags"], serde_json::json!(["api", "net"]));
-    let no_dedup = env.json(&["remember", "The API server listens on port 8080", "--type", "fact", "--no-dedup"]);
+    let no_dedup = env.json(&[
+        "remember",
+        "The API server listens on port 8080",
+        "--type",
+        "fact",
+        "--no-dedup",
+    ]);
     assert_eq!(no_dedup["status"], "created");
     env.ok(&["forget", no_dedup["id"].as_str().unwrap()]);
     // A related memory is stored, and the similar one is reported.
-    let related = env.json(&["remember", "The API server listens on port 9090 now", "--type", "fact"]);
+    let related = env.json(&[
+        "remember",
+        "The API server listens on port 9090 now",
+        "--type",
+        "fact",
+    ]);
     assert_eq!(related["status"], "created");
-    let similar: Vec<&str> = related["similar"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    let similar: Vec<&str> = related["similar"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
     assert!(similar.contains(&id), "{related}");
     // Supersede: the old one leaves recall.
-    let newer = env.json(&["supersede", id, "The API server listens on port 9443 since the TLS migration"]);
+    let newer = env.json(&[
+        "supersede",
+        id,
+        "The API server listens on port 9443 since the TLS migration",
+    ]);
     assert_eq!(newer["superseded"], id);
     let old = env.json(&["get", id]);
     assert_eq!(old["weight"], 0.1);
@@ -175,12 +312,18 @@ fn dedup_contradictions_supersede_ttl_and_forget() {
     env.remember(&["scratch one", "--project", "tmp"]);
     env.remember(&["scratch two", "--project", "tmp"]);
     let dry = env.json(&["forget", "--project", "tmp"]);
-    assert_eq!(dry["would_forget"], 2, "only project tmp's own memories: {dry}");
+    assert_eq!(
+        dry["would_forget"], 2,
+        "only project tmp's own memories: {dry}"
+    );
     assert_eq!(dry["forgotten"], 0);
     let before = env.json(&["stats"])["stats"]["total"].as_u64().unwrap();
     let done = env.json(&["forget", "--project", "tmp", "--yes"]);
     assert_eq!(done["forgotten"], 2);
-    assert_eq!(env.json(&["stats"])["stats"]["total"].as_u64().unwrap(), before - 2);
+    assert_eq!(
+        env.json(&["stats"])["stats"]["total"].as_u64().unwrap(),
+        before - 2
+    );
     env.assert_healthy();
 }
 
@@ -189,8 +332,20 @@ fn update_reembeds_and_tags() {
     let env = Env::new();
     let id = env.remember(&["the cat sleeps on the sofa"]);
     env.remember(&["quarterly revenue grew by twelve percent"]);
-    env.ok(&["update", &id, "--content", "kubernetes cluster upgrade scheduled for friday"]);
-    let r = env.json(&["recall", "container orchestration maintenance", "--mode", "semantic", "--limit", "1"]);
+    env.ok(&[
+        "update",
+        &id,
+        "--content",
+        "kubernetes cluster upgrade scheduled for friday",
+    ]);
+    let r = env.json(&[
+        "recall",
+        "container orchestration maintenance",
+        "--mode",
+        "semantic",
+        "--limit",
+        "1",
+    ]);
     assert_eq!(ids(&r), vec![id.clone()]);
     env.ok(&["tag", &id, "Ops", "k8s"]);
     env.ok(&["tag", &id, "-ops"]);
@@ -198,7 +353,10 @@ fn update_reembeds_and_tags() {
     let r = env.json(&["recall", "k8s", "--mode", "keyword"]);
     assert_eq!(ids(&r), vec![id.clone()]);
     env.ok(&["update", &id, "--meta", "owner=Grace"]);
-    assert_eq!(ids(&env.json(&["recall", "grace", "--mode", "keyword"])), vec![id.clone()]);
+    assert_eq!(
+        ids(&env.json(&["recall", "grace", "--mode", "keyword"])),
+        vec![id.clone()]
+    );
     env.ok(&["update", &id, "--meta", "owner="]);
     assert!(ids(&env.json(&["recall", "grace", "--mode", "keyword"])).is_empty());
 }
@@ -218,10 +376,15 @@ fn import_export_round_trip_and_bad_lines() {
     ]
     .join("\n");
     let report = env.run_with(&["--json", "import", "-"], Some(&input));
-    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
     let first = export(&env);
     assert_eq!(first.lines().count(), 4);
-    let rule: Value = serde_json::from_str(first.lines().find(|l| l.contains("fixed id")).unwrap()).unwrap();
+    let rule: Value =
+        serde_json::from_str(first.lines().find(|l| l.contains("fixed id")).unwrap()).unwrap();
     assert_eq!(rule["id"], "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
     assert_eq!(rule["weight"], 0.1);
     assert_eq!(rule["valid_to"], "2024-05-01T00:00:00.000Z");
@@ -235,7 +398,12 @@ fn import_export_round_trip_and_bad_lines() {
     // With embeddings: also identical, and nothing is re-embedded.
     let with_vectors = env.ok(&["export", "--embeddings"]);
     let third = Env::new();
-    let report: Value = serde_json::from_slice(&third.run_with(&["--json", "import", "-"], Some(&with_vectors)).stdout).unwrap();
+    let report: Value = serde_json::from_slice(
+        &third
+            .run_with(&["--json", "import", "-"], Some(&with_vectors))
+            .stdout,
+    )
+    .unwrap();
     assert_eq!(report["embedded"], 0);
     assert_eq!(third.ok(&["export", "--embeddings"]), with_vectors);
     // Bad lines: reported with their number and skipped...
@@ -273,10 +441,17 @@ fn two_processes_writing_at_once_lose_nothing() {
             thread::spawn(move || {
                 let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"));
                 c.env("CAIRN_DB", env_db).args(["import", "-"]);
-                c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+                c.stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
                 let mut child = c.spawn().unwrap();
                 use std::io::Write;
-                child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+                child
+                    .stdin
+                    .take()
+                    .unwrap()
+                    .write_all(input.as_bytes())
+                    .unwrap();
                 child.wait_with_output().unwrap()
             })
         })
@@ -284,17 +459,28 @@ fn two_processes_writing_at_once_lose_nothing() {
     // A third process reads while they write.
     for _ in 0..5 {
         let out = env.run(&["--json", "recall", "writer line", "--mode", "keyword"]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     for h in handles {
         let out = h.join().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(!String::from_utf8_lossy(&out.stderr).contains("locked"));
     }
     assert_eq!(env.json(&["stats"])["stats"]["total"], 201);
     // Each writer's memories are found by a process started afterwards.
     let r = env.json(&["recall", "1x99", "--mode", "keyword"]);
-    assert!(r["results"][0]["content"].as_str().unwrap().contains("writer 1 line 99"));
+    assert!(r["results"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("writer 1 line 99"));
     env.assert_healthy();
 }
 
@@ -305,13 +491,20 @@ fn another_model_is_refused_until_reindex() {
     {
         use cairn_core::Store;
         let store = cairn_sqlite::SqliteStore::open(env.db()).unwrap();
-        store.set_model(&cairn_core::ModelInfo { name: "some-other-model".into(), dim: 384 }).unwrap();
+        store
+            .set_model(&cairn_core::ModelInfo {
+                name: "some-other-model".into(),
+                dim: 384,
+            })
+            .unwrap();
     }
     let out = env.run(&["remember", "another"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cairn reindex"));
     // Keyword recall and listing still work.
-    assert!(env.ok(&["recall", "memory", "--mode", "keyword"]).contains("MiniLM"));
+    assert!(env
+        .ok(&["recall", "memory", "--mode", "keyword"])
+        .contains("MiniLM"));
     assert_eq!(env.json(&["reindex"])["reindexed"], 1);
     env.remember(&["another"]);
 }

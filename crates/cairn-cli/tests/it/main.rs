@@ -19,7 +19,9 @@ pub struct Env {
 
 impl Env {
     pub fn new() -> Self {
-        Env { dir: tempfile::tempdir().expect("tempdir") }
+        Env {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
     }
 
     pub fn db(&self) -> PathBuf {
@@ -28,19 +30,30 @@ impl Env {
 
     pub fn cmd(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_cairn"));
-        c.env("CAIRN_DB", self.db()).env_remove("CAIRN_PROJECT").env("NO_COLOR", "1");
+        c.env("CAIRN_DB", self.db())
+            .env_remove("CAIRN_PROJECT")
+            .env("NO_COLOR", "1");
         c
     }
 
     /// Run with arguments and optional stdin.
     pub fn run_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
         let mut c = self.cmd();
-        c.args(args).stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        c.args(args).stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
         c.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = c.spawn().expect("spawn cairn");
         if let Some(input) = stdin {
             use std::io::Write;
-            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
         }
         child.wait_with_output().expect("wait")
     }
