@@ -687,18 +687,39 @@ fn model(action: &ModelAction, json: bool) -> Result<()> {
     match action {
         ModelAction::Status => {
             let status = cairn_embed::model_status(&dir);
+            let state = match status.state {
+                cairn_embed::ModelState::Ready => "ready",
+                cairn_embed::ModelState::Missing => "missing (run `cairn model fetch`)",
+                cairn_embed::ModelState::Corrupt => "damaged (run `cairn model fetch` to replace it)",
+            };
             if json {
-                return print_json(
-                    &serde_json::json!({"dir": dir, "status": format!("{status:?}")}),
-                );
+                let files: Vec<Value> = status
+                    .files
+                    .iter()
+                    .map(|f| serde_json::json!({"name": f.file.name, "size": f.size, "state": format!("{:?}", f.state)}))
+                    .collect();
+                return print_json(&serde_json::json!({
+                    "model": cairn_embed::model_info(),
+                    "dir": dir,
+                    "ready": status.is_ready(),
+                    "files": files,
+                }));
             }
-            println!(
-                "{} {}",
-                paint("model:", out::BOLD),
-                cairn_embed::model_info()
-            );
+            println!("{} {}", paint("model:", out::BOLD), cairn_embed::model_info());
             println!("{} {}", paint("directory:", out::BOLD), dir.display());
-            println!("{} {status:?}", paint("status:", out::BOLD));
+            println!("{} {state}", paint("status:", out::BOLD));
+            let rows: Vec<Vec<String>> = status
+                .files
+                .iter()
+                .map(|f| {
+                    vec![
+                        f.file.name.to_string(),
+                        f.size.map_or("-".into(), |s| s.to_string()),
+                        format!("{:?}", f.state),
+                    ]
+                })
+                .collect();
+            out::table(&["FILE", "BYTES", "CHECK"], &rows);
         }
         ModelAction::Fetch => {
             cairn_embed::fetch_model(&dir, &mut |msg| eprintln!("cairn: {msg}"))?;
