@@ -539,17 +539,27 @@ impl Cairn {
         let now = self.now();
         let filter = req.filter(now)?;
         let candidates = req.limit * CANDIDATES_PER_RESULT;
-        let keyword: Vec<Hit> = match req.mode {
-            SearchMode::Semantic => Vec::new(),
-            _ => self.store.keyword_search(&req.query, &filter, candidates)?,
+        if req.mode != SearchMode::Keyword {
+            self.ensure_model()?;
+        }
+        let keyword_side = || self.store.keyword_search(&req.query, &filter, candidates);
+        let vector_side = || -> Result<Vec<Hit>> {
+            let q = self.embed_one(&req.query)?;
+            self.store.vector_search(&q, &filter, candidates)
         };
-        let vector: Vec<Hit> = match req.mode {
-            SearchMode::Keyword => Vec::new(),
-            _ => {
-                self.ensure_model()?;
-                let q = self.embed_one(&req.query)?;
-                self.store.vector_search(&q, &filter, candidates)?
-            }
+        let (keyword, vector) = match req.mode {
+            SearchMode::Keyword => (keyword_side()?, Vec::new()),
+            SearchMode::Semantic => (Vec::new(), vector_side()?),
+            // The two sides are independent: run BM25 on another thread while
+            // this one embeds the query and scans the vectors.
+            SearchMode::Hybrid => std::thread::scope(|scope| {
+                let keyword = scope.spawn(keyword_side);
+                let vector = vector_side();
+                let keyword = keyword
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::storage("keyword search panicked")));
+                Ok::<_, Error>((keyword?, vector?))
+            })?,
         };
         let keyword_ids: Vec<MemoryId> = keyword.iter().map(|h| h.id).collect();
         let vector_ids: Vec<MemoryId> = vector.iter().map(|h| h.id).collect();
