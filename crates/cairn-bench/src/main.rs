@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use cairn_core::store::ScopeFilter;
 use cairn_core::wire::MemoryRecord;
 use cairn_core::{Cairn, Embedder, RecallRequest, SearchMode, Store};
 use cairn_sqlite::SqliteStore;
@@ -155,7 +154,6 @@ fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
                 (SearchMode::Semantic, &mut vector),
             ] {
                 let mut req = RecallRequest::new("default", text.clone());
-                req.scope = ScopeFilter::Global;
                 req.mode = mode;
                 req.limit = 10;
                 let t = Instant::now();

@@ -208,23 +208,16 @@ fn remember(cairn: &Cairn, a: RememberArgs, json: bool) -> Result<()> {
 }
 
 fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
-    let f = filter_of(cairn, &a.filter)?;
-    let mut req = RecallRequest::new(TENANT, a.query.join(" "));
-    req.scope = f.scope;
-    req.types = f.types;
-    req.tags = f.tags;
-    req.limit = a.limit;
-    req.mode = match a.mode {
-        Mode::Hybrid => SearchMode::Hybrid,
-        Mode::Keyword => SearchMode::Keyword,
-        Mode::Semantic => SearchMode::Semantic,
+    let req = RecallRequest {
+        query: a.query.join(" "),
+        filter: filter_of(cairn, &a.filter)?,
+        limit: a.limit,
+        mode: match a.mode {
+            Mode::Hybrid => SearchMode::Hybrid,
+            Mode::Keyword => SearchMode::Keyword,
+            Mode::Semantic => SearchMode::Semantic,
+        },
     };
-    req.created_after = f.created_after;
-    req.created_before = f.created_before;
-    req.valid_after = f.valid_after;
-    req.valid_before = f.valid_before;
-    req.include_expired = f.include_expired;
-    req.include_superseded = f.include_superseded;
     let results = cairn.recall(&req)?;
     if json {
         let response = RecallResponse {
@@ -690,7 +683,9 @@ fn model(action: &ModelAction, json: bool) -> Result<()> {
             let state = match status.state {
                 cairn_embed::ModelState::Ready => "ready",
                 cairn_embed::ModelState::Missing => "missing (run `cairn model fetch`)",
-                cairn_embed::ModelState::Corrupt => "damaged (run `cairn model fetch` to replace it)",
+                cairn_embed::ModelState::Corrupt => {
+                    "damaged (run `cairn model fetch` to replace it)"
+                }
             };
             if json {
                 let files: Vec<Value> = status
@@ -705,7 +700,11 @@ fn model(action: &ModelAction, json: bool) -> Result<()> {
                     "files": files,
                 }));
             }
-            println!("{} {}", paint("model:", out::BOLD), cairn_embed::model_info());
+            println!(
+                "{} {}",
+                paint("model:", out::BOLD),
+                cairn_embed::model_info()
+            );
             println!("{} {}", paint("directory:", out::BOLD), dir.display());
             println!("{} {state}", paint("status:", out::BOLD));
             let rows: Vec<Vec<String>> = status

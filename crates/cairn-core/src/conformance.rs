@@ -602,7 +602,7 @@ pub fn engine_supersede_and_ttl(store: Arc<dyn Store>) {
     };
     let mut q = RecallRequest::new("default", "api port");
     assert_eq!(ids(&q), vec![new.id]);
-    q.include_superseded = true;
+    q.filter.include_superseded = true;
     assert!(ids(&q).contains(&old.id));
     // TTL: gone from recall once expired, deleted by gc.
     let mut temp = RememberRequest::new("default", "temporary staging password rotation");
@@ -644,7 +644,7 @@ pub fn engine_recall_scopes_and_prefixes(store: Arc<dyn Store>) {
         ))
         .unwrap();
     let mut q = RecallRequest::new("default", "postgres");
-    q.scope = ScopeFilter::Project("atlas".into());
+    q.filter.scope = ScopeFilter::Project("atlas".into());
     for mode in [
         SearchMode::Hybrid,
         SearchMode::Keyword,
@@ -674,7 +674,7 @@ pub fn engine_recall_scopes_and_prefixes(store: Arc<dyn Store>) {
     assert_eq!(store.get("default", &[a.id]).unwrap()[0].access_count, 1);
     // Another tenant sees nothing.
     let mut foreign = q.clone();
-    foreign.tenant = "mallory".into();
+    foreign.filter.tenant = "mallory".into();
     assert!(cairn.search(&foreign).unwrap().is_empty());
     assert!(matches!(
         cairn.get("mallory", &a.id.to_string()),

@@ -118,7 +118,7 @@ impl Cairn {
         };
         if let Some(topic) = req.topic.as_deref().filter(|t| !t.trim().is_empty()) {
             let mut r = RecallRequest::new(&req.tenant, topic);
-            r.scope = scope.clone();
+            r.filter.scope = scope.clone();
             r.limit = 15;
             let found = self.search(&r)?.into_iter().map(|r| r.memory).collect();
             push(found, Reason::Match, &mut candidates);

@@ -153,68 +153,26 @@ pub struct RememberOutcome {
 /// What to recall.
 #[derive(Debug, Clone)]
 pub struct RecallRequest {
-    /// Owner.
-    pub tenant: String,
     /// The question or keywords.
     pub query: String,
-    /// Scopes seen (`Project(p)` = global + p).
-    pub scope: ScopeFilter,
-    /// Any of these types.
-    pub types: Vec<MemoryType>,
-    /// All of these tags.
-    pub tags: Vec<String>,
+    /// Which memories may be returned (tenant, scope, types, tags, times,
+    /// expired/superseded). Its `now` is set by the engine.
+    pub filter: Filter,
     /// How many results (1–1000).
     pub limit: usize,
     /// Hybrid, keyword or semantic.
     pub mode: SearchMode,
-    /// Created at or after.
-    pub created_after: Option<Timestamp>,
-    /// Created before.
-    pub created_before: Option<Timestamp>,
-    /// Valid at some time at or after.
-    pub valid_after: Option<Timestamp>,
-    /// Valid at some time before.
-    pub valid_before: Option<Timestamp>,
-    /// Include expired memories.
-    pub include_expired: bool,
-    /// Include superseded memories.
-    pub include_superseded: bool,
 }
 
 impl RecallRequest {
-    /// A hybrid recall of 10 results among global memories.
+    /// A hybrid recall of 10 results among `tenant`'s global memories.
     pub fn new(tenant: impl Into<String>, query: impl Into<String>) -> Self {
         RecallRequest {
-            tenant: tenant.into(),
             query: query.into(),
-            scope: ScopeFilter::Global,
-            types: Vec::new(),
-            tags: Vec::new(),
+            filter: Filter::new(tenant, 0),
             limit: 10,
             mode: SearchMode::Hybrid,
-            created_after: None,
-            created_before: None,
-            valid_after: None,
-            valid_before: None,
-            include_expired: false,
-            include_superseded: false,
         }
-    }
-
-    fn filter(&self, now: Timestamp) -> Result<Filter> {
-        Ok(Filter {
-            tenant: self.tenant.clone(),
-            scope: self.scope.clone(),
-            types: self.types.clone(),
-            tags: normalize_tags(&self.tags)?,
-            created_after: self.created_after,
-            created_before: self.created_before,
-            valid_after: self.valid_after,
-            valid_before: self.valid_before,
-            include_expired: self.include_expired,
-            include_superseded: self.include_superseded,
-            now,
-        })
     }
 }
 
@@ -537,7 +495,9 @@ impl Cairn {
             return Err(Error::invalid("the query is empty: say what to look for"));
         }
         let now = self.now();
-        let filter = req.filter(now)?;
+        let mut filter = req.filter.clone();
+        filter.now = now;
+        filter.tags = normalize_tags(&filter.tags)?;
         let candidates = req.limit * CANDIDATES_PER_RESULT;
         if req.mode != SearchMode::Keyword {
             self.ensure_model()?;
@@ -567,7 +527,7 @@ impl Cairn {
         let ids: Vec<MemoryId> = fused.iter().map(|(id, _)| *id).collect();
         let memories: HashMap<MemoryId, Memory> = self
             .store
-            .get(&req.tenant, &ids)?
+            .get(&filter.tenant, &ids)?
             .into_iter()
             .map(|m| (m.id, m))
             .collect();
@@ -609,7 +569,8 @@ impl Cairn {
         let results = self.search(req)?;
         let ids: Vec<MemoryId> = results.iter().map(|r| r.memory.id).collect();
         if !ids.is_empty() {
-            self.store.record_access(&req.tenant, &ids, self.now())?;
+            self.store
+                .record_access(&req.filter.tenant, &ids, self.now())?;
         }
         Ok(results)
     }
