@@ -71,6 +71,7 @@ enum Cmd {
 }
 
 fn main() -> Result<()> {
+    cairn_embed::init_threads();
     match Cli::parse().command {
         Cmd::Store {
             sizes,

@@ -42,6 +42,9 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
+    // Before any thread starts: pins candle's thread count once instead of
+    // re-reading /proc/cpuinfo on every matrix product.
+    cairn_embed::init_threads();
     let cli = args::Cli::parse();
     let json = cli.json;
     match cmd::run(cli) {

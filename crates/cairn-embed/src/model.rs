@@ -44,7 +44,7 @@ impl BertConfig {
                 self.position_embedding_type
             ));
         }
-        if self.num_attention_heads == 0 || self.hidden_size % self.num_attention_heads != 0 {
+        if self.hidden_size.checked_rem(self.num_attention_heads) != Some(0) {
             return Err(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
                 self.hidden_size, self.num_attention_heads
@@ -129,8 +129,7 @@ pub(crate) fn gelu(x: f32) -> f32 {
 
 /// `gelu(x + bias)`, with `bias` broadcast over the rows of `x`: the
 /// feed-forward block's bias and activation in one pass over memory.
-pub struct BiasGelu;
-pub use BiasGelu as BiasGeluPub;
+struct BiasGelu;
 
 impl CustomOp2 for BiasGelu {
     fn name(&self) -> &'static str {
@@ -154,7 +153,7 @@ impl CustomOp2 for BiasGelu {
             candle_core::bail!("bias-gelu: contiguous tensors only");
         };
         let (x, bias) = (&x[xs..xe], &bias[bs..be]);
-        if bias.is_empty() || x.len() % bias.len() != 0 {
+        if x.len().checked_rem(bias.len()) != Some(0) {
             candle_core::bail!(
                 "bias-gelu: {} values do not fit rows of {}",
                 x.len(),
@@ -272,40 +271,32 @@ impl Layer {
     /// `x`: `(batch, seq, hidden)`; `mask_bias`: `(batch, 1, 1, seq)`, 0 for
     /// real tokens and a large negative number for padding.
     fn forward(&self, x: &Tensor, mask_bias: &Tensor) -> candle_core::Result<Tensor> {
-        use std::time::Instant;
-        let mut t0 = Instant::now();
-        let mut lap = |i: usize| { let e = t0.elapsed().as_nanos() as u64; TIMES[i].fetch_add(e, std::sync::atomic::Ordering::Relaxed); t0 = Instant::now(); };
         let (b, t, h) = x.dims3()?;
-        let qkv = self.qkv.matmul(x)?; lap(0);
-        let qkv = qkv.broadcast_add(&self.qkv.bias)?; lap(1);
-        let qkv = qkv.reshape((b, t, 3, self.heads, self.head_dim))?
+        let qkv = self
+            .qkv
+            .forward(x)?
+            .reshape((b, t, 3, self.heads, self.head_dim))?
             .permute((2, 0, 3, 1, 4))?; // (3, b, heads, t, head_dim)
         let q = qkv.get(0)?.contiguous()?;
         let k = qkv.get(1)?.contiguous()?;
-        let v = qkv.get(2)?.contiguous()?; lap(2);
-        let scores = q.matmul(&k.t()?)?; lap(3);
-        let scores = scores.broadcast_add(mask_bias)?; lap(4);
-        let probs = candle_nn::ops::softmax_last_dim(&scores)?; lap(5);
-        let context = probs.matmul(&v)?; lap(6);
-        let context = context
+        let v = qkv.get(2)?.contiguous()?;
+        let scores = q.matmul(&k.t()?)?.broadcast_add(mask_bias)?;
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let context = probs
+            .matmul(&v)?
             .transpose(1, 2)?
             .contiguous()?
-            .reshape((b, t, h))?; lap(7);
-        let a = self.attn_out.matmul(&context)?; lap(8);
-        let a = a.broadcast_add(&self.attn_out.bias)?; lap(9);
-        let a = (a + x)?; lap(10);
-        let x = self.attn_norm.forward(&a)?; lap(11);
-        let inner = self.ffn_in.matmul(&x)?; lap(12);
-        let inner = inner.apply_op2_no_bwd(&self.ffn_in.bias, &BiasGelu)?; lap(13);
-        let o = self.ffn_out.matmul(&inner)?; lap(14);
-        let o = o.broadcast_add(&self.ffn_out.bias)?; lap(15);
-        let o = (o + x)?; lap(16);
-        let r = self.ffn_norm.forward(&o); lap(17);
-        r
+            .reshape((b, t, h))?;
+        let x = self
+            .attn_norm
+            .forward(&(self.attn_out.forward(&context)? + x)?)?;
+        let inner = self
+            .ffn_in
+            .matmul(&x)?
+            .apply_op2_no_bwd(&self.ffn_in.bias, &BiasGelu)?;
+        self.ffn_norm.forward(&(self.ffn_out.forward(&inner)? + x)?)
     }
 }
-
-pub static TIMES: [std::sync::atomic::AtomicU64; 18] = [const { std::sync::atomic::AtomicU64::new(0) }; 18];
 
 /// The BERT encoder: token ids in, one vector per token out.
 pub(crate) struct Bert {
