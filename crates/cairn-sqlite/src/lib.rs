@@ -443,7 +443,15 @@ pub fn fts_query(terms: &[String]) -> Option<String> {
     Some(quoted.join(" OR "))
 }
 
-fn write_row(conn: &Connection, m: &Memory, rowid: Option<i64>, rev: i64) -> Result<i64> {
+/// Write a memory's row, its keyword-index entry, its vector-index entry
+/// and, when given, its embedding (an update without one keeps the old).
+fn write_row(
+    conn: &Connection,
+    m: &Memory,
+    rowid: Option<i64>,
+    rev: i64,
+    vector: Option<&[f32]>,
+) -> Result<i64> {
     let tags = tags_json(&m.tags);
     let metadata = serde_json::to_string(&m.metadata).map_err(Error::storage)?;
     let args = params![
@@ -512,14 +520,20 @@ fn write_row(conn: &Connection, m: &Memory, rowid: Option<i64>, rev: i64) -> Res
         ])
     })
     .map_err(sql_err)?;
-    // The index row: attributes always, the code only when a vector is given
-    // (`write_vector`) — keep the old code otherwise.
+    if let Some(v) = vector {
+        conn.prepare_cached("INSERT OR REPLACE INTO vectors (rowid, vector) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![rowid, vector_blob(v)]))
+            .map_err(sql_err)?;
+    }
+    // The index row: attributes always; the code when a vector is given,
+    // else the old code is kept.
     conn.prepare_cached(
         "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, x'') \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) \
          ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
          kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
-         valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded",
+         valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
+         code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -535,20 +549,11 @@ fn write_row(conn: &Connection, m: &Memory, rowid: Option<i64>, rev: i64) -> Res
             m.valid_to,
             m.expires_at,
             m.superseded_by.is_some(),
+            vector.map(code_blob).unwrap_or_default(),
         ])
     })
     .map_err(sql_err)?;
     Ok(rowid)
-}
-
-fn write_vector(conn: &Connection, rowid: i64, v: &[f32]) -> Result<()> {
-    conn.prepare_cached("INSERT OR REPLACE INTO vectors (rowid, vector) VALUES (?1, ?2)")
-        .and_then(|mut s| s.execute(params![rowid, vector_blob(v)]))
-        .map_err(sql_err)?;
-    conn.prepare_cached("UPDATE vindex SET code = ?2 WHERE rowid = ?1")
-        .and_then(|mut s| s.execute(params![rowid, code_blob(v)]))
-        .map_err(sql_err)?;
-    Ok(())
 }
 
 fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result<()> {
@@ -616,8 +621,7 @@ impl Store for SqliteStore {
             .map_err(sql_err)?;
         let rev = bump_rev(&tx)?;
         for (m, v) in &batch.inserts {
-            let rowid = write_row(&tx, m, None, rev)?;
-            write_vector(&tx, rowid, v)?;
+            write_row(&tx, m, None, rev, Some(v))?;
         }
         add_docs(&tx, batch.inserts.len() as i64)?;
         for (m, v) in &batch.updates {
@@ -629,10 +633,7 @@ impl Store for SqliteStore {
                 })
                 .map_err(sql_err)?
                 .ok_or_else(|| Error::NotFound(m.id.to_string()))?;
-            write_row(&tx, m, Some(rowid), rev)?;
-            if let Some(v) = v {
-                write_vector(&tx, rowid, v)?;
-            }
+            write_row(&tx, m, Some(rowid), rev, v.as_deref())?;
         }
         tx.commit().map_err(sql_err)
     }
