@@ -17,6 +17,12 @@ pub struct Env {
     pub dir: tempfile::TempDir,
 }
 
+impl Default for Env {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Env {
     pub fn new() -> Self {
         Env {
