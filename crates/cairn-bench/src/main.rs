@@ -199,7 +199,7 @@ fn embed(sentences: usize) -> Result<()> {
     }
     let (s50, s95) = ms(&mut single);
     let texts: Vec<String> = (0..sentences)
-        .map(|i| corpus.memory_text(i as u64))
+        .map(|i| corpus.english_text(i as u64))
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let t = Instant::now();
@@ -231,7 +231,7 @@ fn embed(sentences: usize) -> Result<()> {
     println!("| model load | {load_ms:.0} ms |");
     println!("| one 10-word query, p50 | {s50:.1} ms |");
     println!("| one 10-word query, p95 | {s95:.1} ms |");
-    println!("| batched embedding (batches of 256, {sentences} sentences of 10–40 words) | {batch_rate:.0} sentences/s |");
+    println!("| batched embedding (batches of 256, {sentences} English-like sentences of 10–40 words) | {batch_rate:.0} sentences/s |");
     println!("| import with embedding | {import_rate:.0} memories/s |");
     println!("| peak RSS | {:.0} MiB |", peak_rss_mib());
     Ok(())

@@ -98,6 +98,133 @@ impl Corpus {
     }
 }
 
+/// Common English content words, for sentences shaped like real memories
+/// (about 1.3 WordPiece tokens per word, unlike the synthetic vocabulary).
+const ENGLISH: &[&str] = &[
+    "project",
+    "database",
+    "server",
+    "deploy",
+    "release",
+    "user",
+    "team",
+    "meeting",
+    "decision",
+    "config",
+    "staging",
+    "production",
+    "backup",
+    "nightly",
+    "weekly",
+    "review",
+    "merge",
+    "branch",
+    "test",
+    "build",
+    "error",
+    "timeout",
+    "retry",
+    "queue",
+    "cache",
+    "memory",
+    "disk",
+    "network",
+    "latency",
+    "budget",
+    "customer",
+    "invoice",
+    "payment",
+    "report",
+    "dashboard",
+    "metric",
+    "alert",
+    "incident",
+    "oncall",
+    "runbook",
+    "python",
+    "rust",
+    "docker",
+    "cluster",
+    "region",
+    "bucket",
+    "storage",
+    "schema",
+    "migration",
+    "index",
+    "prefers",
+    "likes",
+    "wants",
+    "uses",
+    "runs",
+    "moved",
+    "changed",
+    "fixed",
+    "broke",
+    "added",
+    "morning",
+    "friday",
+    "monday",
+    "yesterday",
+    "tomorrow",
+    "month",
+    "year",
+    "week",
+    "today",
+    "later",
+    "small",
+    "large",
+    "fast",
+    "slow",
+    "new",
+    "old",
+    "main",
+    "shared",
+    "private",
+    "public",
+    "sister",
+    "brother",
+    "friend",
+    "dog",
+    "cat",
+    "garden",
+    "holiday",
+    "trip",
+    "concert",
+    "painting",
+    "book",
+    "music",
+    "guitar",
+    "running",
+    "hiking",
+    "camping",
+    "beach",
+    "mountain",
+    "city",
+    "school",
+];
+
+impl Corpus {
+    /// English-like sentence `i`: 10–40 words.
+    pub fn english_text(&self, i: u64) -> String {
+        let mut rng = Rng::new(i ^ self.seed ^ 0xABCD);
+        let n = 10 + rng.next() % 31;
+        (0..n)
+            .map(|k| {
+                if k % 3 == 1 {
+                    STOP[(rng.next() % STOP.len() as u64) as usize]
+                } else {
+                    ENGLISH[(rng.next() % ENGLISH.len() as u64) as usize]
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+const STOP: &[&str] = &[
+    "the", "a", "on", "in", "with", "for", "and", "to", "of", "is",
+];
+
 /// Deterministic unit vectors from text: the sum of a seeded random vector
 /// per word, normalised, so texts sharing words are close — cheap enough to
 /// embed a million memories, and shaped like real embeddings for the index.
