@@ -15,7 +15,7 @@ echo "==> fetching the embedding model (once, ~87 MB, verified by checksum)"
 export CAIRN_DB="${CAIRN_DB:-$PWD/cairn-demo.db}"
 echo "==> demo store: $CAIRN_DB"
 "$CAIRN" remember "atlas staging DB runs on a Hetzner box in Falkenstein" --type fact --project atlas --tag infra
-"$CAIRN" remember "Always run database migrations before deploying atlas" --type rule --project atlas
+"$CAIRN" remember "Always run migrations before deploying atlas" --type rule --project atlas
 "$CAIRN" remember "The user prefers concise answers without emojis" --type preference
 echo
 echo '$ cairn recall "where does the pre-production database live?" --project atlas'

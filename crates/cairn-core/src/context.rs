@@ -161,11 +161,7 @@ impl Cairn {
 }
 
 fn item_line(item: &ContextItem, now: Timestamp) -> String {
-    let mut line = format!(
-        "- [{}] {}",
-        &item.id.to_string()[..8],
-        item.content.replace('\n', " ")
-    );
+    let mut line = format!("- [{}] {}", item.short_id, item.content.replace('\n', " "));
     let mut notes: Vec<String> = Vec::new();
     if !item.tags.is_empty() {
         notes.push(format!("tags: {}", item.tags.join(", ")));
@@ -415,6 +411,19 @@ mod tests {
         let rules = pack.markdown.find("## Rules").unwrap();
         let notes = pack.markdown.find("## Notes").unwrap();
         assert!(rules < notes);
+    }
+
+    #[test]
+    fn lines_carry_the_short_ids_given() {
+        let m = memory(1, MemoryType::Fact, "a fact");
+        let shorts = HashMap::from([(m.id, "0123abcd-ef".to_string())]);
+        let pack = assemble(&request(1000), vec![(m, Reason::Match)], 1, 0, &shorts);
+        assert!(
+            pack.markdown.contains("- [0123abcd-ef] a fact"),
+            "{}",
+            pack.markdown
+        );
+        assert_eq!(pack.items[0].short_id, "0123abcd-ef");
     }
 
     #[test]

@@ -88,6 +88,16 @@ fn the_quick_start_finds_the_right_memory() {
     ]);
     assert!(md.contains("Hetzner"), "{md}");
     assert!(md.contains("## Rules"), "{md}");
+    // Every id shown in the context can be typed back.
+    for line in md.lines().filter(|l| l.starts_with("- [")) {
+        let short = &line[3..line.find(']').unwrap()];
+        let out = env.run(&["get", short]);
+        assert!(
+            out.status.success(),
+            "context id {short} does not resolve: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let pack = env.json(&[
         "context",
         "database",
