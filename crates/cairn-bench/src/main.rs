@@ -8,9 +8,14 @@
 //! - `embed`: the local MiniLM model: load time, one-query latency, batched
 //!   throughput, and import throughput with embedding.
 //! - `fresh`: `cairn recall` as a fresh process against a store file.
+//! - `locomo`: retrieval quality on the LoCoMo conversations (evidence
+//!   recall@k, hit@k, MRR per category, for each search mode).
 //!
 //! Nothing here asserts: benchmarks print numbers.
 
+mod embed_cache;
+mod locomo;
+mod metrics;
 mod synth;
 
 use std::path::PathBuf;
@@ -19,6 +24,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::rank::Fusion;
 use cairn_core::wire::MemoryRecord;
 use cairn_core::{Cairn, Embedder, RecallRequest, SearchMode, Store};
 use cairn_sqlite::SqliteStore;
@@ -68,6 +74,35 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         runs: usize,
     },
+    /// Evidence recall on LoCoMo: every turn a memory, every question of
+    /// categories 1–4 asked in the keyword, semantic and hybrid modes.
+    Locomo {
+        /// LoCoMo's `locomo10.json` (read in place, never copied).
+        #[arg(default_value = "../shared/data/locomo10.json")]
+        path: PathBuf,
+        /// Only the first N conversations (a smoke run).
+        #[arg(long)]
+        conversations: Option<usize>,
+        /// Also write the results as JSON to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Keep embeddings in this file between runs (ranking experiments);
+        /// timings then exclude the model for cached texts.
+        #[arg(long)]
+        embed_cache: Option<PathBuf>,
+        /// Fusion: the RRF constant.
+        #[arg(long, default_value_t = Fusion::default().k)]
+        rrf_k: f64,
+        /// Fusion: the keyword ranking's weight.
+        #[arg(long, default_value_t = Fusion::default().keyword_weight)]
+        keyword_weight: f64,
+        /// Fusion: the vector ranking's weight.
+        #[arg(long, default_value_t = Fusion::default().vector_weight)]
+        vector_weight: f64,
+        /// Fusion: candidates per result from each side.
+        #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
+        candidates: usize,
+    },
 }
 
 fn main() -> Result<()> {
@@ -80,6 +115,24 @@ fn main() -> Result<()> {
         } => store(&sizes, queries, keep),
         Cmd::Embed { sentences } => embed(sentences),
         Cmd::Fresh { db, cairn, runs } => fresh(&db, &cairn, runs),
+        Cmd::Locomo {
+            path,
+            conversations,
+            out,
+            embed_cache,
+            rrf_k,
+            keyword_weight,
+            vector_weight,
+            candidates,
+        } => {
+            let fusion = Fusion {
+                k: rrf_k,
+                keyword_weight,
+                vector_weight,
+                candidates_per_result: candidates,
+            };
+            locomo_bench(&path, conversations, out, embed_cache, fusion)
+        }
     }
 }
 
@@ -263,4 +316,144 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
         db.display()
     );
     Ok(())
+}
+
+const MODES: [SearchMode; 3] = [SearchMode::Keyword, SearchMode::Semantic, SearchMode::Hybrid];
+
+fn mode_name(m: SearchMode) -> &'static str {
+    match m {
+        SearchMode::Keyword => "keyword",
+        SearchMode::Semantic => "semantic",
+        SearchMode::Hybrid => "hybrid",
+    }
+}
+
+fn locomo_bench(
+    path: &std::path::Path,
+    limit: Option<usize>,
+    out: Option<PathBuf>,
+    embed_cache: Option<PathBuf>,
+    fusion: Fusion,
+) -> Result<()> {
+    use locomo::{category_name, Harness, ModeResult, CATEGORIES};
+    use metrics::KS;
+
+    let mut conversations = locomo::load(path)?;
+    conversations.truncate(limit.unwrap_or(usize::MAX));
+    let model: Arc<dyn Embedder> = Arc::new(
+        cairn_embed::MiniLm::load(&cairn_embed::default_model_dir())
+            .context("load the model (run scripts/fetch-model.sh)")?,
+    );
+    let cache = embed_cache
+        .map(|p| embed_cache::CachedEmbedder::open(model.clone(), p).map(Arc::new))
+        .transpose()?;
+    let embedder: Arc<dyn Embedder> = match &cache {
+        Some(c) => c.clone(),
+        None => model,
+    };
+    let mut results: Vec<ModeResult> = vec![ModeResult::default(); MODES.len()];
+    let (mut turns, mut ingest_s) = (0usize, 0.0f64);
+    for conv in &conversations {
+        let tmp = tempfile::tempdir()?;
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("locomo.db"))?);
+        let h = Harness::new(store, embedder.clone(), fusion);
+        let t = Instant::now();
+        let ids = h.ingest(conv)?;
+        ingest_s += t.elapsed().as_secs_f64();
+        turns += conv.turns.len();
+        let asked: Vec<_> = conv
+            .questions
+            .iter()
+            .filter(|q| CATEGORIES.contains(&q.category))
+            .collect();
+        for q in &asked {
+            for (m, result) in MODES.iter().zip(&mut results) {
+                let t = Instant::now();
+                let ranked = h.ask(&q.text, *m, &ids)?;
+                result.query_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+                result.add(q, &ranked);
+            }
+        }
+        eprintln!(
+            "{}: {} turns, {} questions",
+            conv.id,
+            conv.turns.len(),
+            asked.len()
+        );
+    }
+    if let Some(c) = &cache {
+        c.save()?;
+    }
+
+    let header = KS.iter().map(|k| format!(" R@{k} |")).collect::<String>()
+        + &KS.iter().map(|k| format!(" H@{k} |")).collect::<String>();
+    let cols = "---:|".repeat(2 * KS.len());
+    let row = |s: &metrics::Summary| {
+        (0..KS.len()).map(|j| format!(" {:.3} |", s.recall(j))).collect::<String>()
+            + &(0..KS.len()).map(|j| format!(" {:.3} |", s.hit(j))).collect::<String>()
+            + &format!(" {:.3} |", s.mrr())
+    };
+    println!("| mode | questions |{header} MRR | p50 ms | p95 ms |");
+    println!("|---|---:|{cols}---:|---:|---:|");
+    let mut json_modes = serde_json::Map::new();
+    for (m, r) in MODES.iter().zip(&mut results) {
+        let all = r.overall();
+        let (p50, p95) = ms(&mut r.query_ms);
+        println!("| {} | {} |{} {p50:.1} | {p95:.1} |", mode_name(*m), all.questions, row(&all));
+        let by_cat: serde_json::Map<String, serde_json::Value> = CATEGORIES
+            .iter()
+            .zip(&r.by_category)
+            .map(|(c, s)| (category_name(*c).to_string(), summary_json(s)))
+            .collect();
+        json_modes.insert(
+            mode_name(*m).into(),
+            serde_json::json!({
+                "overall": summary_json(&all),
+                "by_category": by_cat,
+                "query_ms": {"p50": p50, "p95": p95},
+            }),
+        );
+    }
+    println!("\n| mode | category | questions |{header} MRR |");
+    println!("|---|---|---:|{cols}---:|");
+    for (m, r) in MODES.iter().zip(&results) {
+        for (c, s) in CATEGORIES.iter().zip(&r.by_category) {
+            println!("| {} | {} {} | {} |{}", mode_name(*m), c, category_name(*c), s.questions, row(s));
+        }
+    }
+    let per_s = turns as f64 / ingest_s;
+    println!(
+        "\n{} conversations, {turns} turns ingested in {ingest_s:.1} s ({per_s:.0} turns/s, one `remember` each){}",
+        conversations.len(),
+        if cache.is_some() { "; embeddings from a cache" } else { "" }
+    );
+    if let Some(out) = out {
+        let doc = serde_json::json!({
+            "dataset": path.display().to_string(),
+            "conversations": conversations.len(),
+            "turns": turns,
+            "embeddings_cached": cache.is_some(),
+            "ingest": {"seconds": ingest_s, "turns_per_second": per_s},
+            "modes": json_modes,
+        });
+        std::fs::write(&out, serde_json::to_string_pretty(&doc)? + "\n")
+            .with_context(|| format!("write {}", out.display()))?;
+    }
+    Ok(())
+}
+
+fn summary_json(s: &metrics::Summary) -> serde_json::Value {
+    let at = |f: &dyn Fn(usize) -> f64| -> serde_json::Map<String, serde_json::Value> {
+        metrics::KS
+            .iter()
+            .enumerate()
+            .map(|(j, k)| (k.to_string(), serde_json::json!(f(j))))
+            .collect()
+    };
+    serde_json::json!({
+        "questions": s.questions,
+        "recall": at(&|j| s.recall(j)),
+        "hit": at(&|j| s.hit(j)),
+        "mrr": s.mrr(),
+    })
 }

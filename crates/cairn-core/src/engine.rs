@@ -13,7 +13,7 @@ use crate::memory::{
 };
 use crate::rank::{
     access_boost, classify_similarity, cosine, recency_decay, reciprocal_rank_fusion, scope_weight,
-    ScoreBreakdown, Similarity, RRF_K,
+    Fusion, ScoreBreakdown, Similarity,
 };
 use crate::store::{Filter, Hit, ListOrder, ScopeFilter, Store, StoreStats, WriteBatch};
 use crate::wire::MemoryRecord;
@@ -28,15 +28,13 @@ pub const SUPERSEDED_WEIGHT: f64 = 0.1;
 /// The most results one recall may ask for.
 pub const MAX_RECALL_LIMIT: usize = 1000;
 
-/// Candidates taken from each side (keyword, vector) per result asked for.
-pub const CANDIDATES_PER_RESULT: usize = 3;
-
 /// Cairn's engine. Cheap to clone; share one per process.
 #[derive(Clone)]
 pub struct Cairn {
     store: Arc<dyn Store>,
     embedder: Arc<dyn Embedder>,
     clock: Clock,
+    fusion: Fusion,
 }
 
 /// How recall finds candidates.
@@ -235,7 +233,14 @@ impl Cairn {
             store,
             embedder,
             clock: Arc::new(crate::time::now),
+            fusion: Fusion::default(),
         }
+    }
+
+    /// Replace the fusion parameters (ranking experiments).
+    pub fn with_fusion(mut self, fusion: Fusion) -> Self {
+        self.fusion = fusion;
+        self
     }
 
     /// Replace the clock (tests, benchmarks replaying history).
@@ -498,7 +503,7 @@ impl Cairn {
         let mut filter = req.filter.clone();
         filter.now = now;
         filter.tags = normalize_tags(&filter.tags)?;
-        let candidates = req.limit * CANDIDATES_PER_RESULT;
+        let candidates = req.limit * self.fusion.candidates_per_result;
         if req.mode != SearchMode::Keyword {
             self.ensure_model()?;
         }
@@ -523,7 +528,13 @@ impl Cairn {
         };
         let keyword_ids: Vec<MemoryId> = keyword.iter().map(|h| h.id).collect();
         let vector_ids: Vec<MemoryId> = vector.iter().map(|h| h.id).collect();
-        let fused = reciprocal_rank_fusion(&[&keyword_ids, &vector_ids], RRF_K);
+        let fused = reciprocal_rank_fusion(
+            &[
+                (&keyword_ids, self.fusion.keyword_weight),
+                (&vector_ids, self.fusion.vector_weight),
+            ],
+            self.fusion.k,
+        );
         let ids: Vec<MemoryId> = fused.iter().map(|(id, _)| *id).collect();
         let memories: HashMap<MemoryId, Memory> = self
             .store
