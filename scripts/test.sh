@@ -19,3 +19,12 @@ cargo test --workspace --locked
 
 echo "==> benchmark smoke run (numbers are printed, not asserted)"
 cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
+
+# LoCoMo lives beside the repository (../shared/data), never in it.
+locomo=../shared/data/locomo10.json
+if [ -f "$locomo" ]; then
+  echo "==> LoCoMo smoke run: one conversation (scores printed, not asserted)"
+  cargo run --release --locked -q -p cairn-bench -- locomo "$locomo" --conversations 1
+else
+  echo "==> LoCoMo smoke run skipped: $locomo not found"
+fi
