@@ -120,7 +120,11 @@ fn parse_conversation(v: &Value) -> Result<Conversation> {
             .and_then(Value::as_str)
             .with_context(|| format!("session {s} has no date"))?;
         let time = parse_session_time(date)?;
-        for t in conv[&format!("session_{s}")].as_array().into_iter().flatten() {
+        for t in conv[&format!("session_{s}")]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
             let field = |k: &str| t.get(k).and_then(Value::as_str).map(str::to_string);
             turns.push(Turn {
                 dia_id: field("dia_id").context("a turn has no dia_id")?,
@@ -217,7 +221,8 @@ impl Harness {
         let mut ids = HashMap::with_capacity(conv.turns.len());
         for (i, turn) in conv.turns.iter().enumerate() {
             // Turns of a session keep their order, a second apart.
-            self.clock.store(turn.time + i as i64 * 1000, Ordering::Relaxed);
+            self.clock
+                .store(turn.time + i as i64 * 1000, Ordering::Relaxed);
             let mut req = RememberRequest::new(TENANT, turn.content());
             req.kind = MemoryType::Episode;
             req.source = Some("locomo".into());
@@ -346,7 +351,10 @@ mod tests {
     fn parses_turns_dates_captions_and_messy_evidence() {
         let c = tiny();
         assert_eq!(c.turns.len(), 4);
-        assert_eq!(c.turns[1].content(), "Ben: Lovely! I started pottery classes. [shares a photo: a photo of a clay bowl]");
+        assert_eq!(
+            c.turns[1].content(),
+            "Ben: Lovely! I started pottery classes. [shares a photo: a photo of a clay bowl]"
+        );
         assert_eq!(c.turns[2].session, 2);
         assert_eq!(c.turns[0].time, 1_677_834_300_000); // 2023-03-03 09:05 UTC
         assert_eq!(c.turns[3].time, 1_681_144_200_000); // 2023-04-10 16:30 UTC
@@ -362,7 +370,11 @@ mod tests {
         let c = tiny();
         let dir = tempfile::tempdir().unwrap();
         let store = cairn_sqlite::SqliteStore::open(dir.path().join("tiny.db")).unwrap();
-        let h = Harness::new(Arc::new(store), Arc::new(LexicalEmbedder), Fusion::default());
+        let h = Harness::new(
+            Arc::new(store),
+            Arc::new(LexicalEmbedder),
+            Fusion::default(),
+        );
         let ids = h.ingest(&c).unwrap();
         assert_eq!(ids.len(), 4, "every turn is its own memory");
         let mut result = ModeResult::default();

@@ -318,7 +318,11 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
     Ok(())
 }
 
-const MODES: [SearchMode; 3] = [SearchMode::Keyword, SearchMode::Semantic, SearchMode::Hybrid];
+const MODES: [SearchMode; 3] = [
+    SearchMode::Keyword,
+    SearchMode::Semantic,
+    SearchMode::Hybrid,
+];
 
 fn mode_name(m: SearchMode) -> &'static str {
     match m {
@@ -389,8 +393,12 @@ fn locomo_bench(
         + &KS.iter().map(|k| format!(" H@{k} |")).collect::<String>();
     let cols = "---:|".repeat(2 * KS.len());
     let row = |s: &metrics::Summary| {
-        (0..KS.len()).map(|j| format!(" {:.3} |", s.recall(j))).collect::<String>()
-            + &(0..KS.len()).map(|j| format!(" {:.3} |", s.hit(j))).collect::<String>()
+        (0..KS.len())
+            .map(|j| format!(" {:.3} |", s.recall(j)))
+            .collect::<String>()
+            + &(0..KS.len())
+                .map(|j| format!(" {:.3} |", s.hit(j)))
+                .collect::<String>()
             + &format!(" {:.3} |", s.mrr())
     };
     println!("| mode | questions |{header} MRR | p50 ms | p95 ms |");
@@ -399,7 +407,12 @@ fn locomo_bench(
     for (m, r) in MODES.iter().zip(&mut results) {
         let all = r.overall();
         let (p50, p95) = ms(&mut r.query_ms);
-        println!("| {} | {} |{} {p50:.1} | {p95:.1} |", mode_name(*m), all.questions, row(&all));
+        println!(
+            "| {} | {} |{} {p50:.1} | {p95:.1} |",
+            mode_name(*m),
+            all.questions,
+            row(&all)
+        );
         let by_cat: serde_json::Map<String, serde_json::Value> = CATEGORIES
             .iter()
             .zip(&r.by_category)
@@ -418,7 +431,14 @@ fn locomo_bench(
     println!("|---|---|---:|{cols}---:|");
     for (m, r) in MODES.iter().zip(&results) {
         for (c, s) in CATEGORIES.iter().zip(&r.by_category) {
-            println!("| {} | {} {} | {} |{}", mode_name(*m), c, category_name(*c), s.questions, row(s));
+            println!(
+                "| {} | {} {} | {} |{}",
+                mode_name(*m),
+                c,
+                category_name(*c),
+                s.questions,
+                row(s)
+            );
         }
     }
     let per_s = turns as f64 / ingest_s;

@@ -88,7 +88,10 @@ impl Default for Fusion {
 /// items with their fused score, best first; ties keep the order in which
 /// items were first seen (earlier lists first), so the result is
 /// deterministic.
-pub fn reciprocal_rank_fusion<T: Clone + Eq + Hash>(lists: &[(&[T], f64)], k: f64) -> Vec<(T, f64)> {
+pub fn reciprocal_rank_fusion<T: Clone + Eq + Hash>(
+    lists: &[(&[T], f64)],
+    k: f64,
+) -> Vec<(T, f64)> {
     let mut scores: HashMap<T, (f64, usize)> = HashMap::new();
     let mut order = 0usize;
     for (list, weight) in lists {
