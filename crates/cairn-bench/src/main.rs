@@ -318,19 +318,7 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
     Ok(())
 }
 
-const MODES: [SearchMode; 3] = [
-    SearchMode::Keyword,
-    SearchMode::Semantic,
-    SearchMode::Hybrid,
-];
-
-fn mode_name(m: SearchMode) -> &'static str {
-    match m {
-        SearchMode::Keyword => "keyword",
-        SearchMode::Semantic => "semantic",
-        SearchMode::Hybrid => "hybrid",
-    }
-}
+const MODES: [SearchMode; 3] = SearchMode::ALL;
 
 fn locomo_bench(
     path: &std::path::Path,
@@ -409,7 +397,7 @@ fn locomo_bench(
         let (p50, p95) = ms(&mut r.query_ms);
         println!(
             "| {} | {} |{} {p50:.1} | {p95:.1} |",
-            mode_name(*m),
+            m.as_str(),
             all.questions,
             row(&all)
         );
@@ -419,7 +407,7 @@ fn locomo_bench(
             .map(|(c, s)| (category_name(*c).to_string(), summary_json(s)))
             .collect();
         json_modes.insert(
-            mode_name(*m).into(),
+            m.as_str().into(),
             serde_json::json!({
                 "overall": summary_json(&all),
                 "by_category": by_cat,
@@ -433,7 +421,7 @@ fn locomo_bench(
         for (c, s) in CATEGORIES.iter().zip(&r.by_category) {
             println!(
                 "| {} | {} {} | {} |{}",
-                mode_name(*m),
+                m.as_str(),
                 c,
                 category_name(*c),
                 s.questions,

@@ -50,6 +50,24 @@ pub enum SearchMode {
     Semantic,
 }
 
+impl SearchMode {
+    /// Every mode.
+    pub const ALL: [SearchMode; 3] = [
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ];
+
+    /// The mode's name, as parsed by `from_str`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchMode::Hybrid => "hybrid",
+            SearchMode::Keyword => "keyword",
+            SearchMode::Semantic => "semantic",
+        }
+    }
+}
+
 impl std::str::FromStr for SearchMode {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
