@@ -526,19 +526,23 @@ impl Cairn {
             self.ensure_model()?;
         }
         let keyword_side = || self.store.keyword_search(&req.query, &filter, candidates);
-        let vector_side = || -> Result<Vec<Hit>> {
-            let q = self.embed_one(&req.query)?;
-            self.store.vector_search(&q, &filter, candidates)
-        };
+        let vector_side =
+            |query_vector: Vec<f32>| self.store.vector_search(&query_vector, &filter, candidates);
+        // The sides are independent: while this thread embeds the query,
+        // another loads the vector index (the first search of a process) and
+        // then, in hybrid mode, runs BM25.
         let (keyword, vector) = match req.mode {
             SearchMode::Keyword => (keyword_side()?, Vec::new()),
-            SearchMode::Semantic => (Vec::new(), vector_side()?),
-            // The two sides are independent: run BM25 on another thread while
-            // this one embeds the query and scans the vectors.
-            SearchMode::Hybrid => std::thread::scope(|scope| {
-                let keyword = scope.spawn(keyword_side);
-                let vector = vector_side();
-                let keyword = keyword
+            mode => std::thread::scope(|scope| {
+                let other = scope.spawn(|| {
+                    self.store.warm_up()?;
+                    match mode {
+                        SearchMode::Hybrid => keyword_side(),
+                        _ => Ok(Vec::new()),
+                    }
+                });
+                let vector = self.embed_one(&req.query).and_then(vector_side);
+                let keyword = other
                     .join()
                     .unwrap_or_else(|_| Err(Error::storage("keyword search panicked")));
                 Ok::<_, Error>((keyword?, vector?))

@@ -304,6 +304,14 @@ pub trait Store: Send + Sync {
     /// The memories most similar to `vector` (cosine, best first).
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
 
+    /// Load what vector search needs into memory (an index), so that the
+    /// first search does not pay for it. Called on another thread while the
+    /// query is being embedded, so it must not hold up other calls; cheap
+    /// once done. The default does nothing.
+    fn warm_up(&self) -> Result<()> {
+        Ok(())
+    }
+
     /// Count one access of each memory at `at`.
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;
 

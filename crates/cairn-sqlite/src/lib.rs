@@ -28,7 +28,9 @@ use cairn_core::memstore::metadata_text;
 use cairn_core::store::{keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
 use cairn_core::{Error, Hit, Memory, MemoryId, ModelInfo, Result, Store, Timestamp};
 use rusqlite::types::Value;
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{
+    params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
+};
 
 use crate::vindex::{quantize, Attrs, VectorIndex};
 
@@ -810,6 +812,23 @@ impl Store for SqliteStore {
             .read()
             .map_err(|_| Error::storage("index lock poisoned"))?;
         Ok(index.search(vector, filter, limit))
+    }
+
+    fn warm_up(&self) -> Result<()> {
+        let loaded = self
+            .index
+            .read()
+            .map_err(|_| Error::storage("index lock poisoned"))?
+            .loaded;
+        if loaded {
+            return Ok(()); // catching up is cheap: `vector_search` does it
+        }
+        // A connection of its own, so that keyword search and reads go on
+        // while the index is built (WAL readers do not block each other).
+        let conn = Connection::open_with_flags(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(sql_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
+        self.sync_index(&conn)
     }
 
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {

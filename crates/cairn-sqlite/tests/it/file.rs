@@ -162,3 +162,57 @@ fn garbage_file_is_a_clear_error() {
         .unwrap()
         .starts_with(b"this is not sqlite"));
 }
+
+#[test]
+fn warm_up_loads_the_index_while_keyword_search_and_writes_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let writer = SqliteStore::open(&path).unwrap();
+    let batch: Vec<_> = (1..=200u32)
+        .map(|i| {
+            let m = sample(i, "default", None, MemoryType::Fact, &format!("note {i}"));
+            (m, axis(i as usize % 7, 8))
+        })
+        .collect();
+    writer
+        .write(WriteBatch {
+            inserts: batch.clone(),
+            updates: vec![],
+        })
+        .unwrap();
+    // A fresh process: nothing loaded yet.
+    let store = Arc::new(SqliteStore::open(&path).unwrap());
+    let late = sample(
+        500,
+        "default",
+        None,
+        MemoryType::Fact,
+        "written during warm-up",
+    );
+    thread::scope(|s| {
+        let warm = s.spawn(|| store.warm_up());
+        let keyword = s.spawn(|| store.keyword_search("note", &all("default"), 5));
+        writer
+            .write(WriteBatch {
+                inserts: vec![(late.clone(), axis(7, 8))],
+                updates: vec![],
+            })
+            .unwrap();
+        warm.join().unwrap().unwrap();
+        assert_eq!(keyword.join().unwrap().unwrap().len(), 5);
+    });
+    store.warm_up().unwrap(); // idempotent
+                              // The index holds everything, including the write made meanwhile.
+    let hits = store
+        .vector_search(&axis(7, 8), &all("default"), 500)
+        .unwrap();
+    assert_eq!(hits.len(), 201);
+    assert_eq!(hits[0].id, late.id, "only the late memory lies on axis 7");
+    let on_axis_3 = store
+        .vector_search(&axis(3, 8), &all("default"), 500)
+        .unwrap();
+    let expected = batch.iter().filter(|(_, v)| *v == axis(3, 8)).count();
+    assert!(on_axis_3[..expected].iter().all(|h| h.score > 0.99));
+    assert!(on_axis_3[expected].score < 0.5);
+    assert_eq!(store.integrity_check().unwrap(), "ok");
+}
