@@ -244,6 +244,9 @@ pub struct ImportReport {
 /// Embedding batch size for imports and reindexing.
 const EMBED_BATCH: usize = 256;
 
+/// Records per transaction when importing records that carry embeddings.
+const WRITE_BATCH: usize = 8192;
+
 impl Cairn {
     /// An engine over `store` and `embedder`, using the system clock.
     pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>) -> Self {
@@ -767,8 +770,16 @@ impl Cairn {
         if !valid.is_empty() {
             self.ensure_model()?;
         }
+        // One transaction per chunk: records that need embedding go a model
+        // batch at a time (so progress moves); pre-embedded ones in bigger
+        // transactions, which spend less on commits and index merges.
+        let chunk_size = if valid.iter().all(|(_, e)| e.is_some()) {
+            WRITE_BATCH
+        } else {
+            EMBED_BATCH
+        };
         let mut done = 0;
-        for chunk in valid.chunks(EMBED_BATCH) {
+        for chunk in valid.chunks(chunk_size) {
             let ids: Vec<MemoryId> = chunk.iter().map(|(m, _)| m.id).collect();
             let existing: std::collections::HashSet<MemoryId> = self
                 .store
