@@ -17,5 +17,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> cargo test"
 cargo test --workspace --locked
 
+echo "==> MCP end to end (official Python SDK over stdio and HTTP)"
+scripts/mcp-e2e.sh
+
 echo "==> benchmark smoke run (numbers are printed, not asserted)"
 cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50

@@ -42,6 +42,9 @@ pub const DEFAULT_CONTEXT_BUDGET: usize = 2000;
 pub const MAX_MCP_RECALL: usize = 100;
 /// Largest `list` page.
 pub const MAX_LIST_PAGE: usize = 200;
+/// Shortest id prefix shown to models: `xxxxxxxx-xxxx`, the creation
+/// millisecond of a UUIDv7.
+pub const MIN_SHORT_ID: usize = 13;
 /// The prompt that teaches an agent to use memory.
 pub const PROTOCOL_PROMPT: &str = "memory-protocol";
 
@@ -154,6 +157,33 @@ fn parse_time(field: &str, v: &Option<String>) -> cairn_core::Result<Option<i64>
         .transpose()
 }
 
+/// Types, tags and creation times of a filter, from tool arguments.
+fn set_conditions(
+    filter: &mut Filter,
+    types: &[String],
+    tags: &[String],
+    since: &Option<String>,
+    until: &Option<String>,
+) -> cairn_core::Result<()> {
+    filter.types = parse_types(types)?;
+    filter.tags = normalize_tags(tags)?;
+    filter.created_after = parse_time("since", since)?;
+    filter.created_before = parse_time("until", until)?;
+    Ok(())
+}
+
+/// The filter of a `recall` or `list` in `scope`.
+fn filter_of(
+    c: &Cairn,
+    tenant: &str,
+    scope: &ScopeFilter,
+    p: &FilterParams,
+) -> cairn_core::Result<Filter> {
+    let mut filter = c.filter(tenant).scope(scope.clone());
+    set_conditions(&mut filter, &p.types, &p.tags, &p.since, &p.until)?;
+    Ok(filter)
+}
+
 fn scope_label(scope: &ScopeFilter) -> String {
     match scope {
         ScopeFilter::Global | ScopeFilter::Exactly(None) => "global".into(),
@@ -208,6 +238,18 @@ impl CairnMcp {
         non_empty(explicit).or_else(|| self.session_project())
     }
 
+    /// What a `recall` or `list` sees: a project and global memories, or
+    /// everything.
+    fn scope_of(&self, p: &FilterParams) -> ScopeFilter {
+        if p.all_projects {
+            return ScopeFilter::All;
+        }
+        match self.project_or_session(p.project.clone()) {
+            Some(project) => ScopeFilter::Project(project),
+            None => ScopeFilter::Global,
+        }
+    }
+
     /// Run `f` on the engine on the blocking pool.
     async fn blocking<T, F>(&self, f: F) -> ToolResult<T>
     where
@@ -223,16 +265,19 @@ impl CairnMcp {
     }
 
     fn out(cairn: &Cairn, tenant: &str, m: &Memory) -> MemoryOut {
-        let short = cairn
-            .short_id(tenant, m.id)
-            .unwrap_or_else(|_| m.id.to_string());
-        MemoryOut::new(m, short)
+        MemoryOut::new(m, Self::short(cairn, tenant, m.id))
     }
 
+    /// The id to show a model: the shortest unique prefix, but at least
+    /// [`MIN_SHORT_ID`] characters, so that an id shown now still works
+    /// after more memories were written in the same minute.
     fn short(cairn: &Cairn, tenant: &str, id: MemoryId) -> String {
-        cairn
-            .short_id(tenant, id)
-            .unwrap_or_else(|_| id.to_string())
+        let full = id.to_string();
+        match cairn.short_id(tenant, id) {
+            Ok(s) if s.len() >= MIN_SHORT_ID => s,
+            Ok(_) => full[..MIN_SHORT_ID].to_string(),
+            Err(_) => full,
+        }
     }
 
     /// The session-start context as Markdown (also the `cairn://context`
@@ -405,14 +450,7 @@ impl CairnMcp {
         )
     )]
     async fn recall(&self, Parameters(p): Parameters<RecallParams>) -> CallToolResult {
-        let scope = if p.all_projects {
-            ScopeFilter::All
-        } else {
-            match self.project_or_session(p.project.clone()) {
-                Some(project) => ScopeFilter::Project(project),
-                None => ScopeFilter::Global,
-            }
-        };
+        let scope = self.scope_of(&p.filter);
         finish(
             self.blocking(move |c, tenant| {
                 let limit = p.limit.unwrap_or(10);
@@ -421,11 +459,7 @@ impl CairnMcp {
                         "limit must be between 1 and {MAX_MCP_RECALL}, got {limit}"
                     )));
                 }
-                let mut filter = c.filter(tenant).scope(scope.clone());
-                filter.types = parse_types(&p.types)?;
-                filter.tags = normalize_tags(&p.tags)?;
-                filter.created_after = parse_time("since", &p.since)?;
-                filter.created_before = parse_time("until", &p.until)?;
+                let filter = filter_of(c, tenant, &scope, &p.filter)?;
                 let mode = match non_empty(p.mode) {
                     Some(m) => m.parse()?,
                     None => SearchMode::Hybrid,
@@ -633,14 +667,7 @@ impl CairnMcp {
         )
     )]
     async fn list(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
-        let scope = if p.all_projects {
-            ScopeFilter::All
-        } else {
-            match self.project_or_session(p.project.clone()) {
-                Some(project) => ScopeFilter::Project(project),
-                None => ScopeFilter::Global,
-            }
-        };
+        let scope = self.scope_of(&p.filter);
         finish(self.blocking(move |c, tenant| list(c, tenant, scope, p)).await)
     }
 
@@ -800,10 +827,7 @@ fn forget(c: &Cairn, tenant: &str, p: ForgetParams) -> cairn_core::Result<(Strin
                     (None, false) => ScopeFilter::All,
                 },
             );
-            filter.types = parse_types(&p.types)?;
-            filter.tags = normalize_tags(&p.tags)?;
-            filter.created_after = parse_time("since", &p.since)?;
-            filter.created_before = parse_time("until", &p.until)?;
+            set_conditions(&mut filter, &p.types, &p.tags, &p.since, &p.until)?;
             filter.include_expired = true;
             filter.include_superseded = true;
             if !p.confirm {
@@ -863,11 +887,7 @@ fn list(
             )))
         }
     };
-    let mut filter = c.filter(tenant).scope(scope.clone());
-    filter.types = parse_types(&p.types)?;
-    filter.tags = normalize_tags(&p.tags)?;
-    filter.created_after = parse_time("since", &p.since)?;
-    filter.created_before = parse_time("until", &p.until)?;
+    let mut filter = filter_of(c, tenant, &scope, &p.filter)?;
     filter.include_expired = p.include_expired;
     filter.include_superseded = p.include_superseded;
     let page = c.list(&filter, order, limit, offset)?;

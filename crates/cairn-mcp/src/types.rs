@@ -48,17 +48,14 @@ pub struct RememberParams {
     pub supersedes: Option<String>,
 }
 
-/// Arguments of `recall`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RecallParams {
-    /// A question or keywords, in natural language.
-    pub query: String,
-    /// Project to search (its memories plus global ones). Omitted: the
-    /// session's project.
+/// Which memories a `recall` or `list` sees.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct FilterParams {
+    /// Project (its memories plus global ones). Omitted: the session's
+    /// project.
     #[serde(default)]
     pub project: Option<String>,
-    /// Search every project.
+    /// Every project.
     #[serde(default)]
     pub all_projects: bool,
     /// Only these types (e.g. ["decision", "rule"]).
@@ -67,6 +64,23 @@ pub struct RecallParams {
     /// Only memories carrying all of these tags.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Only memories created at or after this time (RFC 3339 or YYYY-MM-DD).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Only memories created before this time (RFC 3339 or YYYY-MM-DD).
+    #[serde(default)]
+    pub until: Option<String>,
+}
+
+/// Arguments of `recall`. (Not `deny_unknown_fields`: serde does not
+/// support it together with `flatten`.)
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct RecallParams {
+    /// A question or keywords, in natural language.
+    pub query: String,
+    /// Which memories.
+    #[serde(flatten)]
+    pub filter: FilterParams,
     /// Most results to return, 1 to 100 (default 10).
     #[serde(default)]
     pub limit: Option<usize>,
@@ -74,12 +88,6 @@ pub struct RecallParams {
     /// semantic (meaning only).
     #[serde(default)]
     pub mode: Option<String>,
-    /// Only memories created at or after this time (RFC 3339 or YYYY-MM-DD).
-    #[serde(default)]
-    pub since: Option<String>,
-    /// Only memories created before this time (RFC 3339 or YYYY-MM-DD).
-    #[serde(default)]
-    pub until: Option<String>,
     /// Token budget (cl100k) for the returned memories' text: results past it
     /// are left out and counted in `omitted`.
     #[serde(default)]
@@ -193,27 +201,10 @@ pub struct ForgetParams {
 
 /// Arguments of `list`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ListParams {
-    /// Project (its memories plus global ones). Omitted: the session's
-    /// project.
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Every project.
-    #[serde(default)]
-    pub all_projects: bool,
-    /// Only these types.
-    #[serde(default)]
-    pub types: Vec<String>,
-    /// Only memories carrying all of these tags.
-    #[serde(default)]
-    pub tags: Vec<String>,
-    /// Created at or after (RFC 3339 or YYYY-MM-DD).
-    #[serde(default)]
-    pub since: Option<String>,
-    /// Created before (RFC 3339 or YYYY-MM-DD).
-    #[serde(default)]
-    pub until: Option<String>,
+    /// Which memories.
+    #[serde(flatten)]
+    pub filter: FilterParams,
     /// Also show expired memories.
     #[serde(default)]
     pub include_expired: bool,
