@@ -26,8 +26,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::synth::{Corpus, SyntheticEmbedder};
 use crate::ms;
+use crate::synth::{Corpus, SyntheticEmbedder};
 
 /// Run the benchmark and print its table.
 pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
@@ -279,9 +279,11 @@ impl HttpClient {
 
     async fn initialize(&mut self) -> Result<()> {
         let (headers, _) = self
-            .post(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            .post(
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                 "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "cairn-bench", "version": "0"}}}))
+                "clientInfo": {"name": "cairn-bench", "version": "0"}}}),
+            )
             .await?;
         self.session = headers
             .into_iter()
@@ -295,8 +297,10 @@ impl HttpClient {
     async fn recall(&mut self, query: &str) -> Result<()> {
         self.next_id += 1;
         let (_, body) = self
-            .post(&json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
-                "params": {"name": "recall", "arguments": {"query": query, "limit": 10}}}))
+            .post(
+                &json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                "params": {"name": "recall", "arguments": {"query": query, "limit": 10}}}),
+            )
             .await?;
         let v = Self::response(&body)?;
         if v["result"]["isError"] == json!(true) || v.get("error").is_some() {

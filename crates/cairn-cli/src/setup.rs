@@ -174,15 +174,13 @@ impl ClaudeHook {
     }
 
     fn is_ours(&self, v: &Value) -> bool {
-        v.get("hooks")
-            .and_then(Value::as_array)
-            .is_some_and(|hs| {
-                hs.iter().any(|h| {
-                    h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(|c| c == self.0)
-                })
+        v.get("hooks").and_then(Value::as_array).is_some_and(|hs| {
+            hs.iter().any(|h| {
+                h.get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| c == self.0)
             })
+        })
     }
 }
 
@@ -415,6 +413,9 @@ fn apply(file: &Path, edit: &dyn Edit) -> Result<Change> {
     if original.as_deref() == Some(new.as_str()) {
         return Ok(Change::Unchanged);
     }
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
     let (backup, absent) = (backup_path(file), absent_marker(file));
     if !backup.exists() && !absent.exists() {
         match &original {
@@ -461,7 +462,10 @@ pub fn hook_command(cmd: &ServerCommand) -> String {
     for (k, v) in &cmd.env {
         s += &format!("{k}={} ", shell_quote(v));
     }
-    s + &format!("{} context --auto-project --budget 1500", shell_quote(&cmd.command))
+    s + &format!(
+        "{} context --auto-project --budget 1500",
+        shell_quote(&cmd.command)
+    )
 }
 
 fn shell_quote(s: &str) -> String {
@@ -559,7 +563,8 @@ mod tests {
 
     #[test]
     fn toml_keeps_comments_and_undo_removes_only_ours() {
-        let original = "# my settings\nmodel = \"o3\"  # keep\n\n[mcp_servers.other]\ncommand = \"x\"\n";
+        let original =
+            "# my settings\nmodel = \"o3\"  # keep\n\n[mcp_servers.other]\ncommand = \"x\"\n";
         let e = TomlServer(cmd());
         let added = e.add(Some(original)).unwrap();
         assert!(added.starts_with(original), "{added}");

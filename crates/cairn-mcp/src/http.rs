@@ -108,11 +108,7 @@ pub async fn serve(
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let shutdown = CancellationToken::new();
-    let sweeper = tokio::spawn(sweep_expired(
-        server.clone(),
-        sweep_every,
-        shutdown.clone(),
-    ));
+    let sweeper = tokio::spawn(sweep_expired(server.clone(), sweep_every, shutdown.clone()));
     let app = router(server, shutdown.clone());
     let on_stop = shutdown.clone();
     let result = axum::serve(listener, app)

@@ -125,7 +125,11 @@ mod tests {
         let found = detect_project(&sub).unwrap();
         assert_eq!(found.name, "my-repo");
         assert!(matches!(found.source, ProjectSource::GitRepository(_)));
-        std::fs::write(repo.join("src").join(PROJECT_FILE), project_file_text("atlas")).unwrap();
+        std::fs::write(
+            repo.join("src").join(PROJECT_FILE),
+            project_file_text("atlas"),
+        )
+        .unwrap();
         let found = detect_project(&sub).unwrap();
         assert_eq!(found.name, "atlas");
         assert!(matches!(found.source, ProjectSource::CairnFile(_)));

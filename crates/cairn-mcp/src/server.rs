@@ -619,7 +619,10 @@ impl CairnMcp {
                     metadata: p.metadata,
                     importance: p.importance,
                     weight: p.weight,
-                    ttl_ms: non_empty(p.ttl).as_deref().map(parse_duration).transpose()?,
+                    ttl_ms: non_empty(p.ttl)
+                        .as_deref()
+                        .map(parse_duration)
+                        .transpose()?,
                     clear_ttl: p.clear_ttl,
                 };
                 let m = c.update(tenant, &p.id, req)?;
@@ -668,7 +671,10 @@ impl CairnMcp {
     )]
     async fn list(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
         let scope = self.scope_of(&p.filter);
-        finish(self.blocking(move |c, tenant| list(c, tenant, scope, p)).await)
+        finish(
+            self.blocking(move |c, tenant| list(c, tenant, scope, p))
+                .await,
+        )
     }
 
     /// Counts of the memory store: totals, expired, superseded, per type and
@@ -793,7 +799,10 @@ fn render_memory(m: &MemoryOut) -> String {
         s += &format!("\nsuperseded by {by}");
     }
     if !m.metadata.is_empty() {
-        s += &format!("\nmetadata: {}", serde_json::Value::Object(m.metadata.clone()));
+        s += &format!(
+            "\nmetadata: {}",
+            serde_json::Value::Object(m.metadata.clone())
+        );
     }
     s
 }
@@ -892,10 +901,7 @@ fn list(
     filter.include_superseded = p.include_superseded;
     let page = c.list(&filter, order, limit, offset)?;
     let total = c.store().count(&filter)?;
-    let memories: Vec<MemoryOut> = page
-        .iter()
-        .map(|m| CairnMcp::out(c, tenant, m))
-        .collect();
+    let memories: Vec<MemoryOut> = page.iter().map(|m| CairnMcp::out(c, tenant, m)).collect();
     let next_offset = (offset + memories.len() < total).then_some(offset + memories.len());
     let mut text = format!(
         "{} of {total} (scope: {}, offset {offset}):",
@@ -1110,8 +1116,10 @@ impl ServerHandler for CairnMcp {
         if let Some(p) = project {
             text += &format!("\nThis session's project is `{p}`.\n");
         }
-        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
-            .with_description("Cairn memory protocol")
-            .into())
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                .with_description("Cairn memory protocol")
+                .into(),
+        )
     }
 }

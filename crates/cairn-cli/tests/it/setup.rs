@@ -67,7 +67,10 @@ fn claude_code_keeps_user_settings_is_idempotent_and_undoes_byte_for_byte() {
     assert_eq!(mcp["mcpServers"]["github"]["env"]["GH_TOKEN"], "x");
     assert_eq!(mcp["someUserSetting"], serde_json::json!([1, 2, 3]));
     assert_eq!(mcp["mcpServers"]["cairn"]["command"], "cairn");
-    assert_eq!(mcp["mcpServers"]["cairn"]["args"], serde_json::json!(["mcp"]));
+    assert_eq!(
+        mcp["mcpServers"]["cairn"]["args"],
+        serde_json::json!(["mcp"])
+    );
     let settings: Value =
         serde_json::from_slice(&fs::read(dir.join(".claude/settings.json")).unwrap()).unwrap();
     assert_eq!(settings["permissions"]["allow"][0], "Bash(ls:*)");
@@ -94,7 +97,11 @@ fn claude_code_keeps_user_settings_is_idempotent_and_undoes_byte_for_byte() {
     assert_eq!(snapshot(&dir), once);
 
     setup(&env, &dir, &["claude-code", "--undo"]);
-    assert_eq!(snapshot(&dir), before, "undo must restore every file byte for byte");
+    assert_eq!(
+        snapshot(&dir),
+        before,
+        "undo must restore every file byte for byte"
+    );
     // Undo twice is harmless.
     setup(&env, &dir, &["claude-code", "--undo"]);
     assert_eq!(snapshot(&dir), before);
@@ -138,13 +145,19 @@ fn codex_toml_keeps_comments_and_undo_survives_later_user_edits() {
     setup(&env, &dir, &["codex", "--config", &c]);
     assert_eq!(fs::read_to_string(&config).unwrap(), text);
     // The user edits the file after setup: undo removes only cairn's table.
-    let edited = text.replace("approval_policy = \"on-request\"", "approval_policy = \"never\"");
+    let edited = text.replace(
+        "approval_policy = \"on-request\"",
+        "approval_policy = \"never\"",
+    );
     fs::write(&config, &edited).unwrap();
     setup(&env, &dir, &["codex", "--config", &c, "--undo"]);
     let after = fs::read_to_string(&config).unwrap();
     assert_eq!(
         after,
-        USER_CODEX_TOML.replace("approval_policy = \"on-request\"", "approval_policy = \"never\"")
+        USER_CODEX_TOML.replace(
+            "approval_policy = \"on-request\"",
+            "approval_policy = \"never\""
+        )
     );
 }
 
@@ -172,9 +185,17 @@ fn init_writes_the_project_file_that_context_detects() {
     assert!(fs::read_to_string(dir.join(".cairn"))
         .unwrap()
         .contains("project = \"atlas\""));
-    env.ok(&["remember", "Atlas ships on Thursdays", "--type", "rule", "--project", "atlas"]);
+    env.ok(&[
+        "remember",
+        "Atlas ships on Thursdays",
+        "--type",
+        "rule",
+        "--project",
+        "atlas",
+    ]);
     let mut c = env.cmd();
-    c.args(["context", "--auto-project"]).current_dir(dir.join("sub"));
+    c.args(["context", "--auto-project"])
+        .current_dir(dir.join("sub"));
     let out = c.output().unwrap();
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("Atlas ships on Thursdays"), "{md}");

@@ -21,7 +21,12 @@ async fn every_tool_has_schemas_annotations_and_a_description() {
     for t in &tools {
         let d = t.description.as_deref().unwrap_or("");
         assert!(d.len() > 60, "{}: description too short: {d}", t.name);
-        assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
+        assert_eq!(
+            t.input_schema.get("type"),
+            Some(&json!("object")),
+            "{}",
+            t.name
+        );
         assert!(t.output_schema.is_some(), "{}: no output schema", t.name);
         let a = t.annotations.as_ref().expect("annotations");
         let read_only = a.read_only_hint == Some(true);
@@ -95,7 +100,10 @@ async fn remember_dedup_contradiction_supersede_and_recall() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert!(!ids.contains(&id.as_str()), "superseded memory recalled: {found}");
+    assert!(
+        !ids.contains(&id.as_str()),
+        "superseded memory recalled: {found}"
+    );
     assert!(ids.contains(&newer["id"].as_str().unwrap()), "{found}");
     assert!(found["results"][0]["explain"]["rrf"].is_number(), "{found}");
     assert_eq!(found["scope"], "atlas");
@@ -143,7 +151,12 @@ async fn recall_respects_the_token_budget_and_filters() {
         json!({"content": "Deploys happen on Tuesdays", "type": "rule"}),
     )
     .await;
-    let all = call(&client, "recall", json!({"query": "deploy", "limit": 10, "mode": "keyword"})).await;
+    let all = call(
+        &client,
+        "recall",
+        json!({"query": "deploy", "limit": 10, "mode": "keyword"}),
+    )
+    .await;
     assert_eq!(all["results"].as_array().unwrap().len(), 7, "{all}");
     let small = call(
         &client,
@@ -162,7 +175,12 @@ async fn recall_respects_the_token_budget_and_filters() {
     )
     .await;
     assert_eq!(rules["results"].as_array().unwrap().len(), 1, "{rules}");
-    let tagged = call(&client, "recall", json!({"query": "deploy", "tags": ["deploy"], "limit": 3})).await;
+    let tagged = call(
+        &client,
+        "recall",
+        json!({"query": "deploy", "tags": ["deploy"], "limit": 3}),
+    )
+    .await;
     assert_eq!(tagged["results"].as_array().unwrap().len(), 3);
     client.cancel().await.unwrap();
 }
@@ -183,7 +201,12 @@ async fn context_get_update_list_stats_help() {
         json!({"content": "Atlas uses PostgreSQL 16 for the audit log", "type": "decision"}),
     )
     .await;
-    let ctx = call(&client, "context", json!({"topic": "git workflow", "budget": 500})).await;
+    let ctx = call(
+        &client,
+        "context",
+        json!({"topic": "git workflow", "budget": 500}),
+    )
+    .await;
     let md = ctx["markdown"].as_str().unwrap();
     assert!(md.contains("Never force-push to main"), "{md}");
     assert!(ctx["tokens"].as_u64().unwrap() <= 500);
@@ -211,7 +234,12 @@ async fn context_get_update_list_stats_help() {
     assert_eq!(page["total"], 2);
     assert_eq!(page["memories"][0]["content"], "Never force-push to main");
     assert_eq!(page["next_offset"], 1);
-    let next = call(&client, "list", json!({"limit": 1, "offset": 1, "sort": "oldest"})).await;
+    let next = call(
+        &client,
+        "list",
+        json!({"limit": 1, "offset": 1, "sort": "oldest"}),
+    )
+    .await;
     assert!(next.get("next_offset").is_none(), "{next}");
     let bad_sort = call_err(&client, "list", json!({"sort": "sideways"})).await;
     assert!(bad_sort.contains("newest, oldest"), "{bad_sort}");
@@ -264,7 +292,12 @@ async fn forget_by_id_and_by_filter_with_confirmation() {
     assert!(nothing.contains("give `id`"), "{nothing}");
     let both = call_err(&client, "forget", json!({"id": "abcd", "tags": ["old"]})).await;
     assert!(both.contains("not both"), "{both}");
-    let dry = call(&client, "forget", json!({"project": "billing", "tags": ["old"]})).await;
+    let dry = call(
+        &client,
+        "forget",
+        json!({"project": "billing", "tags": ["old"]}),
+    )
+    .await;
     assert_eq!(dry["would_forget"], 3);
     assert_eq!(dry["forgotten"], 0);
     assert_eq!(call(&client, "stats", json!({})).await["total"], 5);
@@ -278,7 +311,10 @@ async fn forget_by_id_and_by_filter_with_confirmation() {
     let one = call(&client, "forget", json!({"id": a["short_id"]})).await;
     assert_eq!(one["forgotten"], 1);
     let again = call_err(&client, "forget", json!({"id": a["id"]})).await;
-    assert!(again.contains("not_found") && again.contains("recall"), "{again}");
+    assert!(
+        again.contains("not_found") && again.contains("recall"),
+        "{again}"
+    );
     assert_eq!(call(&client, "stats", json!({})).await["total"], 1);
     client.cancel().await.unwrap();
 }
@@ -302,7 +338,11 @@ async fn bad_input_gets_protocol_correct_errors_and_the_server_keeps_serving() {
         ("remember", json!({}), "content"),
         ("remember", json!({"content": 42}), "string"),
         ("recall", json!({"query": "x", "limit": "ten"}), "ten"),
-        ("remember", json!({"content": "x", "contnet": "typo"}), "contnet"),
+        (
+            "remember",
+            json!({"content": "x", "contnet": "typo"}),
+            "contnet",
+        ),
     ] {
         match call_raw(&client, tool, args.clone()).await {
             Err(ServiceError::McpError(e)) => {
@@ -318,15 +358,33 @@ async fn bad_input_gets_protocol_correct_errors_and_the_server_keeps_serving() {
     // Engine errors: tool results with isError and a hint.
     let unknown = call_err(&client, "get", json!({"id": "ffffffff"})).await;
     assert!(unknown.contains("no memory with id ffffffff"), "{unknown}");
-    let bad_type = call_err(&client, "remember", json!({"content": "x", "type": "gossip"})).await;
+    let bad_type = call_err(
+        &client,
+        "remember",
+        json!({"content": "x", "type": "gossip"}),
+    )
+    .await;
     assert!(bad_type.contains("gossip"), "{bad_type}");
     let bad_ttl = call_err(&client, "remember", json!({"content": "x", "ttl": "soon"})).await;
     assert!(bad_ttl.contains("soon"), "{bad_ttl}");
     let huge = "x".repeat(cairn_core::MAX_CONTENT_BYTES + 1);
     let too_big = call_err(&client, "remember", json!({"content": huge})).await;
-    assert!(too_big.contains("limit") && too_big.contains("split"), "{too_big}");
-    let a = call(&client, "remember", json!({"content": "Ambiguity test one about llamas"})).await;
-    call(&client, "remember", json!({"content": "Ambiguity test two about volcanoes"})).await;
+    assert!(
+        too_big.contains("limit") && too_big.contains("split"),
+        "{too_big}"
+    );
+    let a = call(
+        &client,
+        "remember",
+        json!({"content": "Ambiguity test one about llamas"}),
+    )
+    .await;
+    call(
+        &client,
+        "remember",
+        json!({"content": "Ambiguity test two about volcanoes"}),
+    )
+    .await;
     let prefix = &a["id"].as_str().unwrap()[..5];
     let ambiguous = call_err(&client, "get", json!({"id": prefix})).await;
     assert!(
@@ -376,12 +434,19 @@ async fn resources_and_templates() {
     assert!(ctx.contains("release branch"), "{ctx}");
     let other = read("cairn://context/elsewhere".into()).await.unwrap();
     assert!(!other.contains("release branch"), "{other}");
-    let mem = read(format!("cairn://memory/{}", m["short_id"].as_str().unwrap()))
-        .await
-        .unwrap();
+    let mem = read(format!(
+        "cairn://memory/{}",
+        m["short_id"].as_str().unwrap()
+    ))
+    .await
+    .unwrap();
     let v: serde_json::Value = serde_json::from_str(&mem).unwrap();
     assert_eq!(v["id"], m["id"]);
-    for bad in ["cairn://memory/ffffffff", "cairn://nothing", "https://example.com"] {
+    for bad in [
+        "cairn://memory/ffffffff",
+        "cairn://nothing",
+        "https://example.com",
+    ] {
         match read(bad.into()).await {
             Err(ServiceError::McpError(e)) => {
                 assert!(e.code.0 == -32002 || e.code.0 == -32602, "{bad}: {e:?}")
@@ -407,9 +472,7 @@ async fn the_memory_protocol_prompt() {
     assert!(body.contains("Recall before acting"), "{body}");
     assert!(body.contains("project is `atlas`"), "{body}");
     assert!(matches!(
-        client
-            .get_prompt(GetPromptRequestParams::new("nope"))
-            .await,
+        client.get_prompt(GetPromptRequestParams::new("nope")).await,
         Err(ServiceError::McpError(_))
     ));
     client.cancel().await.unwrap();
@@ -450,7 +513,12 @@ async fn several_clients_and_another_process_share_one_store() {
     for client in [&a, &b] {
         assert_eq!(call(client, "stats", json!({})).await["total"], 24);
     }
-    let found = call(&a, "recall", json!({"query": "the cli wrote memory", "mode": "keyword", "limit": 20})).await;
+    let found = call(
+        &a,
+        "recall",
+        json!({"query": "the cli wrote memory", "mode": "keyword", "limit": 20}),
+    )
+    .await;
     assert!(found["results"].as_array().unwrap().len() >= 8, "{found}");
     // One client going away leaves the other served.
     drop(b);
