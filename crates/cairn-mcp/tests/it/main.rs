@@ -37,6 +37,12 @@ pub struct Env {
 
 pub type Client = RunningService<RoleClient, ()>;
 
+impl Default for Env {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Env {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();

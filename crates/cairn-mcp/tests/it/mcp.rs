@@ -137,11 +137,11 @@ const DEPLOY_STEPS: [&str; 6] = [
 async fn recall_respects_the_token_budget_and_filters() {
     let env = Env::new();
     let client = env.client(None).await;
-    for i in 0..DEPLOY_STEPS.len() {
+    for step in DEPLOY_STEPS {
         call(
             &client,
             "remember",
-            json!({"content": DEPLOY_STEPS[i], "type": "procedure", "tags": ["deploy"]}),
+            json!({"content": step, "type": "procedure", "tags": ["deploy"]}),
         )
         .await;
     }
@@ -165,7 +165,7 @@ async fn recall_respects_the_token_budget_and_filters() {
     )
     .await;
     let kept = small["results"].as_array().unwrap().len();
-    assert!(kept >= 1 && kept < 7, "{small}");
+    assert!((1..7).contains(&kept), "{small}");
     assert_eq!(small["omitted"].as_u64().unwrap() as usize, 7 - kept);
     assert!(small["tokens"].as_u64().unwrap() <= 60);
     let rules = call(
@@ -274,11 +274,11 @@ async fn forget_by_id_and_by_filter_with_confirmation() {
         json!({"content": "Sprint 14 goal: ship the billing export", "type": "context", "project": "billing"}),
     )
     .await;
-    for i in 0..3 {
+    for note in BILLING_NOTES {
         call(
             &client,
             "remember",
-            json!({"content": BILLING_NOTES[i], "project": "billing", "tags": ["old"]}),
+            json!({"content": note, "project": "billing", "tags": ["old"]}),
         )
         .await;
     }
