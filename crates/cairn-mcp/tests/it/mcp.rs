@@ -1,5 +1,5 @@
 use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams, ResourceContents};
-use rmcp::ServiceError;
+use rmcp::{ServiceError, ServiceExt};
 use serde_json::json;
 
 use crate::{call, call_err, call_raw, Env};
@@ -523,4 +523,108 @@ async fn several_clients_and_another_process_share_one_store() {
     // One client going away leaves the other served.
     drop(b);
     assert_eq!(call(&a, "stats", json!({})).await["total"], 24);
+}
+
+/// A client that offers MCP roots (on the 2025-11-25 protocol, which has
+/// them): the project comes from a `.cairn` file in its root.
+#[derive(Clone)]
+struct RootsClient {
+    root: String,
+}
+
+#[allow(deprecated)]
+impl rmcp::ClientHandler for RootsClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_roots()
+                .build(),
+            rmcp::model::Implementation::new("roots-test", "0"),
+        );
+        info.protocol_version = rmcp::model::ProtocolVersion::V_2025_11_25;
+        info
+    }
+
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ListRootsResult::new(vec![
+            rmcp::model::Root::new(self.root.clone()),
+        ]))
+    }
+}
+
+#[tokio::test]
+async fn the_project_comes_from_the_clients_roots() {
+    let env = Env::new();
+    let work = env.dir.path().join("client-work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(
+        work.join(".cairn"),
+        cairn_mcp::project::project_file_text("from-roots"),
+    )
+    .unwrap();
+    let server = env.server(Some("configured")).for_session();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = RootsClient {
+        root: format!("file://{}", work.display()),
+    }
+    .serve(client_io)
+    .await
+    .unwrap();
+    let mut project = serde_json::Value::Null;
+    for _ in 0..50 {
+        let r = client
+            .call_tool(rmcp::model::CallToolRequestParams::new("stats"))
+            .await
+            .unwrap();
+        project = r.structured_content.unwrap()["session_project"].clone();
+        if project == "from-roots" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(project, "from-roots");
+}
+
+/// A client that goes away in the middle of a call leaves the server (and
+/// the store) serving the others; the write is whole or absent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_disconnects_mid_call() {
+    let env = Env::new();
+    let server = env.server(None);
+    let a = Env::connect(server.for_session()).await;
+    let pending = tokio::spawn(async move {
+        let _ = crate::call_raw(
+            &a,
+            "remember",
+            json!({"content": "written by a client that hangs up"}),
+        )
+        .await;
+    });
+    tokio::task::yield_now().await;
+    pending.abort();
+    let _ = pending.await;
+    let b = Env::connect(server.for_session()).await;
+    let total = call(&b, "stats", json!({})).await["total"]
+        .as_u64()
+        .unwrap();
+    assert!(total <= 1);
+    call(
+        &b,
+        "remember",
+        json!({"content": "the other client still works"}),
+    )
+    .await;
+    let after = call(&b, "stats", json!({})).await["total"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(after, total + 1);
+    env.cairn.store().verify().unwrap();
 }
