@@ -22,3 +22,4 @@ scripts/mcp-e2e.sh
 
 echo "==> benchmark smoke run (numbers are printed, not asserted)"
 cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
+cargo run --release --locked -q -p cairn-bench -- mcp --memories 2000 --queries 50

@@ -10,6 +10,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -111,6 +112,13 @@ pub async fn serve(
     let sweeper = tokio::spawn(sweep_expired(server.clone(), sweep_every, shutdown.clone()));
     let app = router(server, shutdown.clone());
     let on_stop = shutdown.clone();
+    // Responses go out in several writes (headers, SSE events): without
+    // TCP_NODELAY, Nagle's algorithm and delayed ACKs add ~40 ms per call.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
     let result = axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             stop.await;

@@ -272,12 +272,9 @@ impl CairnMcp {
     /// [`MIN_SHORT_ID`] characters, so that an id shown now still works
     /// after more memories were written in the same minute.
     fn short(cairn: &Cairn, tenant: &str, id: MemoryId) -> String {
-        let full = id.to_string();
-        match cairn.short_id(tenant, id) {
-            Ok(s) if s.len() >= MIN_SHORT_ID => s,
-            Ok(_) => full[..MIN_SHORT_ID].to_string(),
-            Err(_) => full,
-        }
+        cairn
+            .short_id_at_least(tenant, id, MIN_SHORT_ID)
+            .unwrap_or_else(|_| id.to_string())
     }
 
     /// The session-start context as Markdown (also the `cairn://context`
