@@ -327,7 +327,10 @@ async fn bad_input_gets_protocol_correct_errors_and_the_server_keeps_serving() {
     match call_raw(&client, "teleport", json!({})).await {
         Err(ServiceError::McpError(e)) => {
             assert!(e.code.0 == -32602 || e.code.0 == -32601, "{e:?}");
-            assert!(e.message.contains("tool"), "{e:?}");
+            assert!(
+                e.message.contains("teleport") && e.message.contains("recall"),
+                "{e:?}"
+            );
         }
         other => panic!("unknown tool: expected a JSON-RPC error, got {other:?}"),
     }
