@@ -17,8 +17,12 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> cargo test"
 cargo test --workspace --locked
 
+echo "==> MCP end to end (official Python SDK over stdio and HTTP)"
+scripts/mcp-e2e.sh
+
 echo "==> benchmark smoke run (numbers are printed, not asserted)"
 cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
+cargo run --release --locked -q -p cairn-bench -- mcp --memories 2000 --queries 50
 
 # LoCoMo lives beside the repository (../shared/data), never in it.
 locomo=../shared/data/locomo10.json

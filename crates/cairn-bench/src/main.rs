@@ -10,11 +10,14 @@
 //! - `fresh`: `cairn recall` as a fresh process against a store file.
 //! - `locomo`: retrieval quality on the LoCoMo conversations (evidence
 //!   recall@k, hit@k, MRR per category, for each search mode).
+//! - `mcp`: recall through the MCP server (stdio framing, streamable HTTP)
+//!   against the engine alone, and the server processes' idle memory.
 //!
 //! Nothing here asserts: benchmarks print numbers.
 
 mod embed_cache;
 mod locomo;
+mod mcp;
 mod metrics;
 mod synth;
 
@@ -103,6 +106,19 @@ enum Cmd {
         #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
         candidates: usize,
     },
+    /// Recall latency through MCP (stdio framing and HTTP) against the
+    /// engine's own, and the idle memory of `cairn serve` / `cairn mcp`.
+    Mcp {
+        /// Memories in the store.
+        #[arg(long, default_value_t = 10_000)]
+        memories: usize,
+        /// Queries.
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
+        /// The `cairn` binary (for the idle memory figures).
+        #[arg(long, default_value = "target/release/cairn")]
+        cairn: PathBuf,
+    },
 }
 
 fn main() -> Result<()> {
@@ -133,7 +149,35 @@ fn main() -> Result<()> {
             };
             locomo_bench(&path, conversations, out, embed_cache, fusion)
         }
+        Cmd::Mcp {
+            memories,
+            queries,
+            cairn,
+        } => mcp::run(memories, queries, &cairn),
     }
+}
+
+/// Import `n` synthetic memories, pre-embedded as `cairn import` reads
+/// them; returns the seconds the import took.
+fn fill(cairn: &Cairn, corpus: &Corpus, embedder: &SyntheticEmbedder, n: usize) -> Result<f64> {
+    let records = (0..n)
+        .map(|i| {
+            let text = corpus.memory_text(i as u64);
+            let mut r = MemoryRecord {
+                content: text.clone(),
+                kind: Some("fact".into()),
+                ..Default::default()
+            };
+            r.embedding = Some(embedder.vector(&text));
+            (i + 1, Ok(r))
+        })
+        .collect();
+    let t = Instant::now();
+    let report = cairn.import("default", records, true, &mut |_| {})?;
+    if report.imported != n {
+        bail!("imported {} of {n}", report.imported);
+    }
+    Ok(t.elapsed().as_secs_f64())
 }
 
 /// `p`-th percentile (0–100) of sorted samples.
@@ -177,24 +221,7 @@ fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
         let embedder = Arc::new(SyntheticEmbedder::new(corpus.clone()));
         let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path)?);
         let cairn = Cairn::new(store.clone(), embedder.clone());
-        // Pre-embedded records, as `cairn import` reads them.
-        let mut records = Vec::with_capacity(n);
-        for i in 0..n {
-            let text = corpus.memory_text(i as u64);
-            let mut r = MemoryRecord {
-                content: text.clone(),
-                kind: Some("fact".into()),
-                ..Default::default()
-            };
-            r.embedding = Some(embedder.vector(&text));
-            records.push((i + 1, Ok(r)));
-        }
-        let t = Instant::now();
-        let report = cairn.import("default", records, true, &mut |_| {})?;
-        let import_s = t.elapsed().as_secs_f64();
-        if report.imported != n {
-            bail!("imported {} of {n}", report.imported);
-        }
+        let import_s = fill(&cairn, &corpus, &embedder, n)?;
         let mut hybrid = Vec::new();
         let mut keyword = Vec::new();
         let mut vector = Vec::new();

@@ -85,6 +85,20 @@ pub enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
+    /// Serve Cairn's MCP server over stdio (what agent tools start).
+    ///
+    /// stdout carries only the protocol; logs go to stderr (CAIRN_LOG=debug
+    /// for more).
+    Mcp(McpArgs),
+    /// Serve Cairn's MCP server over streamable HTTP at /mcp (and /healthz),
+    /// deleting expired memories periodically. Stops on Ctrl-C or SIGTERM.
+    Serve(ServeArgs),
+    /// Write a `.cairn` project file: memories written from this directory
+    /// tree (through `cairn mcp`) belong to this project.
+    Init(InitArgs),
+    /// Register Cairn with an agent tool (MCP server entry, memory protocol
+    /// in CLAUDE.md / AGENTS.md, Claude Code's SessionStart hook).
+    Setup(SetupArgs),
 }
 
 /// `cairn model ...`
@@ -229,6 +243,75 @@ pub struct ContextArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ContextFormat::Markdown)]
     pub format: ContextFormat,
+    /// Without --project: use the project of the working directory (a
+    /// `.cairn` file above it, else the git repository's name).
+    #[arg(long)]
+    pub auto_project: bool,
+}
+
+/// `cairn mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Project of calls that name none [default: detected from the working
+    /// directory: a `.cairn` file above it, else the git repository's name].
+    #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
+    pub project: Option<String>,
+    /// Do not detect a project (calls that name none use global memories),
+    /// and ignore the client's MCP roots.
+    #[arg(long, conflicts_with = "project")]
+    pub no_detect: bool,
+}
+
+/// `cairn serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (a loopback address unless you mean it).
+    #[arg(long, default_value = "127.0.0.1:7878", value_name = "ADDR")]
+    pub listen: String,
+    /// Project of calls that name none (unless the client's MCP roots show
+    /// one) [default: global].
+    #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
+    pub project: Option<String>,
+    /// How often expired memories are deleted (30s, 5m, 1h).
+    #[arg(long, default_value = "1m", value_name = "DURATION")]
+    pub sweep_every: String,
+}
+
+/// `cairn init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project name [default: the directory's name].
+    #[arg(long, short = 'p')]
+    pub project: Option<String>,
+    /// The directory [default: the working directory].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// `cairn setup`.
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// The agent tool.
+    #[arg(value_enum)]
+    pub tool: crate::setup::Tool,
+    /// Take Cairn out again (restores the files byte for byte if they were
+    /// not edited since).
+    #[arg(long, conflicts_with = "show")]
+    pub undo: bool,
+    /// Print what would be written; change nothing.
+    #[arg(long)]
+    pub show: bool,
+    /// The MCP configuration file [default: the tool's usual file].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// The project directory (where CLAUDE.md / AGENTS.md, .mcp.json,
+    /// .cursor/ live) [default: the working directory].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The command agent tools run to start Cairn [default: `cairn` if it is
+    /// on PATH, else this executable's full path].
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
 }
 
 /// List orders.

@@ -42,8 +42,11 @@ fn open(cli: &Cli) -> Result<Cairn> {
 
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
-    if let Command::Model { action } = &cli.command {
-        return model(action, cli.json);
+    match cli.command {
+        Command::Model { ref action } => return model(action, cli.json),
+        Command::Init(a) => return crate::serve::init(a),
+        Command::Setup(a) => return crate::serve::setup(cli.db, a),
+        _ => {}
     }
     let cairn = open(&cli)?;
     let json = cli.json;
@@ -62,7 +65,11 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats => stats(&cairn, json),
         Command::Gc => gc(&cairn, json),
         Command::Reindex => reindex(&cairn, json),
-        Command::Model { .. } => unreachable!("handled above"),
+        Command::Mcp(a) => crate::serve::mcp(cairn, a),
+        Command::Serve(a) => crate::serve::serve(cairn, a),
+        Command::Model { .. } | Command::Init(_) | Command::Setup(_) => {
+            unreachable!("handled above")
+        }
     }
 }
 
@@ -286,6 +293,14 @@ fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
 
 fn context(cairn: &Cairn, a: ContextArgs, json: bool) -> Result<()> {
     let topic = (!a.topic.is_empty()).then(|| a.topic.join(" "));
+    let project = match a.project {
+        Some(p) => Some(p),
+        None if a.auto_project => std::env::current_dir()
+            .ok()
+            .and_then(|d| cairn_mcp::project::detect_project(&d))
+            .map(|d| d.name),
+        None => None,
+    };
     if a.budget < 50 {
         return Err(Error::invalid(format!(
             "--budget {} is too small: give at least 50 tokens",
@@ -296,7 +311,7 @@ fn context(cairn: &Cairn, a: ContextArgs, json: bool) -> Result<()> {
     let pack = cairn.context(&ContextRequest {
         tenant: TENANT.into(),
         topic,
-        project: a.project.map(|p| p.trim().to_string()),
+        project: project.map(|p| p.trim().to_string()),
         budget: a.budget,
     })?;
     if json || a.format == ContextFormat::Json {

@@ -8,6 +8,8 @@ mod args;
 mod cmd;
 mod lazy;
 mod out;
+mod serve;
+mod setup;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -339,8 +339,19 @@ impl Cairn {
     /// memories written in the same minute share their first 8 characters
     /// and get longer short ids, like git's abbreviated hashes.
     pub fn short_id(&self, tenant: &str, id: MemoryId) -> Result<String> {
+        self.short_id_at_least(tenant, id, 8)
+    }
+
+    /// [`Cairn::short_id`], but at least `min` characters long (rounded up
+    /// to the next length that does not end in a hyphen). Front ends whose
+    /// readers keep ids for later (models) ask for 13: the creation
+    /// millisecond, so an id shown now stays unique as memories are added.
+    pub fn short_id_at_least(&self, tenant: &str, id: MemoryId, min: usize) -> Result<String> {
         let full = id.to_string();
         for len in [8, 11, 13, 16, 18, 21, 23, 28, 36] {
+            if len < min {
+                continue;
+            }
             let prefix = &full[..len];
             if self.store.find_by_prefix(tenant, prefix, 2)?.len() <= 1 {
                 return Ok(prefix.to_string());

@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 mod cli;
+mod setup;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -1,0 +1,184 @@
+//! `cairn mcp`, `cairn serve`, `cairn init`, `cairn setup`: thin glue
+//! between the command line and `cairn-mcp` / [`crate::setup`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use cairn_core::time::parse_duration;
+use cairn_core::{Cairn, Error, DEFAULT_TENANT};
+use cairn_mcp::project::{detect_project, project_file_text, PROJECT_FILE};
+use cairn_mcp::{CairnMcp, McpConfig};
+
+use crate::args::{InitArgs, McpArgs, ServeArgs, SetupArgs};
+use crate::setup::{self, Change, ServerCommand, Targets};
+
+/// Logs to stderr only (stdout may carry the protocol). `CAIRN_LOG` sets
+/// the filter (e.g. `debug`, `cairn_mcp=debug`).
+fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CAIRN_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
+}
+
+/// Load the embedding model in the background, so the first call that
+/// embeds does not pay for it.
+fn warm_up(cairn: &Cairn) {
+    let cairn = cairn.clone();
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = cairn.embedder().embed("warm up") {
+            tracing::warn!(error = %e, "the embedding model could not be loaded");
+        }
+    });
+}
+
+fn cwd_project() -> Option<String> {
+    let dir = std::env::current_dir().ok()?;
+    detect_project(&dir).map(|d| d.name)
+}
+
+pub fn mcp(cairn: Cairn, a: McpArgs) -> Result<()> {
+    init_logging("warn");
+    let mut config = McpConfig::new(DEFAULT_TENANT);
+    config.default_project = match (a.project, a.no_detect) {
+        (Some(p), _) => Some(p.trim().to_string()),
+        (None, true) => None,
+        (None, false) => cwd_project(),
+    };
+    config.use_roots = !a.no_detect;
+    tracing::info!(project = ?config.default_project, "serving MCP on stdio");
+    let server = CairnMcp::new(cairn.clone(), config);
+    runtime()?.block_on(async move {
+        warm_up(&cairn);
+        cairn_mcp::serve_stdio(server).await
+    })
+}
+
+pub fn serve(cairn: Cairn, a: ServeArgs) -> Result<()> {
+    init_logging("info");
+    let sweep_every = Duration::from_millis(parse_duration(&a.sweep_every)?.max(1000) as u64);
+    let mut config = McpConfig::new(DEFAULT_TENANT);
+    config.default_project = a.project.map(|p| p.trim().to_string());
+    let server = CairnMcp::new(cairn.clone(), config);
+    runtime()?.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&a.listen)
+            .await
+            .map_err(|e| Error::invalid(format!("cannot listen on {}: {e}", a.listen)))?;
+        let addr = listener.local_addr()?;
+        if !addr.ip().is_loopback() {
+            tracing::warn!(%addr, "listening on a non-loopback address: anyone who can reach it can read and write these memories");
+        }
+        // The address on stdout (the port may have been chosen by the OS).
+        println!("cairn: MCP on http://{addr}/mcp (health: http://{addr}/healthz)");
+        warm_up(&cairn);
+        cairn_mcp::http::serve(listener, server, sweep_every, cairn_mcp::http::shutdown_signal())
+            .await?;
+        Ok(())
+    })
+}
+
+pub fn init(a: InitArgs) -> Result<()> {
+    let dir = match a.dir {
+        Some(d) => d,
+        None => std::env::current_dir()?,
+    };
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let name = match a.project {
+        Some(p) => p,
+        None => dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| Error::invalid("this directory has no name: give --project NAME"))?,
+    };
+    let name = cairn_core::memory::normalize_project(&name)?;
+    let file = dir.join(PROJECT_FILE);
+    let text = project_file_text(&name);
+    if std::fs::read_to_string(&file).ok().as_deref() == Some(text.as_str()) {
+        println!("{} already names project {name}", file.display());
+        return Ok(());
+    }
+    std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
+    println!("wrote {} (project {name})", file.display());
+    Ok(())
+}
+
+/// The command agent tools should run: `cairn` when that is this program
+/// on PATH, else this executable's full path.
+fn default_command() -> String {
+    let me = std::env::current_exe().ok();
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("cairn"))
+            .find(|p| p.is_file())
+    });
+    match (me, on_path) {
+        (Some(me), Some(found)) if same_file(&me, &found) => "cairn".into(),
+        (Some(me), _) => me.to_string_lossy().into_owned(),
+        (None, _) => "cairn".into(),
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+pub fn setup(db: Option<PathBuf>, a: SetupArgs) -> Result<()> {
+    let dir = match a.dir {
+        Some(d) => d,
+        None => std::env::current_dir()?,
+    };
+    let home = dirs::home_dir().unwrap_or_else(|| PathBuf::from("."));
+    let targets = Targets::for_tool(a.tool, &dir, a.config, &home);
+    let mut env = Vec::new();
+    if let Some(db) = db {
+        let db = std::path::absolute(&db).unwrap_or(db);
+        env.push(("CAIRN_DB".to_string(), db.to_string_lossy().into_owned()));
+    }
+    let cmd = ServerCommand {
+        command: a.command.unwrap_or_else(default_command),
+        env,
+    };
+    if a.show {
+        for (file, text) in setup::show(a.tool, &targets, &cmd)? {
+            println!("==> {}", file.display());
+            print!("{text}");
+            if !text.ends_with('\n') {
+                println!();
+            }
+        }
+        return Ok(());
+    }
+    let changes = setup::run(a.tool, &targets, &cmd, a.undo)?;
+    for (file, change) in &changes {
+        let what = match change {
+            Change::Unchanged if a.undo => "nothing of cairn's in",
+            Change::Unchanged => "already set up:",
+            Change::Written => "updated",
+            Change::Restored => "restored",
+            Change::Removed => "removed cairn's entry from",
+            Change::Deleted => "deleted",
+        };
+        println!("{what} {}", file.display());
+    }
+    if !a.undo && a.tool == setup::Tool::Generic && targets.config.is_none() {
+        println!("\nAdd this server to your MCP client's configuration:");
+        for (_, text) in setup::show(a.tool, &targets, &cmd)?.into_iter().skip(1) {
+            print!("{text}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! # cairn-mcp
+//!
+//! Cairn's Model Context Protocol server: one handler ([`CairnMcp`]) with
+//! the tools (`remember`, `recall`, `context`, `get`, `update`, `forget`,
+//! `list`, `stats`, `help`), the resources (`cairn://context`,
+//! `cairn://context/{project}`, `cairn://memory/{id}`) and the
+//! `memory-protocol` prompt, over a [`cairn_core::Cairn`] engine. It is
+//! served over stdio ([`serve_stdio`]) or streamable HTTP ([`http`]).
+//!
+//! ## Invariants
+//! - No terminal code and no knowledge of SQLite: the front end builds the
+//!   engine and hands it over.
+//! - Engine calls run on the blocking pool; the engine is shared by every
+//!   session.
+//! - Engine errors are tool results with `isError` and an actionable
+//!   message; protocol errors (unknown tool, bad arguments) are JSON-RPC
+//!   errors.
+//! - On stdio, stdout carries only protocol messages: log with `tracing`
+//!   to stderr.
+
+pub mod help;
+pub mod http;
+pub mod project;
+pub mod server;
+pub mod types;
+
+pub use server::{CairnMcp, McpConfig};
+
+use rmcp::ServiceExt;
+
+/// Serve `server` over this process's stdin and stdout until the client
+/// disconnects.
+pub async fn serve_stdio(server: CairnMcp) -> anyhow::Result<()> {
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}
