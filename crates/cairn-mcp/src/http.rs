@@ -35,7 +35,44 @@ pub fn router(server: CairnMcp, shutdown: CancellationToken) -> Router {
     Router::new()
         .nest_service(MCP_PATH, mcp)
         .route("/healthz", get(healthz))
+        .layer(axum::middleware::from_fn(parse_errors))
         .with_state(server)
+}
+
+/// Largest MCP request body read (content is limited to 1 MiB; JSON
+/// escaping can double it).
+const MAX_MCP_BODY: usize = 4 << 20;
+
+/// A POST to `/mcp` whose body is not JSON gets the JSON-RPC parse error
+/// (`-32700`, `id: null`) with HTTP 400, as JSON-RPC asks; rmcp alone
+/// answers such a body with a bare HTTP 415.
+async fn parse_errors(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if req.method() != axum::http::Method::POST || req.uri().path() != MCP_PATH {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_MCP_BODY).await {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("request body refused: {e}"),
+            )
+                .into_response()
+        }
+    };
+    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+        let body = crate::lines::parse_error(&e.to_string());
+        return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+    }
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
 }
 
 async fn healthz(

@@ -20,18 +20,16 @@
 
 pub mod help;
 pub mod http;
+pub mod lines;
 pub mod project;
 pub mod server;
 pub mod types;
 
+pub use lines::serve_lines;
 pub use server::{CairnMcp, McpConfig};
 
-use rmcp::ServiceExt;
-
 /// Serve `server` over this process's stdin and stdout until the client
-/// disconnects.
+/// disconnects (see [`serve_lines`]).
 pub async fn serve_stdio(server: CairnMcp) -> anyhow::Result<()> {
-    let running = server.serve(rmcp::transport::stdio()).await?;
-    running.waiting().await?;
-    Ok(())
+    serve_lines(server, tokio::io::stdin(), tokio::io::stdout()).await
 }

@@ -631,3 +631,87 @@ async fn a_client_that_disconnects_mid_call() {
     assert_eq!(after, total + 1);
     env.cairn.store().verify().unwrap();
 }
+
+#[tokio::test]
+async fn a_line_that_is_not_json_gets_a_parse_error_and_serving_goes_on() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let env = Env::new();
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(cairn_mcp::serve_lines(
+        env.server(None).for_session(),
+        server_in,
+        server_out,
+    ));
+    let mut replies = BufReader::new(from_server).lines();
+    let mut next = async |line: &str| -> serde_json::Value {
+        to_server.write_all(line.as_bytes()).await.unwrap();
+        to_server.write_all(b"\n").await.unwrap();
+        let reply = replies.next_line().await.unwrap().expect("a reply line");
+        serde_json::from_str(&reply).expect("replies are JSON")
+    };
+    let bad = next("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ").await;
+    assert_eq!(bad["error"]["code"], -32700, "{bad}");
+    assert!(bad["id"].is_null());
+    assert!(bad["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not JSON"));
+    let init = next(
+        r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+    )
+    .await;
+    assert_eq!(init["id"], 7, "{init}");
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    let again = next("garbage").await;
+    assert_eq!(again["error"]["code"], -32700);
+    drop(to_server);
+    serving.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn http_answers_a_body_that_is_not_json_with_a_parse_error() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let env = Env::new();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(cairn_mcp::http::serve(
+        listener,
+        env.server(None),
+        std::time::Duration::from_secs(60),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let post = |body: &'static str| async move {
+        let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+        tcp.write_all(req.as_bytes()).await.unwrap();
+        let mut reply = String::new();
+        tcp.read_to_string(&mut reply).await.unwrap();
+        reply
+    };
+    let reply = post("{\"jsonrpc\": \"2.0\", \"id\": 1,").await;
+    assert!(reply.starts_with("HTTP/1.1 400"), "{reply}");
+    let body = reply.split("\r\n\r\n").nth(1).unwrap();
+    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(v["error"]["code"], -32700, "{v}");
+    assert!(v["id"].is_null());
+    // A well-formed initialize still reaches the MCP service.
+    let reply = post(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+    )
+    .await;
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.contains("serverInfo"), "{reply}");
+    stop.send(()).unwrap();
+    serving.await.unwrap().unwrap();
+}
