@@ -219,6 +219,44 @@ pub fn check_update(store: Arc<dyn Store>) {
     assert_eq!(store.vector_search(&axis(5, 8), &f, 1).unwrap()[0].id, a.id);
 }
 
+/// Short ids are the shortest unique prefixes (of the allowed lengths),
+/// and each resolves back to its memory.
+pub fn check_short_ids(store: Arc<dyn Store>) {
+    let with_id = |n: u32, id: &str| {
+        let mut m = sample(n, "default", None, MemoryType::Note, &format!("memory {n}"));
+        m.id = id.parse().unwrap();
+        (m, axis(n as usize % 8, 8))
+    };
+    let x1 = "0193aaaa-bbbb-7ccc-8ddd-000000000001";
+    let x2 = "0193aaaa-bbbb-7ccc-8ddd-000000000002";
+    let y = "0193aaab-0000-7000-8000-000000000000";
+    let z = "0193aaaa-bbbc-7000-8000-000000000000";
+    insert(
+        &*store,
+        vec![with_id(1, x1), with_id(2, x2), with_id(3, y), with_id(4, z)],
+    );
+    // Another tenant's id next to y does not lengthen y's short id.
+    let mut other = sample(5, "other", None, MemoryType::Note, "elsewhere");
+    other.id = "0193aaab-0000-7000-8000-000000000001".parse().unwrap();
+    insert(&*store, vec![(other, axis(5, 8))]);
+    let cairn = engine(store);
+    let short = |id: &str, min: usize| {
+        cairn
+            .short_id_at_least("default", id.parse().unwrap(), min)
+            .unwrap()
+    };
+    assert_eq!(short(y, 8), "0193aaab");
+    assert_eq!(short(y, 13), "0193aaab-0000");
+    assert_eq!(short(y, 9), "0193aaab-00", "lengths never end in a hyphen");
+    assert_eq!(short(z, 8), "0193aaaa-bbbc");
+    assert_eq!(short(x1, 8), x1, "35 shared characters: the full id");
+    assert_eq!(short(x2, 8), x2);
+    for id in [x1, x2, y, z] {
+        let s = short(id, 8);
+        assert_eq!(cairn.resolve("default", &s).unwrap().to_string(), id);
+    }
+}
+
 /// Deletes respect tenants; prefixes find ids.
 pub fn check_delete_and_prefix(store: Arc<dyn Store>) {
     let a = sample(1, "default", None, MemoryType::Note, "one");
@@ -243,6 +281,28 @@ pub fn check_delete_and_prefix(store: Arc<dyn Store>) {
             .unwrap(),
         vec![b.id]
     );
+    // Neighbours in id order, per tenant.
+    let c = sample(3, "default", None, MemoryType::Note, "three");
+    insert(&*store, vec![(c.clone(), axis(3, 8))]);
+    let (first, last) = if a.id < c.id {
+        (a.id, c.id)
+    } else {
+        (c.id, a.id)
+    };
+    assert_eq!(
+        store.id_neighbours("default", first).unwrap(),
+        (None, Some(last))
+    );
+    assert_eq!(
+        store.id_neighbours("default", last).unwrap(),
+        (Some(first), None)
+    );
+    assert_eq!(
+        store.id_neighbours("other", first).unwrap().0.is_some(),
+        b.id < first
+    );
+    assert_eq!(store.id_neighbours("nobody", first).unwrap(), (None, None));
+    store.delete("default", &[c.id]).unwrap();
     assert_eq!(store.delete("default", &[b.id]).unwrap(), 0);
     assert_eq!(store.get("other", &[b.id]).unwrap().len(), 1);
     assert_eq!(store.delete("default", &[a.id]).unwrap(), 1);
@@ -835,6 +895,10 @@ macro_rules! store_conformance_tests {
             #[test]
             fn delete_and_prefix() {
                 c::check_delete_and_prefix($make)
+            }
+            #[test]
+            fn short_ids() {
+                c::check_short_ids($make)
             }
             #[test]
             fn filters_and_listing() {

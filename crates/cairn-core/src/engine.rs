@@ -348,16 +348,25 @@ impl Cairn {
     /// millisecond, so an id shown now stays unique as memories are added.
     pub fn short_id_at_least(&self, tenant: &str, id: MemoryId, min: usize) -> Result<String> {
         let full = id.to_string();
-        for len in [8, 11, 13, 16, 18, 21, 23, 28, 36] {
-            if len < min {
-                continue;
-            }
-            let prefix = &full[..len];
-            if self.store.find_by_prefix(tenant, prefix, 2)?.len() <= 1 {
-                return Ok(prefix.to_string());
-            }
-        }
-        Ok(full)
+        // Only the neighbours in id order can share a longer prefix than
+        // any other id.
+        let (before, after) = self.store.id_neighbours(tenant, id)?;
+        let shared = [before, after]
+            .into_iter()
+            .flatten()
+            .map(|other| {
+                let other = other.to_string();
+                full.bytes()
+                    .zip(other.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        Ok([8, 11, 13, 16, 18, 21, 23, 28]
+            .into_iter()
+            .find(|&len| len >= min && len > shared)
+            .map_or(full.clone(), |len| full[..len].to_string()))
     }
 
     fn load(&self, tenant: &str, id: MemoryId) -> Result<Memory> {

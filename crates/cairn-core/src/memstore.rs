@@ -192,6 +192,22 @@ impl Store for MemoryStore {
             .collect())
     }
 
+    fn id_neighbours(
+        &self,
+        tenant: &str,
+        id: MemoryId,
+    ) -> Result<(Option<MemoryId>, Option<MemoryId>)> {
+        let state = self.read()?;
+        let of_tenant =
+            |(k, (m, _)): (&MemoryId, &(Memory, Vec<f32>))| (m.tenant == tenant).then_some(*k);
+        let before = state.memories.range(..id).rev().find_map(of_tenant);
+        let after = state
+            .memories
+            .range((std::ops::Bound::Excluded(id), std::ops::Bound::Unbounded))
+            .find_map(of_tenant);
+        Ok((before, after))
+    }
+
     fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>> {
         let state = self.read()?;
         Ok(state

@@ -279,6 +279,15 @@ pub trait Store: Send + Sync {
     /// (already normalised), at most `limit`.
     fn find_by_prefix(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<MemoryId>>;
 
+    /// The ids of `tenant`'s memories just before and just after `id` in id
+    /// order (`id` itself left out; it need not exist). Any id sharing a
+    /// prefix with `id` is between them, which makes short ids two lookups.
+    fn id_neighbours(
+        &self,
+        tenant: &str,
+        id: MemoryId,
+    ) -> Result<(Option<MemoryId>, Option<MemoryId>)>;
+
     /// The stored embedding of a memory.
     fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>>;
 

@@ -717,6 +717,27 @@ impl Store for SqliteStore {
         ids.iter().map(|s| s.parse()).collect()
     }
 
+    fn id_neighbours(
+        &self,
+        tenant: &str,
+        id: MemoryId,
+    ) -> Result<(Option<MemoryId>, Option<MemoryId>)> {
+        let conn = self.conn()?;
+        let id = id.to_string();
+        // `+tenant` keeps the planner on the id index (see find_by_prefix).
+        let one = |sql: &str| -> Result<Option<MemoryId>> {
+            let found: Option<String> = conn
+                .prepare_cached(sql)
+                .and_then(|mut s| s.query_row(params![id, tenant], |r| r.get(0)).optional())
+                .map_err(sql_err)?;
+            found.map(|s| s.parse()).transpose()
+        };
+        Ok((
+            one("SELECT id FROM memories WHERE id < ?1 AND +tenant = ?2 ORDER BY id DESC LIMIT 1")?,
+            one("SELECT id FROM memories WHERE id > ?1 AND +tenant = ?2 ORDER BY id LIMIT 1")?,
+        ))
+    }
+
     fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>> {
         let conn = self.conn()?;
         let blob: Option<Vec<u8>> = conn
