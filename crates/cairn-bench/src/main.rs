@@ -345,8 +345,6 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
     Ok(())
 }
 
-const MODES: [SearchMode; 3] = SearchMode::ALL;
-
 fn locomo_bench(
     path: &std::path::Path,
     limit: Option<usize>,
@@ -370,7 +368,7 @@ fn locomo_bench(
         Some(c) => c.clone(),
         None => model,
     };
-    let mut results: Vec<ModeResult> = vec![ModeResult::default(); MODES.len()];
+    let mut results: Vec<ModeResult> = vec![ModeResult::default(); SearchMode::ALL.len()];
     let (mut turns, mut ingest_s) = (0usize, 0.0f64);
     for conv in &conversations {
         let tmp = tempfile::tempdir()?;
@@ -386,7 +384,7 @@ fn locomo_bench(
             .filter(|q| CATEGORIES.contains(&q.category))
             .collect();
         for q in &asked {
-            for (m, result) in MODES.iter().zip(&mut results) {
+            for (m, result) in SearchMode::ALL.iter().zip(&mut results) {
                 let t = Instant::now();
                 let ranked = h.ask(&q.text, *m, &ids)?;
                 result.query_ms.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -419,7 +417,7 @@ fn locomo_bench(
     println!("| mode | questions |{header} MRR | p50 ms | p95 ms |");
     println!("|---|---:|{cols}---:|---:|---:|");
     let mut json_modes = serde_json::Map::new();
-    for (m, r) in MODES.iter().zip(&mut results) {
+    for (m, r) in SearchMode::ALL.iter().zip(&mut results) {
         let all = r.overall();
         let (p50, p95) = ms(&mut r.query_ms);
         println!(
@@ -444,7 +442,7 @@ fn locomo_bench(
     }
     println!("\n| mode | category | questions |{header} MRR |");
     println!("|---|---|---:|{cols}---:|");
-    for (m, r) in MODES.iter().zip(&results) {
+    for (m, r) in SearchMode::ALL.iter().zip(&results) {
         for (c, s) in CATEGORIES.iter().zip(&r.by_category) {
             println!(
                 "| {} | {} {} | {} |{}",
