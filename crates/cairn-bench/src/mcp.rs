@@ -155,7 +155,7 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let (t50, t95) = ms(&mut tool_work);
     println!("| engine `Cairn::recall` | {c50:.2} ms | {c95:.2} ms | – | – |");
     println!(
-        "| engine + the tool's own work (short ids, token counts), no protocol | {t50:.2} ms | {t95:.2} ms | {:.2} ms | {:.2} ms |",
+        "| engine + the tool's own work (short ids, token counts without its memo), no protocol | {t50:.2} ms | {t95:.2} ms | {:.2} ms | {:.2} ms |",
         t50 - c50,
         t95 - c95
     );

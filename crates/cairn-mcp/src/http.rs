@@ -25,7 +25,9 @@ pub const MCP_PATH: &str = "/mcp";
 /// The application: `/mcp` (each MCP session gets its own handler over the
 /// shared engine) and `/healthz`. `shutdown` ends open MCP sessions.
 pub fn router(server: CairnMcp, shutdown: CancellationToken) -> Router {
-    let config = StreamableHttpServerConfig::default().with_cancellation_token(shutdown);
+    let config = StreamableHttpServerConfig::default()
+        .with_sse_retry(None)
+        .with_cancellation_token(shutdown);
     let factory = server.clone();
     let mcp = StreamableHttpService::new(
         move || Ok(factory.for_session()),

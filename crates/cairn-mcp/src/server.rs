@@ -1,11 +1,14 @@
 //! [`CairnMcp`]: the one MCP handler (tools, resources, prompts) over the
 //! engine, whatever the transport.
 //!
-//! Every engine call runs in `spawn_blocking` (the core is synchronous).
+//! Every engine call runs off the async workers (`block_in_place`, or
+//! `spawn_blocking` on a single-threaded runtime): the core is synchronous.
 //! Engine errors become tool results with `isError` and a message that says
 //! what to do; malformed arguments and unknown tools are JSON-RPC errors,
 //! produced by rmcp before a tool runs.
 
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -81,7 +84,61 @@ pub struct CairnMcp {
     config: Arc<McpConfig>,
     /// `Some(project)` once the client's roots were read.
     roots_project: Arc<Mutex<Option<Option<String>>>>,
+    content_tokens: TokenMemo,
     tool_router: ToolRouter<Self>,
+}
+
+/// Most entries [`TokenMemo`] holds before it starts again.
+const TOKEN_MEMO_ENTRIES: usize = 100_000;
+
+/// Token counts of `" " + content` by memory id and a hash of the content,
+/// shared by every session: a recall answer counts each line against its
+/// budget, and the same memories come back again and again. Keyed by the
+/// content itself (not `updated_at`), so an edit can never leave a stale
+/// count.
+#[derive(Clone, Default)]
+struct TokenMemo(Arc<Mutex<HashMap<(MemoryId, u64), usize>>>);
+
+impl TokenMemo {
+    /// Tokens of `" " + content`: what the content adds after a line prefix
+    /// ending in `]` (see [`recall_line`]).
+    fn spaced_content(&self, id: MemoryId, content: &str) -> usize {
+        let mut h = DefaultHasher::new();
+        content.hash(&mut h);
+        let key = (id, h.finish());
+        if let Some(n) = self.0.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return n;
+        }
+        let n = count_tokens(&format!(" {content}"));
+        if let Ok(mut m) = self.0.lock() {
+            if m.len() >= TOKEN_MEMO_ENTRIES {
+                m.clear();
+            }
+            m.insert(key, n);
+        }
+        n
+    }
+}
+
+/// One line of a `recall` answer and its exact `cl100k_base` token count.
+///
+/// The prefix ends in `]` and the content follows a space. The tokeniser's
+/// pre-split never joins `]` with a following space (a punctuation piece
+/// takes only punctuation and newlines), so the line's pieces are the
+/// prefix's followed by those of `" " + content`, and its count is their
+/// sum: the content's share comes from the memo.
+fn recall_line(memo: &TokenMemo, id: MemoryId, m: &MemoryOut, score: f64) -> (String, usize) {
+    let prefix = line_prefix(&m.short_id, &m.kind, m.project.as_deref(), score);
+    let tokens = count_tokens(&prefix) + memo.spaced_content(id, &m.content);
+    (format!("{prefix} {}", m.content), tokens)
+}
+
+/// `- <short id> [<type> · <project> · <score>]`.
+fn line_prefix(short_id: &str, kind: &str, project: Option<&str>, score: f64) -> String {
+    format!(
+        "- {short_id} [{kind} · {} · {score:.4}]",
+        project.unwrap_or("global")
+    )
 }
 
 /// A tool's failure: an engine error (shown to the agent as `isError`).
@@ -204,6 +261,7 @@ impl CairnMcp {
             cairn,
             config: Arc::new(config),
             roots_project: Arc::new(Mutex::new(None)),
+            content_tokens: TokenMemo::default(),
             tool_router: Self::tool_router(),
         }
     }
@@ -257,6 +315,17 @@ impl CairnMcp {
         T: Send + 'static,
         F: FnOnce(&Cairn, &str) -> cairn_core::Result<T> + Send + 'static,
     {
+        // On a multi-threaded runtime the work runs right here, with this
+        // worker's other tasks handed to another thread: a round trip
+        // through the blocking pool costs two thread wake-ups, which were
+        // most of the MCP layer's latency. A single-threaded runtime (tests)
+        // cannot do that, so it uses the pool.
+        if tokio::runtime::Handle::current().runtime_flavor()
+            == tokio::runtime::RuntimeFlavor::MultiThread
+        {
+            return tokio::task::block_in_place(|| f(&self.cairn, &self.config.tenant))
+                .map_err(ToolError);
+        }
         let cairn = self.cairn.clone();
         let tenant = self.config.tenant.clone();
         tokio::task::spawn_blocking(move || f(&cairn, &tenant))
@@ -449,6 +518,7 @@ impl CairnMcp {
     )]
     async fn recall(&self, Parameters(p): Parameters<RecallParams>) -> CallToolResult {
         let scope = self.scope_of(&p.filter);
+        let memo = self.content_tokens.clone();
         finish(
             self.blocking(move |c, tenant| {
                 let limit = p.limit.unwrap_or(10);
@@ -474,15 +544,7 @@ impl CairnMcp {
                 let mut results = Vec::new();
                 for r in found {
                     let memory = Self::out(c, tenant, &r.memory);
-                    let line = format!(
-                        "- {} [{} · {} · {:.4}] {}",
-                        memory.short_id,
-                        memory.kind,
-                        memory.project.as_deref().unwrap_or("global"),
-                        r.explain.score,
-                        memory.content
-                    );
-                    let t = count_tokens(&line);
+                    let (line, t) = recall_line(&memo, r.memory.id, &memory, r.explain.score);
                     if tokens + t > budget {
                         omitted += 1;
                         continue;
@@ -1146,5 +1208,43 @@ impl ServerHandler for CairnMcp {
                 .with_description("Cairn memory protocol")
                 .into(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`recall_line`] relies on: a line's count is its prefix's plus
+    /// that of `" " + content`, whatever the content starts with.
+    #[test]
+    fn a_line_counts_as_its_prefix_plus_its_spaced_content() {
+        let contents = [
+            "atlas staging DB runs on a Hetzner box",
+            "'s a contraction first",
+            "123 starts with digits",
+            "  two spaces first",
+            "\nnewline first\r\n",
+            "]] more brackets",
+            "🎉 emoji, then 中文",
+            "-dash",
+            "",
+            " ",
+        ];
+        let memo = TokenMemo::default();
+        for (i, content) in contents.iter().enumerate() {
+            for project in [None, Some("atlas")] {
+                let prefix = line_prefix("0196a1b2c3d4e", "fact", project, 0.5 + i as f64);
+                let line = format!("{prefix} {content}");
+                let id = MemoryId::new_at(1_000 + i as i64);
+                let sum = count_tokens(&prefix) + memo.spaced_content(id, content);
+                assert_eq!(count_tokens(&line), sum, "{line:?}");
+                // A second call is answered by the memo, with the same count.
+                assert_eq!(
+                    memo.spaced_content(id, content),
+                    sum - count_tokens(&prefix)
+                );
+            }
+        }
     }
 }

@@ -213,10 +213,6 @@ impl VectorIndex {
             self.remove(rowid);
             return;
         }
-        // The blob starts with the f32 scale; the cosine does not need it.
-        let codes: Vec<i8> = code[4..].iter().map(|b| *b as i8).collect();
-        let norm = code_norm(&codes);
-        let sketch = sketch_codes(&codes);
         let hot = Hot {
             tenant: self
                 .name_ids
@@ -231,24 +227,51 @@ impl VectorIndex {
             superseded: attrs.superseded,
             expires_at: attrs.expires_at.unwrap_or(i64::MAX),
         };
-        match self.slots.get(&rowid) {
+        // The blob starts with the f32 scale; the cosine does not need it.
+        // The codes go straight into their slot, and the norm and sketch
+        // are computed there: no per-entry allocation (a first load does
+        // this 100,000 times).
+        let bytes = code[4..].iter().map(|b| *b as i8);
+        let slot = match self.slots.get(&rowid) {
             Some(&slot) => {
                 self.hot[slot] = hot;
                 self.attrs[slot] = attrs;
-                self.codes[slot * dim..(slot + 1) * dim].copy_from_slice(&codes);
-                self.norms[slot] = norm;
-                self.sketches[slot * self.words..(slot + 1) * self.words].copy_from_slice(&sketch);
+                for (c, b) in self.codes[slot * dim..(slot + 1) * dim]
+                    .iter_mut()
+                    .zip(bytes)
+                {
+                    *c = b;
+                }
+                slot
             }
             None => {
-                self.slots.insert(rowid, self.rowids.len());
+                let slot = self.rowids.len();
+                self.slots.insert(rowid, slot);
                 self.rowids.push(rowid);
                 self.hot.push(hot);
                 self.attrs.push(attrs);
-                self.codes.extend_from_slice(&codes);
-                self.norms.push(norm);
-                self.sketches.extend_from_slice(&sketch);
+                self.codes.extend(bytes);
+                self.norms.push(0.0);
+                self.sketches.extend(std::iter::repeat_n(0, self.words));
+                slot
             }
-        }
+        };
+        let codes = &self.codes[slot * dim..(slot + 1) * dim];
+        self.norms[slot] = code_norm(codes);
+        let sketch = sketch_codes(codes);
+        self.sketches[slot * self.words..(slot + 1) * self.words].copy_from_slice(&sketch);
+    }
+
+    /// Make room for `n` more entries of `dim` dimensions, so that a first
+    /// load does not copy its arrays as they grow.
+    pub fn reserve(&mut self, n: usize, dim: usize) {
+        self.rowids.reserve(n);
+        self.hot.reserve(n);
+        self.attrs.reserve(n);
+        self.norms.reserve(n);
+        self.slots.reserve(n);
+        self.codes.reserve(n * dim);
+        self.sketches.reserve(n * dim.div_ceil(64));
     }
 
     /// Remove the entry of `rowid` (moving the last entry into its slot).
