@@ -194,35 +194,23 @@ fn ms(samples: &mut [f64]) -> (f64, f64) {
     (percentile(samples, 50.0), percentile(samples, 95.0))
 }
 
-/// A memory figure of this process from /proc/self/status (`VmHWM`,
-/// `RssAnon`, …), in MiB.
-fn status_mib(field: &str) -> f64 {
+/// Peak resident memory of this process (VmHWM), in MiB.
+fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-                .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|kb| kb.parse::<f64>().ok())
+            })
         })
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-/// Peak resident memory of this process, in MiB. It counts the pages of
-/// the SQLite file that were read through its memory map (shared page
-/// cache the kernel can drop at will), so see also [`anon_mib`].
-fn peak_rss_mib() -> f64 {
-    status_mib("VmHWM")
-}
-
-/// Private (anonymous) resident memory of this process now, in MiB: the
-/// heap, the vector index and SQLite's page caches, not the mapped file.
-fn anon_mib() -> f64 {
-    status_mib("RssAnon")
-}
-
 fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
-    println!("| memories | import (pre-embedded) | hybrid p50 | hybrid p95 | keyword p50 | vector p50 | file size | peak RSS | private memory |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| memories | import (pre-embedded) | hybrid p50 | hybrid p95 | keyword p50 | vector p50 | file size | peak RSS |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &n in sizes {
         let tmp = tempfile::tempdir()?;
         let dir = keep.clone().unwrap_or_else(|| tmp.path().to_path_buf());
@@ -260,10 +248,9 @@ fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
         let (v50, _) = ms(&mut vector);
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1_048_576.0;
         println!(
-            "| {n} | {:.0}/s | {h50:.2} ms | {h95:.2} ms | {k50:.2} ms | {v50:.2} ms | {size:.0} MiB | {:.0} MiB | {:.0} MiB |",
+            "| {n} | {:.0}/s | {h50:.2} ms | {h95:.2} ms | {k50:.2} ms | {v50:.2} ms | {size:.0} MiB | {:.0} MiB |",
             n as f64 / import_s,
-            peak_rss_mib(),
-            anon_mib()
+            peak_rss_mib()
         );
         if keep.is_some() {
             // Let the real CLI open this file: record the local model's name

@@ -42,42 +42,20 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
         .map(|q| corpus.query_text(q as u64 + 1))
         .collect();
 
-    // 1. The engine alone.
-    let _ = cairn.recall(&RecallRequest::new("default", corpus.query_text(0)))?;
-    let mut core = Vec::with_capacity(queries);
-    for q in &texts {
-        let mut req = RecallRequest::new("default", q.clone());
-        req.limit = 10;
-        let t = Instant::now();
-        std::hint::black_box(cairn.recall(&req)?);
-        core.push(t.elapsed().as_secs_f64() * 1000.0);
-    }
-
-    // 1b. The engine plus the work the `recall` tool adds to it: short ids
-    // of 13+ characters and a token count per returned line.
-    let mut tool_work = Vec::with_capacity(queries);
-    for q in &texts {
-        let mut req = RecallRequest::new("default", q.clone());
-        req.limit = 10;
-        let t = Instant::now();
-        for r in cairn.recall(&req)? {
-            let short = cairn.short_id_at_least("default", r.memory.id, 13)?;
-            std::hint::black_box(cairn_core::tokens::count_tokens(&format!(
-                "- {short} {}",
-                r.memory.content
-            )));
-        }
-        tool_work.push(t.elapsed().as_secs_f64() * 1000.0);
-    }
-
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     let server = CairnMcp::new(cairn.clone(), McpConfig::new("default"));
 
-    // 2. MCP over a pipe (the stdio transport's framing).
-    let pipe = rt.block_on(async {
+    // The paths are measured interleaved, query by query, so that a slow
+    // stretch of a shared machine weighs on all of them alike.
+    let mut core = Vec::with_capacity(queries);
+    let mut tool_work = Vec::with_capacity(queries);
+    let mut pipe = Vec::with_capacity(queries);
+    let mut http = Vec::with_capacity(queries);
+    rt.block_on(async {
+        // MCP over a pipe (the stdio transport's framing).
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
         let s = server.for_session();
         tokio::spawn(async move {
@@ -93,22 +71,8 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
             };
             CallToolRequestParams::new("recall").with_arguments(args)
         };
-        client.call_tool(call(&corpus.query_text(0))).await?;
-        let mut out = Vec::with_capacity(queries);
-        for q in &texts {
-            let t = Instant::now();
-            let r = client.call_tool(call(q)).await?;
-            out.push(t.elapsed().as_secs_f64() * 1000.0);
-            if r.is_error == Some(true) {
-                bail!("recall failed: {:?}", r.content);
-            }
-        }
-        client.cancel().await?;
-        anyhow::Ok(out)
-    })?;
 
-    // 3. MCP over streamable HTTP on loopback, the `cairn serve` router.
-    let http = rt.block_on(async {
+        // MCP over streamable HTTP on loopback, the `cairn serve` router.
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -120,22 +84,57 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
                 let _ = stop_rx.await;
             },
         ));
-        let mut client = HttpClient::connect(&addr.to_string()).await?;
-        client.initialize().await?;
-        client.recall(&corpus.query_text(0)).await?;
-        let mut out = Vec::with_capacity(queries);
+        let mut web = HttpClient::connect(&addr.to_string()).await?;
+        web.initialize().await?;
+
+        // Warm up every path once.
+        let first = corpus.query_text(0);
+        cairn.recall(&RecallRequest::new("default", first.clone()))?;
+        client.call_tool(call(&first)).await?;
+        web.recall(&first).await?;
+
         for q in &texts {
+            let mut req = RecallRequest::new("default", q.clone());
+            req.limit = 10;
+
+            // 1. The engine alone.
             let t = Instant::now();
-            client.recall(q).await?;
-            out.push(t.elapsed().as_secs_f64() * 1000.0);
+            std::hint::black_box(cairn.recall(&req)?);
+            core.push(t.elapsed().as_secs_f64() * 1000.0);
+
+            // 2. The engine plus the work the `recall` tool adds to it:
+            // short ids of 13+ characters and a token count per line.
+            let t = Instant::now();
+            for r in cairn.recall(&req)? {
+                let short = cairn.short_id_at_least("default", r.memory.id, 13)?;
+                std::hint::black_box(cairn_core::tokens::count_tokens(&format!(
+                    "- {short} {}",
+                    r.memory.content
+                )));
+            }
+            tool_work.push(t.elapsed().as_secs_f64() * 1000.0);
+
+            // 3. Through MCP over the pipe.
+            let t = Instant::now();
+            let r = client.call_tool(call(q)).await?;
+            pipe.push(t.elapsed().as_secs_f64() * 1000.0);
+            if r.is_error == Some(true) {
+                bail!("recall failed: {:?}", r.content);
+            }
+
+            // 4. Through MCP over HTTP.
+            let t = Instant::now();
+            web.recall(q).await?;
+            http.push(t.elapsed().as_secs_f64() * 1000.0);
         }
-        drop(client);
+        client.cancel().await?;
+        drop(web);
         let _ = stop_tx.send(());
         serving.await??;
-        anyhow::Ok(out)
+        anyhow::Ok(())
     })?;
 
-    // 4. Idle memory of the real server processes on this store.
+    // Idle memory of the real server processes on this store.
     store.set_model(&cairn_embed::model_info())?;
     let serve_rss = idle_rss(
         cairn_bin,
@@ -146,8 +145,6 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let mcp_rss = idle_rss(cairn_bin, &path, &["mcp", "--no-detect"], Stdio::piped());
 
     let (c50, c95) = ms(&mut core);
-    let mut pipe = pipe;
-    let mut http = http;
     let (p50, p95) = ms(&mut pipe);
     let (h50, h95) = ms(&mut http);
     println!("| path | p50 | p95 | overhead p50 | overhead p95 |");

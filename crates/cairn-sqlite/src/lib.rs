@@ -37,9 +37,11 @@ use crate::vindex::{quantize, Attrs, VectorIndex};
 /// How long a writer waits for another process's write to finish.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// How much of the file is read through a memory map.
-pub const MMAP_BYTES: i64 = 1 << 30;
-/// SQLite page cache per connection, in KiB.
+/// SQLite page cache per connection, in KiB (SQLite's default is 2 MiB).
+/// Recall touches a few thousand scattered pages at 100,000 memories (FTS5
+/// doclists, document sizes, rows); with the default cache each was a
+/// `pread`, the largest single cost of a keyword search. A memory map
+/// would do as well but makes every page read count as resident memory.
 pub const CACHE_KIB: i64 = 64 * 1024;
 
 /// The dimension the vector index reserves room for before its first load
@@ -107,8 +109,6 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sql_err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(sql_err)?;
-        conn.pragma_update(None, "mmap_size", MMAP_BYTES)
             .map_err(sql_err)?;
         conn.pragma_update(None, "cache_size", -CACHE_KIB)
             .map_err(sql_err)?;
@@ -880,8 +880,6 @@ impl Store for SqliteStore {
         )
         .map_err(sql_err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
-        conn.pragma_update(None, "mmap_size", MMAP_BYTES)
-            .map_err(sql_err)?;
         self.sync_index(&conn)
     }
 
