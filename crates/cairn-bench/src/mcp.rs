@@ -7,7 +7,9 @@
 //! in-process: the real binary embeds with MiniLM, whose ~5–10 ms per query
 //! would drown the difference), and through the real axum app over HTTP on
 //! loopback (`cairn serve`'s router, a keep-alive HTTP/1.1 client, MCP
-//! session headers, SSE responses). Finally the real `cairn serve` and
+//! session headers, SSE responses). The ways are interleaved query by
+//! query, so that drift in the machine's speed weighs on all of them alike.
+//! Finally the real `cairn serve` and
 //! `cairn mcp` processes are started on the store and their idle resident
 //! memory is read from /proc.
 
