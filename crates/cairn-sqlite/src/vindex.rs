@@ -75,12 +75,30 @@ fn sketch_codes(codes: &[i8]) -> Vec<u64> {
     codes
         .chunks(64)
         .map(|chunk| {
-            chunk
-                .iter()
-                .enumerate()
-                .fold(0u64, |word, (j, c)| word | (u64::from(*c > 0) << j))
+            chunk.chunks(8).enumerate().fold(0u64, |word, (k, group)| {
+                let mut bytes = [0u8; 8];
+                for (b, c) in bytes.iter_mut().zip(group) {
+                    *b = *c as u8;
+                }
+                word | positive_bytes(u64::from_le_bytes(bytes)) << (8 * k)
+            })
         })
         .collect()
+}
+
+/// Bit `i` of the result is set when byte `i` of `x`, read as an `i8`, is
+/// positive: eight codes of a sketch at once (a first index load builds
+/// 100,000 sketches, and one comparison per code was a tenth of it).
+fn positive_bytes(x: u64) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // High bit of each byte: set when the low seven bits are not all zero
+    // (no carry leaves a byte: 0x7f + 0x7f < 0x100) or the byte is
+    // negative, i.e. when the byte is not zero; then clear the negative ones.
+    let positive = (((x & LOW7) + LOW7) | x) & !x & HIGH;
+    // Gather bit 7 of byte i into bit 56 + i: the multiplier has one bit per
+    // byte, at 7j + 7, and only i + j = 7 lands in the top byte.
+    ((positive >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
 /// The filterable attributes of one indexed memory.
@@ -450,6 +468,29 @@ mod tests {
         let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
         v.iter_mut().for_each(|a| *a /= n);
         v
+    }
+
+    #[test]
+    fn sketches_of_codes_mark_the_positive_ones() {
+        // Every i8 value, in an order that puts each value at many bit
+        // positions, and lengths that end inside a byte group and a word.
+        let all: Vec<i8> = (0..=255u8).map(|b| b.wrapping_mul(37) as i8).collect();
+        for len in [1, 7, 8, 63, 64, 65, 200, 256, 384] {
+            let codes: Vec<i8> = all.iter().cycle().take(len).copied().collect();
+            let naive: Vec<u64> = codes
+                .chunks(64)
+                .map(|chunk| {
+                    let mut word = 0u64;
+                    for (j, c) in chunk.iter().enumerate() {
+                        if *c > 0 {
+                            word |= 1 << j;
+                        }
+                    }
+                    word
+                })
+                .collect();
+            assert_eq!(sketch_codes(&codes), naive, "length {len}");
+        }
     }
 
     #[test]
