@@ -2,16 +2,16 @@
 //!
 //! The same store (synthetic memories and embedder, so no model inference
 //! blurs the figures) is asked the same queries three ways: through the
-//! engine (`Cairn::recall`), through the MCP handler over a byte pipe with
-//! newline-delimited JSON-RPC (exactly what `cairn mcp` does on stdio, but
-//! in-process: the real binary embeds with MiniLM, whose ~5–10 ms per query
-//! would drown the difference), and through the real axum app over HTTP on
-//! loopback (`cairn serve`'s router, a keep-alive HTTP/1.1 client, MCP
-//! session headers, SSE responses). The ways are interleaved query by
-//! query, so that drift in the machine's speed weighs on all of them alike.
-//! Finally the real `cairn serve` and
-//! `cairn mcp` processes are started on the store and their idle resident
-//! memory is read from /proc.
+//! engine (`Cairn::recall`); through the MCP handler behind
+//! `cairn_mcp::serve_lines` over byte pipes (exactly what `cairn mcp` runs
+//! on stdin and stdout, but in-process: the real binary embeds with MiniLM,
+//! whose ~5–10 ms per query would drown the difference); and through the
+//! real axum app over HTTP on loopback (`cairn serve`'s router, a keep-alive
+//! HTTP/1.1 client, MCP session headers, SSE responses). The ways are
+//! interleaved query by query, so that drift in the machine's speed weighs
+//! on all of them alike. Finally the real `cairn serve` and `cairn mcp`
+//! processes are started on the store and their idle resident memory is
+//! read from /proc.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -57,15 +57,16 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let mut pipe = Vec::with_capacity(queries);
     let mut http = Vec::with_capacity(queries);
     rt.block_on(async {
-        // MCP over a pipe (the stdio transport's framing).
-        let (server_io, client_io) = tokio::io::duplex(1 << 20);
-        let s = server.for_session();
-        tokio::spawn(async move {
-            if let Ok(running) = s.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let client = ().serve(client_io).await?;
+        // MCP over two pipes through `serve_lines`: what `cairn mcp` runs
+        // on stdin and stdout.
+        let (client_out, server_in) = tokio::io::duplex(1 << 20);
+        let (server_out, client_in) = tokio::io::duplex(1 << 20);
+        tokio::spawn(cairn_mcp::serve_lines(
+            server.for_session(),
+            server_in,
+            server_out,
+        ));
+        let client = ().serve((client_in, client_out)).await?;
         let call = |q: &str| {
             let args = json!({"query": q, "limit": 10});
             let Value::Object(args) = args else {

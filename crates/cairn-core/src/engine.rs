@@ -363,10 +363,15 @@ impl Cairn {
             })
             .max()
             .unwrap_or(0);
-        Ok([8, 11, 13, 16, 18, 21, 23, 28]
-            .into_iter()
-            .find(|&len| len >= min && len > shared)
-            .map_or(full.clone(), |len| full[..len].to_string()))
+        Ok(
+            match [8, 11, 13, 16, 18, 21, 23, 28]
+                .into_iter()
+                .find(|&len| len >= min && len > shared)
+            {
+                Some(len) => full[..len].to_string(),
+                None => full,
+            },
+        )
     }
 
     fn load(&self, tenant: &str, id: MemoryId) -> Result<Memory> {

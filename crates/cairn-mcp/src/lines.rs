@@ -46,7 +46,7 @@ where
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<serde_json::Value>(&line) {
+            match serde_json::from_str::<serde::de::IgnoredAny>(&line) {
                 Ok(_) => {
                     to_server.write_all(line.as_bytes()).await?;
                     to_server.write_all(b"\n").await?;

@@ -71,19 +71,17 @@ pub fn sketch(v: &[f32]) -> Vec<u64> {
     bits
 }
 
-fn sketch_codes(codes: &[i8]) -> Vec<u64> {
-    codes
-        .chunks(64)
-        .map(|chunk| {
-            chunk.chunks(8).enumerate().fold(0u64, |word, (k, group)| {
-                let mut bytes = [0u8; 8];
-                for (b, c) in bytes.iter_mut().zip(group) {
-                    *b = *c as u8;
-                }
-                word | positive_bytes(u64::from_le_bytes(bytes)) << (8 * k)
-            })
-        })
-        .collect()
+/// Write the sign sketch of `codes` into `out` (one word per 64 codes).
+fn sketch_codes(codes: &[i8], out: &mut [u64]) {
+    for (word, chunk) in out.iter_mut().zip(codes.chunks(64)) {
+        *word = chunk.chunks(8).enumerate().fold(0u64, |word, (k, group)| {
+            let mut bytes = [0u8; 8];
+            for (b, c) in bytes.iter_mut().zip(group) {
+                *b = *c as u8;
+            }
+            word | positive_bytes(u64::from_le_bytes(bytes)) << (8 * k)
+        });
+    }
 }
 
 /// Bit `i` of the result is set when byte `i` of `x`, read as an `i8`, is
@@ -276,8 +274,10 @@ impl VectorIndex {
         };
         let codes = &self.codes[slot * dim..(slot + 1) * dim];
         self.norms[slot] = code_norm(codes);
-        let sketch = sketch_codes(codes);
-        self.sketches[slot * self.words..(slot + 1) * self.words].copy_from_slice(&sketch);
+        sketch_codes(
+            codes,
+            &mut self.sketches[slot * self.words..(slot + 1) * self.words],
+        );
     }
 
     /// Make room for `n` more entries of `dim` dimensions, so that a first
@@ -489,7 +489,9 @@ mod tests {
                     word
                 })
                 .collect();
-            assert_eq!(sketch_codes(&codes), naive, "length {len}");
+            let mut sketch = vec![0; len.div_ceil(64)];
+            sketch_codes(&codes, &mut sketch);
+            assert_eq!(sketch, naive, "length {len}");
         }
     }
 
