@@ -40,6 +40,8 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path)?);
     let cairn = Cairn::new(store.clone(), embedder.clone());
     crate::fill(&cairn, &corpus, &embedder, memories)?;
+    // What `cairn serve` and `cairn mcp` do at start.
+    store.preload()?;
     let texts: Vec<String> = (0..queries)
         .map(|q| corpus.query_text(q as u64 + 1))
         .collect();

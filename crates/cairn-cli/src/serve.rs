@@ -32,13 +32,19 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-/// Load the embedding model in the background, so the first call that
-/// embeds does not pay for it.
+/// Load the embedding model and the store's in-memory indexes in the
+/// background, so that the first calls do not pay for them (searches
+/// before they are ready give the same results, more slowly).
 fn warm_up(cairn: &Cairn) {
     let cairn = cairn.clone();
     tokio::task::spawn_blocking(move || {
         if let Err(e) = cairn.embedder().embed("warm up") {
             tracing::warn!(error = %e, "the embedding model could not be loaded");
+        }
+        let t = std::time::Instant::now();
+        match cairn.store().preload() {
+            Ok(()) => tracing::info!(ms = t.elapsed().as_millis() as u64, "indexes loaded"),
+            Err(e) => tracing::warn!(error = %e, "the in-memory indexes could not be built"),
         }
     });
 }

@@ -321,6 +321,15 @@ pub trait Store: Send + Sync {
         Ok(())
     }
 
+    /// Build everything a long-running process (a server) answers faster
+    /// with, beyond what [`Store::warm_up`] loads: for SQLite, an in-memory
+    /// keyword index. It may take seconds on a large store, so servers call
+    /// it once in the background; one-shot commands do not. Searches give
+    /// the same results before and after. The default is `warm_up`.
+    fn preload(&self) -> Result<()> {
+        self.warm_up()
+    }
+
     /// Count one access of each memory at `at`.
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;
 

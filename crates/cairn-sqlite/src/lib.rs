@@ -10,18 +10,22 @@
 //! - **Keyword search**: FTS5 with BM25 over content, tags and metadata
 //!   values. User text is reduced to terms and each term is quoted, so it is
 //!   never parsed as FTS5 syntax.
+//!   A long-running process that calls [`Store::preload`] answers keyword
+//!   queries from [`kindex`] instead: FTS5's own postings held in memory
+//!   and scored with FTS5's BM25 formula (same tokens, same scores).
 //! - **Vector search**: see [`vindex`]: an in-process quantised index loaded
 //!   from the compact `vindex` table and kept in step by a revision counter.
 //!
 //! This crate must never hold ranking logic (that is `cairn_core::rank`) nor
 //! decide what a filter means (that is `cairn_core::store::Filter`).
 
+pub mod kindex;
 pub mod schema;
 pub mod vindex;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, RwLock};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use cairn_core::memstore::metadata_text;
@@ -32,6 +36,7 @@ use rusqlite::{
     params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
 };
 
+use crate::kindex::KeywordIndex;
 use crate::vindex::{quantize, Attrs, VectorIndex};
 
 /// How long a writer waits for another process's write to finish.
@@ -71,11 +76,35 @@ struct DfCache {
     df: HashMap<String, i64>,
 }
 
+/// Above this many rows written or deleted since, the keyword index is
+/// rebuilt from FTS5 instead of caught up (removing a row scans the
+/// postings of each of its terms).
+const MAX_KEYWORD_CATCH_UP: i64 = 1_000;
+
+/// Most query terms whose FTS5 tokens are remembered (the cache is
+/// emptied when it is full).
+const MAX_CACHED_TERMS: usize = 50_000;
+
+/// Temporary tables of a connection that feeds the keyword index: the
+/// occurrences in `memories_fts`, and a scratch FTS5 table with the same
+/// tokenizer that turns text written since, or query terms, into FTS5's
+/// tokens.
+const KEYWORD_TEMP_TABLES: &str = "\
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_fts_instances USING fts5vocab(main, memories_fts, instance);
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_tok USING fts5 (
+        content, tags, metadata, content = '', contentless_delete = 1,
+        tokenize = 'porter unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_tok_instances USING fts5vocab(temp, cairn_tok, instance);";
+
 /// A [`Store`] in one SQLite file.
 pub struct SqliteStore {
     path: PathBuf,
     conn: Mutex<Connection>,
     index: RwLock<VectorIndex>,
+    /// `None` until [`Store::preload`] builds it.
+    keywords: RwLock<Option<KeywordIndex>>,
+    /// FTS5's token for query terms (`None`: not exactly one token).
+    term_tokens: Mutex<HashMap<String, Option<Box<str>>>>,
     df_cache: Mutex<DfCache>,
 }
 
@@ -116,6 +145,8 @@ impl SqliteStore {
             path,
             conn: Mutex::new(conn),
             index: RwLock::new(VectorIndex::default()),
+            keywords: RwLock::new(None),
+            term_tokens: Mutex::new(HashMap::new()),
             df_cache: Mutex::new(DfCache::default()),
         };
         store.migrate()?;
@@ -166,6 +197,12 @@ impl SqliteStore {
             .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
             .map_err(sql_err)?;
         Ok(rows.join("\n"))
+    }
+
+    /// Rows in the in-memory keyword index, `None` until [`Store::preload`]
+    /// has built it (keyword search then uses FTS5).
+    pub fn keyword_index_rows(&self) -> Result<Option<usize>> {
+        Ok(self.keywords()?.as_ref().map(KeywordIndex::rows))
     }
 
     /// Keep the rarest terms of a keyword query (see [`PRUNE_ABOVE_DOCS`]).
@@ -286,6 +323,253 @@ impl SqliteStore {
         index.loaded = true;
         Ok(())
     }
+}
+
+impl SqliteStore {
+    fn keywords(&self) -> Result<RwLockReadGuard<'_, Option<KeywordIndex>>> {
+        self.keywords
+            .read()
+            .map_err(|_| Error::storage("keyword index lock poisoned"))
+    }
+
+    fn keywords_mut(&self) -> Result<RwLockWriteGuard<'_, Option<KeywordIndex>>> {
+        self.keywords
+            .write()
+            .map_err(|_| Error::storage("keyword index lock poisoned"))
+    }
+
+    /// A read-only connection of its own, for building an index while
+    /// keyword search and reads go on (WAL readers do not block each
+    /// other). NO_MUTEX: the connection is one thread's alone, and SQLite's
+    /// per-call locking otherwise costs ~8% of a fresh recall here.
+    fn side_connection(&self) -> Result<Connection> {
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(sql_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
+        Ok(conn)
+    }
+
+    /// Bring the keyword index, once built, up to the store's revision:
+    /// deleted rows leave it, and rows written since are tokenised by FTS5
+    /// again (through the scratch table) and replace their old postings.
+    fn sync_keywords(&self, conn: &Connection) -> Result<()> {
+        let rev = current_rev(conn)?;
+        if self.keywords()?.as_ref().is_none_or(|k| k.rev == rev) {
+            return Ok(());
+        }
+        let mut guard = self.keywords_mut()?;
+        let Some(index) = guard.as_mut().filter(|k| k.rev != rev) else {
+            return Ok(());
+        };
+        let since = index.rev;
+        let changes: i64 = conn
+            .prepare_cached(
+                "SELECT (SELECT count(*) FROM tombstones WHERE rev > ?1) \
+                 + (SELECT count(*) FROM vindex WHERE rev > ?1)",
+            )
+            .and_then(|mut s| s.query_row([since], |r| r.get(0)))
+            .map_err(sql_err)?;
+        if changes > MAX_KEYWORD_CATCH_UP {
+            *index = load_keywords(conn)?;
+            return Ok(());
+        }
+        let gone: Vec<i64> = conn
+            .prepare_cached("SELECT rowid FROM tombstones WHERE rev > ?1")
+            .and_then(|mut s| s.query_map([since], |r| r.get(0))?.collect())
+            .map_err(sql_err)?;
+        for rowid in gone {
+            index.remove(rowid);
+        }
+        let changed: Vec<(i64, String, String, String)> = conn
+            .prepare_cached(
+                "SELECT m.rowid, m.content, m.tags, m.metadata FROM vindex v \
+                 JOIN memories m ON m.rowid = v.rowid WHERE v.rev > ?1",
+            )
+            .and_then(|mut s| {
+                s.query_map([since], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?
+                .collect()
+            })
+            .map_err(sql_err)?;
+        conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
+        for (rowid, content, tags, metadata) in changed {
+            index.remove(rowid);
+            let tags: Vec<String> = serde_json::from_str(&tags).map_err(Error::storage)?;
+            let metadata = serde_json::from_str(&metadata).map_err(Error::storage)?;
+            let (tags, metadata) = fts_columns(&tags, &metadata);
+            conn.prepare_cached(
+                "INSERT INTO temp.cairn_tok (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .and_then(|mut s| s.execute(params![rowid, content, tags, metadata]))
+            .map_err(sql_err)?;
+        }
+        add_instances(conn, index, "temp.cairn_tok_instances")?;
+        clear_scratch(conn)?;
+        index.rev = rev;
+        Ok(())
+    }
+
+    /// FTS5's token for each query term: `None` for a term FTS5 splits
+    /// into several tokens or none (a phrase, which only FTS5 matches).
+    fn query_tokens(&self, conn: &Connection, terms: &[String]) -> Result<Vec<Option<Box<str>>>> {
+        let mut cache = self
+            .term_tokens
+            .lock()
+            .map_err(|_| Error::storage("token cache lock poisoned"))?;
+        let missing: Vec<&String> = terms.iter().filter(|t| !cache.contains_key(*t)).collect();
+        if !missing.is_empty() {
+            if cache.len() + missing.len() > MAX_CACHED_TERMS {
+                cache.clear();
+            }
+            conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
+            for (i, term) in missing.iter().enumerate() {
+                conn.prepare_cached("INSERT INTO temp.cairn_tok (rowid, content) VALUES (?1, ?2)")
+                    .and_then(|mut s| s.execute(params![i as i64, term]))
+                    .map_err(sql_err)?;
+            }
+            let mut tokens: Vec<Vec<String>> = vec![Vec::new(); missing.len()];
+            let rows: Vec<(i64, String)> = conn
+                .prepare_cached("SELECT doc, term FROM temp.cairn_tok_instances")
+                .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+                .map_err(sql_err)?;
+            for (doc, token) in rows {
+                if let Some(t) = usize::try_from(doc).ok().and_then(|d| tokens.get_mut(d)) {
+                    t.push(token);
+                }
+            }
+            clear_scratch(conn)?;
+            for (term, mut tokens) in missing.into_iter().zip(tokens) {
+                let one = (tokens.len() == 1).then(|| tokens.remove(0).into_boxed_str());
+                cache.insert(term.clone(), one);
+            }
+        }
+        Ok(terms
+            .iter()
+            .map(|t| cache.get(t).cloned().flatten())
+            .collect())
+    }
+
+    /// Keyword search on the in-memory index, ranked exactly as the FTS5
+    /// query of [`Store::keyword_search`] ranks (same pruning, same BM25).
+    /// `None` when that path cannot answer: the index is not built, or a
+    /// term is a phrase to FTS5.
+    fn keyword_search_in_memory(
+        &self,
+        conn: &Connection,
+        terms: &[String],
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Option<Vec<Hit>>> {
+        if self.keywords()?.is_none() {
+            return Ok(None);
+        }
+        let Some(tokens) = self
+            .query_tokens(conn, terms)?
+            .into_iter()
+            .collect::<Option<Vec<Box<str>>>>()
+        else {
+            return Ok(None);
+        };
+        self.sync_index(conn)?;
+        self.sync_keywords(conn)?;
+        let vectors = self
+            .index
+            .read()
+            .map_err(|_| Error::storage("index lock poisoned"))?;
+        let guard = self.keywords()?;
+        let Some(keywords) = guard.as_ref() else {
+            return Ok(None);
+        };
+        let token_of: HashMap<&str, &str> = terms
+            .iter()
+            .map(String::as_str)
+            .zip(tokens.iter().map(|t| &**t))
+            .collect();
+        let kept: Vec<&str> = if keywords.rows() as i64 <= PRUNE_ABOVE_DOCS || terms.len() < 2 {
+            tokens.iter().map(|t| &**t).collect()
+        } else {
+            let counted = terms
+                .iter()
+                .map(|t| (keywords.rows_with(token_of[t.as_str()]) as i64, t.clone()))
+                .collect();
+            rarest_within(counted, MAX_KEYWORD_POSTINGS)
+                .iter()
+                .map(|t| token_of[t.as_str()])
+                .collect()
+        };
+        let Some(admit) = vectors.admit(filter) else {
+            return Ok(Some(Vec::new()));
+        };
+        // Best first; the filter is checked in that order, until `limit`
+        // rows pass and the next score is lower (ties are ordered by id).
+        let mut scored = keywords.scores(&kept);
+        scored.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
+        let mut hits: Vec<Hit> = Vec::with_capacity(limit);
+        for (rowid, score) in scored {
+            if hits.len() >= limit && hits.last().is_some_and(|h| h.score > score) {
+                break;
+            }
+            if let Some(id) = vectors.admitted_id(&admit, rowid) {
+                hits.push(Hit { id, score });
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
+        hits.truncate(limit);
+        Ok(Some(hits))
+    }
+}
+
+/// A keyword index of every row of `memories_fts`, read from FTS5's own
+/// index in one read transaction (so that its revision matches).
+fn load_keywords(conn: &Connection) -> Result<KeywordIndex> {
+    conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
+    let tx = conn.unchecked_transaction().map_err(sql_err)?;
+    let mut index = KeywordIndex::default();
+    index.rev = current_rev(&tx)?;
+    add_instances(&tx, &mut index, "temp.cairn_fts_instances")?;
+    tx.finish().map_err(sql_err)?;
+    Ok(index)
+}
+
+/// Add every occurrence an `fts5vocab` instance table lists.
+fn add_instances(conn: &Connection, index: &mut KeywordIndex, table: &str) -> Result<()> {
+    let mut stmt = conn
+        .prepare_cached(&format!("SELECT doc, col, term FROM {table}"))
+        .map_err(sql_err)?;
+    let mut rows = stmt.query([]).map_err(sql_err)?;
+    while let Some(row) = rows.next().map_err(sql_err)? {
+        let column = match text(row, 1)? {
+            Some("content") => 0,
+            Some("tags") => 1,
+            _ => 2,
+        };
+        index.add(
+            row.get(0).map_err(sql_err)?,
+            column,
+            text(row, 2)?.unwrap_or_default(),
+        );
+    }
+    Ok(())
+}
+
+/// Empty the scratch FTS5 table.
+fn clear_scratch(conn: &Connection) -> Result<()> {
+    conn.prepare_cached("INSERT INTO temp.cairn_tok (cairn_tok) VALUES ('delete-all')")
+        .and_then(|mut s| s.execute([]))
+        .map_err(sql_err)?;
+    Ok(())
+}
+
+/// The text of `memories_fts`'s tags and metadata columns.
+fn fts_columns(
+    tags: &[String],
+    metadata: &serde_json::Map<String, serde_json::Value>,
+) -> (String, String) {
+    (tags.join(" "), metadata_text(metadata))
 }
 
 fn current_rev(conn: &Connection) -> Result<i64> {
@@ -540,12 +824,8 @@ fn write_row(
         "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
     )
     .and_then(|mut s| {
-        s.execute(params![
-            rowid,
-            m.content,
-            m.tags.join(" "),
-            metadata_text(&m.metadata)
-        ])
+        let (tags, metadata) = fts_columns(&m.tags, &m.metadata);
+        s.execute(params![rowid, m.content, tags, metadata])
     })
     .map_err(sql_err)?;
     if let Some(v) = vector {
@@ -819,6 +1099,9 @@ impl Store for SqliteStore {
         let conn = self.conn()?;
         let mut terms = keyword_terms(query);
         terms.truncate(MAX_QUERY_TERMS);
+        if let Some(hits) = self.keyword_search_in_memory(&conn, &terms, filter, limit)? {
+            return Ok(hits);
+        }
         let terms = self.prune_terms(&conn, terms)?;
         let Some(fts) = fts_query(&terms) else {
             return Ok(Vec::new());
@@ -827,8 +1110,9 @@ impl Store for SqliteStore {
         let mut args = vec![Value::Text(fts)];
         args.extend(filter_args);
         args.push(Value::Integer(limit as i64));
+        let [content, tags, metadata] = kindex::COLUMN_WEIGHTS;
         let sql = format!(
-            "SELECT m.id, bm25(memories_fts, 1.0, 1.0, 0.5) AS s FROM memories_fts \
+            "SELECT m.id, bm25(memories_fts, {content:?}, {tags:?}, {metadata:?}) AS s FROM memories_fts \
              JOIN memories m ON m.rowid = memories_fts.rowid \
              WHERE memories_fts MATCH ? AND {cond} ORDER BY s ASC, m.id DESC LIMIT ?"
         );
@@ -870,17 +1154,24 @@ impl Store for SqliteStore {
         if loaded {
             return Ok(()); // catching up is cheap: `vector_search` does it
         }
-        // A connection of its own, so that keyword search and reads go on
-        // while the index is built (WAL readers do not block each other).
-        // NO_MUTEX: the connection is this thread's alone, and SQLite's
-        // per-call locking otherwise costs ~8% of a fresh recall here.
-        let conn = Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(sql_err)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
+        let conn = self.side_connection()?;
         self.sync_index(&conn)
+    }
+
+    fn preload(&self) -> Result<()> {
+        self.warm_up()?;
+        if self.keywords()?.is_some() {
+            return Ok(());
+        }
+        // Built from a snapshot on a connection of its own (seconds at
+        // 100,000 memories; searches meanwhile use FTS5), then caught up
+        // by the next search.
+        let index = load_keywords(&self.side_connection()?)?;
+        let mut guard = self.keywords_mut()?;
+        if guard.is_none() {
+            *guard = Some(index);
+        }
+        Ok(())
     }
 
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {

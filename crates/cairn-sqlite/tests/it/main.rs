@@ -18,3 +18,25 @@ fn fresh() -> Arc<dyn Store> {
 cairn_core::store_conformance_tests!(crate::fresh());
 
 mod file;
+mod keywords;
+
+/// The conformance suite again, on a store whose keyword search answers
+/// from the in-memory index (built while the store is empty, so every
+/// check's writes reach it by catching up).
+mod preloaded {
+    use std::sync::Arc;
+
+    use cairn_core::Store;
+    use cairn_sqlite::SqliteStore;
+
+    fn fresh() -> Arc<dyn Store> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("cairn.db");
+        std::mem::forget(dir);
+        let store = SqliteStore::open(path).expect("open");
+        store.preload().expect("preload");
+        Arc::new(store)
+    }
+
+    cairn_core::store_conformance_tests!(crate::preloaded::fresh());
+}
