@@ -21,7 +21,10 @@
 //!   correct on delete; after deletes the two can differ in the last digits.
 //!
 //! Kept in step with other processes' writes by the store revision, like the
-//! vector index.
+//! vector index. Filters are applied through the vector index's entries, so
+//! a memory that index leaves out (an embedding of another dimension, in the
+//! middle of a `cairn reindex` to another model) is left out here too, where
+//! FTS5 would still find it.
 
 use std::collections::HashMap;
 
