@@ -240,9 +240,9 @@ impl SqliteStore {
         Ok(rarest_within(counted, MAX_KEYWORD_POSTINGS))
     }
 
-    /// Bring the vector index up to the store's current revision.
-    fn sync_index(&self, conn: &Connection) -> Result<()> {
-        let rev = current_rev(conn)?;
+    /// Bring the vector index up to revision `rev` (the store's current
+    /// one, read by the caller).
+    fn sync_index(&self, conn: &Connection, rev: i64) -> Result<()> {
         {
             let index = self
                 .index
@@ -355,8 +355,7 @@ impl SqliteStore {
     /// Bring the keyword index, once built, up to the store's revision:
     /// deleted rows leave it, and rows written since are tokenised by FTS5
     /// again (through the scratch table) and replace their old postings.
-    fn sync_keywords(&self, conn: &Connection) -> Result<()> {
-        let rev = current_rev(conn)?;
+    fn sync_keywords(&self, conn: &Connection, rev: i64) -> Result<()> {
         if self.keywords()?.as_ref().is_none_or(|k| k.rev == rev) {
             return Ok(());
         }
@@ -474,8 +473,10 @@ impl SqliteStore {
         else {
             return Ok(None);
         };
-        self.sync_index(conn)?;
-        self.sync_keywords(conn)?;
+        // One revision for both indexes: they filter through each other.
+        let rev = current_rev(conn)?;
+        self.sync_index(conn, rev)?;
+        self.sync_keywords(conn, rev)?;
         let vectors = self
             .index
             .read()
@@ -1136,7 +1137,7 @@ impl Store for SqliteStore {
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
         {
             let conn = self.conn()?;
-            self.sync_index(&conn)?;
+            self.sync_index(&conn, current_rev(&conn)?)?;
         }
         let index = self
             .index
@@ -1155,7 +1156,7 @@ impl Store for SqliteStore {
             return Ok(()); // catching up is cheap: `vector_search` does it
         }
         let conn = self.side_connection()?;
-        self.sync_index(&conn)
+        self.sync_index(&conn, current_rev(&conn)?)
     }
 
     fn preload(&self) -> Result<()> {

@@ -401,7 +401,7 @@ impl VectorIndex {
         let hot = &self.hot[first..first + out.len()];
         let sketches = self.sketches[first * w..].chunks_exact(w);
         for (i, ((h, sketch), d)) in hot.iter().zip(sketches).zip(out).enumerate() {
-            if !admit.admits_hot(h) || !self.admits_rest(admit, first + i) {
+            if !self.admits(admit, h, first + i) {
                 continue;
             }
             let distance: u32 = sketch
@@ -468,16 +468,18 @@ impl VectorIndex {
     /// The id of row `rowid` if it is indexed and passes the filter.
     pub(crate) fn admitted_id(&self, admit: &Admit, rowid: i64) -> Option<MemoryId> {
         let slot = *self.slots.get(&rowid)?;
-        (admit.admits_hot(&self.hot[slot]) && self.admits_rest(admit, slot))
+        self.admits(admit, &self.hot[slot], slot)
             .then(|| self.attrs[slot].id)
     }
 
-    /// The part of the filter that [`Admit::admits_hot`] does not check
-    /// (tags, time ranges, expiry): [`Filter::matches`] itself, so the index
-    /// can never disagree with it.
-    fn admits_rest(&self, admit: &Admit, slot: usize) -> bool {
-        let expiring = self.hot[slot].expires && !admit.filter.include_expired;
-        (admit.simple && !expiring) || admit.filter.matches(&self.attrs[slot])
+    /// Whether the entry in `slot` (whose packed part is `h`) passes the
+    /// filter: [`Admit::admits_hot`] first, then, for what that does not
+    /// check (tags, time ranges, expiry), [`Filter::matches`] itself, so the
+    /// index can never disagree with it.
+    fn admits(&self, admit: &Admit, h: &Hot, slot: usize) -> bool {
+        let expiring = h.expires && !admit.filter.include_expired;
+        admit.admits_hot(h)
+            && ((admit.simple && !expiring) || admit.filter.matches(&self.attrs[slot]))
     }
 }
 
