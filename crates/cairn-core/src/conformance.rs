@@ -17,7 +17,7 @@ use serde_json::json;
 
 use crate::engine::{Cairn, RecallRequest, RememberRequest, SearchMode, WriteStatus};
 use crate::memory::{Memory, MemoryId, MemoryType};
-use crate::store::{Filter, ListOrder, ScopeFilter, Store, WriteBatch};
+use crate::store::{Filter, Hit, ListOrder, RankFactors, ScopeFilter, Store, WriteBatch};
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
@@ -572,6 +572,57 @@ pub fn check_access_expiry_stats(store: Arc<dyn Store>) {
     assert_eq!(store.stats("other", T0).unwrap().total, 1);
 }
 
+/// Search hits carry each memory's ranking factors as they are now:
+/// weight, scope, and accesses recorded after the memory was written.
+pub fn check_hit_factors(store: Arc<dyn Store>) {
+    let mut a = sample(
+        1,
+        "default",
+        Some("atlas"),
+        MemoryType::Fact,
+        "granite ridge",
+    );
+    a.weight = 0.5;
+    let b = sample(2, "default", None, MemoryType::Fact, "granite valley");
+    insert(
+        &*store,
+        vec![(a.clone(), axis(1, 8)), (b.clone(), axis(2, 8))],
+    );
+    let filter = filter_all("default");
+    let factors_of = |hits: Vec<Hit>, id: MemoryId| {
+        hits.into_iter()
+            .find(|h| h.id == id)
+            .map(|h| h.factors)
+            .expect("the memory is a hit")
+    };
+    let both = |id: MemoryId, vector: &[f32]| {
+        let keyword = factors_of(store.keyword_search("granite", &filter, 10).unwrap(), id);
+        let semantic = factors_of(store.vector_search(vector, &filter, 10).unwrap(), id);
+        assert_eq!(keyword, semantic, "both sides agree");
+        let whole = &store.get("default", &[id]).unwrap()[0];
+        assert_eq!(keyword, RankFactors::of(whole), "hits agree with get");
+        keyword
+    };
+    let untouched = RankFactors {
+        access_count: 0,
+        last_accessed_at: None,
+        global: false,
+        weight: 0.5,
+    };
+    assert_eq!(both(a.id, &axis(1, 8)), untouched);
+    store
+        .record_access("default", &[b.id, b.id], T0 + 50)
+        .unwrap();
+    let accessed = RankFactors {
+        access_count: 2,
+        last_accessed_at: Some(T0 + 50),
+        global: true,
+        weight: 1.0,
+    };
+    assert_eq!(both(b.id, &axis(2, 8)), accessed);
+    assert_eq!(both(a.id, &axis(1, 8)), untouched);
+}
+
 /// The model is recorded and read back.
 pub fn check_model(store: Arc<dyn Store>) {
     assert_eq!(store.model().unwrap(), None);
@@ -915,6 +966,10 @@ macro_rules! store_conformance_tests {
             #[test]
             fn access_expiry_stats() {
                 c::check_access_expiry_stats($make)
+            }
+            #[test]
+            fn hit_factors() {
+                c::check_hit_factors($make)
             }
             #[test]
             fn model() {

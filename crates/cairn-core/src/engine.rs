@@ -585,43 +585,56 @@ impl Cairn {
             ],
             self.fusion.k,
         );
-        let ids: Vec<MemoryId> = fused.iter().map(|(id, _)| *id).collect();
-        let memories: HashMap<MemoryId, Memory> = self
-            .store
-            .get(&filter.tenant, &ids)?
-            .into_iter()
-            .map(|m| (m.id, m))
-            .collect();
+        // Every candidate is ranked on the factors its hit carries; only
+        // the memories returned are read whole.
         let position = |hits: &[Hit], id: MemoryId| hits.iter().position(|h| h.id == id);
-        let mut results: Vec<Recalled> = fused
+        let mut ranked: Vec<(MemoryId, ScoreBreakdown)> = fused
             .into_iter()
             .filter_map(|(id, rrf)| {
-                let memory = memories.get(&id)?.clone();
                 let k = position(&keyword, id);
                 let v = position(&vector, id);
+                let f = k.map(|i| keyword[i]).or(v.map(|i| vector[i]))?.factors;
                 let mut explain = ScoreBreakdown {
                     bm25_rank: k.map(|i| i + 1),
                     bm25_score: k.map(|i| keyword[i].score),
                     vector_rank: v.map(|i| i + 1),
                     cosine: v.map(|i| vector[i].score),
                     rrf,
-                    boost: access_boost(memory.access_count),
-                    decay: recency_decay(memory.last_accessed_at, now),
-                    scope_weight: scope_weight(memory.project.as_deref()),
-                    weight: memory.weight,
+                    boost: access_boost(f.access_count),
+                    decay: recency_decay(f.last_accessed_at, now),
+                    scope_weight: scope_weight(f.global),
+                    weight: f.weight,
                     score: 0.0,
                 };
                 explain.combine();
-                Some(Recalled { memory, explain })
+                Some((id, explain))
             })
             .collect();
-        results.sort_by(|a, b| {
-            b.explain
-                .score
-                .total_cmp(&a.explain.score)
-                .then(b.memory.id.cmp(&a.memory.id))
-        });
-        results.truncate(req.limit);
+        ranked.sort_by(|(a_id, a), (b_id, b)| b.score.total_cmp(&a.score).then(b_id.cmp(a_id)));
+        // Read the best `limit`; a memory deleted meanwhile by another
+        // process is replaced by the next candidate.
+        let mut results = Vec::with_capacity(req.limit);
+        let mut next = ranked.into_iter();
+        loop {
+            let batch: Vec<(MemoryId, ScoreBreakdown)> =
+                next.by_ref().take(req.limit - results.len()).collect();
+            if batch.is_empty() {
+                break;
+            }
+            let ids: Vec<MemoryId> = batch.iter().map(|(id, _)| *id).collect();
+            let mut memories: HashMap<MemoryId, Memory> = self
+                .store
+                .get(&filter.tenant, &ids)?
+                .into_iter()
+                .map(|m| (m.id, m))
+                .collect();
+            results.extend(batch.into_iter().filter_map(|(id, explain)| {
+                Some(Recalled {
+                    memory: memories.remove(&id)?,
+                    explain,
+                })
+            }));
+        }
         Ok(results)
     }
 

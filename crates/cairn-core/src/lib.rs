@@ -36,7 +36,7 @@ pub use memory::{
     Memory, MemoryId, MemoryType, Tier, Timestamp, DEFAULT_TENANT, MAX_CONTENT_BYTES,
 };
 pub use memstore::MemoryStore;
-pub use store::{Filter, Hit, ListOrder, ScopeFilter, Store, StoreStats, WriteBatch};
+pub use store::{Filter, Hit, ListOrder, RankFactors, ScopeFilter, Store, StoreStats, WriteBatch};
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,8 @@ use std::sync::RwLock;
 use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::rank::cosine;
 use crate::store::{
-    keyword_terms, query_terms, Filter, Filterable, Hit, ListOrder, Store, StoreStats, WriteBatch,
+    keyword_terms, query_terms, Filter, Filterable, Hit, ListOrder, RankFactors, Store, StoreStats,
+    WriteBatch,
 };
 use crate::{Error, ModelInfo, Result};
 
@@ -250,11 +251,11 @@ impl Store for MemoryStore {
             return Ok(Vec::new());
         }
         let state = self.read()?;
-        let docs: Vec<(MemoryId, Vec<String>)> = state
+        let docs: Vec<(&Memory, Vec<String>)> = state
             .memories
             .values()
             .filter(|(m, _)| filter.matches(m))
-            .map(|(m, _)| (m.id, searchable_terms(m)))
+            .map(|(m, _)| (m, searchable_terms(m)))
             .collect();
         let n = docs.len() as f64;
         let avg_len = docs.iter().map(|(_, t)| t.len()).sum::<usize>() as f64 / n.max(1.0);
@@ -269,7 +270,7 @@ impl Store for MemoryStore {
         }
         let mut hits: Vec<Hit> = docs
             .iter()
-            .filter_map(|(id, words)| {
+            .filter_map(|(m, words)| {
                 let len = words.len() as f64;
                 let mut score = 0.0;
                 for t in &terms {
@@ -282,7 +283,11 @@ impl Store for MemoryStore {
                     score += idf * tf * (BM25_K1 + 1.0)
                         / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg_len.max(1.0)));
                 }
-                (score > 0.0).then_some(Hit { id: *id, score })
+                (score > 0.0).then(|| Hit {
+                    id: m.id,
+                    score,
+                    factors: RankFactors::of(m),
+                })
             })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
@@ -299,6 +304,7 @@ impl Store for MemoryStore {
             .map(|(m, v)| Hit {
                 id: m.id,
                 score: f64::from(cosine(vector, v)),
+                factors: RankFactors::of(m),
             })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));

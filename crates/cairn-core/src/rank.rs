@@ -144,11 +144,12 @@ pub fn recency_decay(last_accessed_at: Option<i64>, now: i64) -> f64 {
 /// Scope weight: a project's own memories count fully, global ones a little
 /// less (they are about everything, so less specific to the question).
 ///
-/// `project` is the memory's project (`None` = global).
-pub fn scope_weight(project: Option<&str>) -> f64 {
-    match project {
-        Some(_) => PROJECT_SCOPE_WEIGHT,
-        None => GLOBAL_SCOPE_WEIGHT,
+/// `global`: the memory has no project.
+pub fn scope_weight(global: bool) -> f64 {
+    if global {
+        GLOBAL_SCOPE_WEIGHT
+    } else {
+        PROJECT_SCOPE_WEIGHT
     }
 }
 
@@ -305,8 +306,8 @@ mod tests {
 
     #[test]
     fn scope_weights() {
-        assert_eq!(scope_weight(Some("atlas")), 1.0);
-        assert_eq!(scope_weight(None), 0.8);
+        assert_eq!(scope_weight(false), 1.0);
+        assert_eq!(scope_weight(true), 0.8);
     }
 
     #[test]

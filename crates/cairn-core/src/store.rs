@@ -201,14 +201,43 @@ pub enum ListOrder {
     Stalest,
 }
 
-/// One search hit: a memory id and the backend's relevance score (BM25,
-/// higher is better; or cosine similarity).
+/// One search hit: a memory id, the backend's relevance score (BM25,
+/// higher is better; or cosine similarity) and the memory's ranking
+/// factors, so that recall ranks every candidate without reading it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
     /// The memory.
     pub id: MemoryId,
     /// Higher is better.
     pub score: f64,
+    /// The memory's ranking factors at the time of the search.
+    pub factors: RankFactors,
+}
+
+/// What recall's ranking reads of a memory besides its search ranks (see
+/// [`crate::rank`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankFactors {
+    /// Recorded accesses.
+    pub access_count: u64,
+    /// Last recorded access.
+    pub last_accessed_at: Option<Timestamp>,
+    /// Global (no project).
+    pub global: bool,
+    /// The memory's weight.
+    pub weight: f64,
+}
+
+impl RankFactors {
+    /// A memory's factors.
+    pub fn of(m: &Memory) -> Self {
+        RankFactors {
+            access_count: m.access_count,
+            last_accessed_at: m.last_accessed_at,
+            global: m.project.is_none(),
+            weight: m.weight,
+        }
+    }
 }
 
 /// A set of writes applied atomically: all of them or none.

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use cairn_core::memstore::metadata_text;
 use cairn_core::store::{keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
-use cairn_core::{Error, Hit, Memory, MemoryId, ModelInfo, Result, Store, Timestamp};
+use cairn_core::{Error, Hit, Memory, MemoryId, ModelInfo, RankFactors, Result, Store, Timestamp};
 use rusqlite::types::Value;
 use rusqlite::{
     params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
@@ -240,89 +240,123 @@ impl SqliteStore {
         Ok(rarest_within(counted, MAX_KEYWORD_POSTINGS))
     }
 
-    /// Bring the vector index up to revision `rev` (the store's current
-    /// one, read by the caller).
-    fn sync_index(&self, conn: &Connection, rev: i64) -> Result<()> {
-        {
-            let index = self
-                .index
-                .read()
-                .map_err(|_| Error::storage("index lock poisoned"))?;
-            if index.loaded && index.rev == rev {
-                return Ok(());
-            }
+    /// Bring the vector index up to the store's revisions `revs` (read by
+    /// the caller): rows written or deleted since its content revision,
+    /// then rows accessed since its access revision.
+    fn sync_index(&self, conn: &Connection, revs: Revs) -> Result<()> {
+        let current = |index: &VectorIndex| {
+            index.loaded && index.rev == revs.content && index.arev == revs.access
+        };
+        let index = self
+            .index
+            .read()
+            .map_err(|_| Error::storage("index lock poisoned"))?;
+        if current(&index) {
+            return Ok(());
         }
+        drop(index);
         let mut index = self
             .index
             .write()
             .map_err(|_| Error::storage("index lock poisoned"))?;
-        if index.loaded && index.rev == rev {
+        if current(&index) {
             return Ok(());
         }
-        let since = if index.loaded { index.rev } else { i64::MIN };
-        if index.loaded {
+        if !index.loaded || index.rev != revs.content {
+            catch_up_content(conn, &mut index)?;
+        }
+        if index.loaded && index.arev != revs.access {
             let mut stmt = conn
-                .prepare_cached("SELECT rowid FROM tombstones WHERE rev > ?1")
+                .prepare_cached(
+                    "SELECT v.rowid, v.access_count, v.last_accessed_at FROM accessed a \
+                     JOIN vindex v ON v.rowid = a.rowid WHERE a.arev > ?1",
+                )
                 .map_err(sql_err)?;
-            let gone: Vec<i64> = stmt
-                .query_map([since], |r| r.get(0))
-                .and_then(|rows| rows.collect())
-                .map_err(sql_err)?;
-            for rowid in gone {
-                index.remove(rowid);
+            let mut rows = stmt.query([index.arev]).map_err(sql_err)?;
+            while let Some(row) = rows.next().map_err(sql_err)? {
+                let count: i64 = row.get(1).map_err(sql_err)?;
+                index.set_access(
+                    row.get(0).map_err(sql_err)?,
+                    count.max(0) as u64,
+                    row.get(2).map_err(sql_err)?,
+                );
             }
         }
-        // A first load reads the whole table in rowid order (`+rev` keeps
-        // the planner off the rev index); catching up uses the rev index.
-        let sql = if index.loaded {
-            "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-             superseded, code FROM vindex WHERE rev > ?1"
-        } else {
-            "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-             superseded, code FROM vindex WHERE +rev > ?1"
-        };
-        if !index.loaded {
-            let docs = meta_int(conn, "docs")?;
-            index.reserve(usize::try_from(docs).unwrap_or(0), EXPECTED_DIM);
-        }
-        let mut stmt = conn.prepare_cached(sql).map_err(sql_err)?;
-        let mut rows = stmt.query([since]).map_err(sql_err)?;
-        while let Some(row) = rows.next().map_err(sql_err)? {
-            let rowid: i64 = row.get(0).map_err(sql_err)?;
-            let (id, tenant, project, kind, tags) = (
-                text(row, 1)?.unwrap_or_default(),
-                text(row, 2)?.unwrap_or_default(),
-                text(row, 3)?,
-                text(row, 4)?.unwrap_or_default(),
-                text(row, 5)?.unwrap_or("[]"),
-            );
-            let attrs = Attrs {
-                id: id.parse()?,
-                tenant: index.intern(tenant),
-                project: project.map(|p| index.intern(p)),
-                kind: kind.parse()?,
-                tags: if tags == "[]" {
-                    Vec::new()
-                } else {
-                    serde_json::from_str(tags).map_err(Error::storage)?
-                },
-                created_at: row.get(6).map_err(sql_err)?,
-                valid_from: row.get(7).map_err(sql_err)?,
-                valid_to: row.get(8).map_err(sql_err)?,
-                expires_at: row.get(9).map_err(sql_err)?,
-                superseded: row.get(10).map_err(sql_err)?,
-            };
-            let code = row
-                .get_ref(11)
-                .map_err(sql_err)?
-                .as_blob()
-                .map_err(Error::storage)?;
-            index.upsert(rowid, attrs, code);
-        }
-        index.rev = rev;
+        index.rev = revs.content;
+        index.arev = revs.access;
         index.loaded = true;
         Ok(())
     }
+}
+
+/// Load the vector index (first use: every row, with their current access
+/// counters) or apply the rows written and deleted since its revision.
+fn catch_up_content(conn: &Connection, index: &mut VectorIndex) -> Result<()> {
+    let since = if index.loaded { index.rev } else { i64::MIN };
+    if index.loaded {
+        let mut stmt = conn
+            .prepare_cached("SELECT rowid FROM tombstones WHERE rev > ?1")
+            .map_err(sql_err)?;
+        let gone: Vec<i64> = stmt
+            .query_map([since], |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .map_err(sql_err)?;
+        for rowid in gone {
+            index.remove(rowid);
+        }
+    }
+    // A first load reads the whole table in rowid order (`+rev` keeps the
+    // planner off the rev index); catching up uses the rev index.
+    let sql = if index.loaded {
+        "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
+         superseded, code, access_count, last_accessed_at, weight FROM vindex WHERE rev > ?1"
+    } else {
+        "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
+         superseded, code, access_count, last_accessed_at, weight FROM vindex WHERE +rev > ?1"
+    };
+    if !index.loaded {
+        let docs = meta_int(conn, "docs")?;
+        index.reserve(usize::try_from(docs).unwrap_or(0), EXPECTED_DIM);
+    }
+    let mut stmt = conn.prepare_cached(sql).map_err(sql_err)?;
+    let mut rows = stmt.query([since]).map_err(sql_err)?;
+    while let Some(row) = rows.next().map_err(sql_err)? {
+        let rowid: i64 = row.get(0).map_err(sql_err)?;
+        let (id, tenant, project, kind, tags) = (
+            text(row, 1)?.unwrap_or_default(),
+            text(row, 2)?.unwrap_or_default(),
+            text(row, 3)?,
+            text(row, 4)?.unwrap_or_default(),
+            text(row, 5)?.unwrap_or("[]"),
+        );
+        let access_count: i64 = row.get(12).map_err(sql_err)?;
+        let attrs = Attrs {
+            id: id.parse()?,
+            tenant: index.intern(tenant),
+            project: project.map(|p| index.intern(p)),
+            kind: kind.parse()?,
+            tags: if tags == "[]" {
+                Vec::new()
+            } else {
+                serde_json::from_str(tags).map_err(Error::storage)?
+            },
+            created_at: row.get(6).map_err(sql_err)?,
+            valid_from: row.get(7).map_err(sql_err)?,
+            valid_to: row.get(8).map_err(sql_err)?,
+            expires_at: row.get(9).map_err(sql_err)?,
+            superseded: row.get(10).map_err(sql_err)?,
+            access_count: access_count.max(0) as u64,
+            last_accessed_at: row.get(13).map_err(sql_err)?,
+            weight: row.get(14).map_err(sql_err)?,
+        };
+        let code = row
+            .get_ref(11)
+            .map_err(sql_err)?
+            .as_blob()
+            .map_err(Error::storage)?;
+        index.upsert(rowid, attrs, code);
+    }
+    Ok(())
 }
 
 impl SqliteStore {
@@ -458,7 +492,6 @@ impl SqliteStore {
     /// term is a phrase to FTS5.
     fn keyword_search_in_memory(
         &self,
-        conn: &Connection,
         terms: &[String],
         filter: &Filter,
         limit: usize,
@@ -466,22 +499,29 @@ impl SqliteStore {
         if self.keywords()?.is_none() {
             return Ok(None);
         }
-        let Some(tokens) = self
-            .query_tokens(conn, terms)?
-            .into_iter()
-            .collect::<Option<Vec<Box<str>>>>()
-        else {
-            return Ok(None);
+        let (tokens, vectors, guard) = {
+            let conn = self.conn()?;
+            let Some(tokens) = self
+                .query_tokens(&conn, terms)?
+                .into_iter()
+                .collect::<Option<Vec<Box<str>>>>()
+            else {
+                return Ok(None);
+            };
+            // One revision for both indexes: they filter through each
+            // other. Both are read-locked before the connection is let go
+            // (syncing happens under it), so they stay at that revision
+            // while scoring, and the vector side of a hybrid search can
+            // use the connection meanwhile.
+            let revs = current_revs(&conn)?;
+            self.sync_index(&conn, revs)?;
+            self.sync_keywords(&conn, revs.content)?;
+            let vectors = self
+                .index
+                .read()
+                .map_err(|_| Error::storage("index lock poisoned"))?;
+            (tokens, vectors, self.keywords()?)
         };
-        // One revision for both indexes: they filter through each other.
-        let rev = current_rev(conn)?;
-        self.sync_index(conn, rev)?;
-        self.sync_keywords(conn, rev)?;
-        let vectors = self
-            .index
-            .read()
-            .map_err(|_| Error::storage("index lock poisoned"))?;
-        let guard = self.keywords()?;
         let Some(keywords) = guard.as_ref() else {
             return Ok(None);
         };
@@ -514,8 +554,12 @@ impl SqliteStore {
             if hits.len() >= limit && hits.last().is_some_and(|h| h.score > score) {
                 break;
             }
-            if let Some(id) = vectors.admitted_id(&admit, rowid) {
-                hits.push(Hit { id, score });
+            if let Some(attrs) = vectors.admitted(&admit, rowid) {
+                hits.push(Hit {
+                    id: attrs.id,
+                    score,
+                    factors: attrs.factors(),
+                });
             }
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
@@ -530,7 +574,7 @@ fn load_keywords(conn: &Connection) -> Result<KeywordIndex> {
     conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
     let tx = conn.unchecked_transaction().map_err(sql_err)?;
     let mut index = KeywordIndex::default();
-    index.rev = current_rev(&tx)?;
+    index.rev = current_revs(&tx)?.content;
     add_instances(&tx, &mut index, "temp.cairn_fts_instances")?;
     tx.finish().map_err(sql_err)?;
     Ok(index)
@@ -573,8 +617,56 @@ fn fts_columns(
     (tags.join(" "), metadata_text(metadata))
 }
 
-fn current_rev(conn: &Connection) -> Result<i64> {
-    meta_int(conn, "rev")
+/// One read transaction around `statements` lookups, when there are
+/// several: each statement outside a transaction takes and releases the
+/// file's read lock on its own (≈ 5 µs here), more than a lookup costs.
+fn read_transaction(
+    conn: &Connection,
+    statements: usize,
+) -> Result<Option<rusqlite::Transaction<'_>>> {
+    (statements > 1)
+        .then(|| conn.unchecked_transaction().map_err(sql_err))
+        .transpose()
+}
+
+/// End a [`read_transaction`].
+fn end_read(tx: Option<rusqlite::Transaction<'_>>) -> Result<()> {
+    tx.map_or(Ok(()), |tx| tx.commit().map_err(sql_err))
+}
+
+/// The store's revisions: every write and delete bumps `content`; every
+/// recorded access bumps `access`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Revs {
+    content: i64,
+    access: i64,
+}
+
+fn current_revs(conn: &Connection) -> Result<Revs> {
+    conn.prepare_cached(
+        "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'rev'), \
+         (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'arev')",
+    )
+    .and_then(|mut s| {
+        s.query_row([], |r| {
+            Ok(Revs {
+                content: r.get(0)?,
+                access: r.get(1)?,
+            })
+        })
+    })
+    .map_err(sql_err)
+}
+
+/// [`RankFactors`] from four columns starting at `first`: access count,
+/// last access, whether global, weight.
+fn row_factors(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<RankFactors> {
+    Ok(RankFactors {
+        access_count: row.get::<_, i64>(first)?.max(0) as u64,
+        last_accessed_at: row.get(first + 1)?,
+        global: row.get(first + 2)?,
+        weight: row.get(first + 3)?,
+    })
 }
 
 /// Terms (with their document frequencies) taken rarest first while the
@@ -837,12 +929,14 @@ fn write_row(
     // The index row: attributes always; the code when a vector is given,
     // else the old code is kept.
     conn.prepare_cached(
-        "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) \
+        "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code, \
+         access_count, last_accessed_at, weight) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
          ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
          kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
          valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
-         code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END",
+         code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END, \
+         access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -859,6 +953,9 @@ fn write_row(
             m.expires_at,
             m.superseded_by.is_some(),
             vector.map(code_blob).unwrap_or_default(),
+            m.access_count as i64,
+            m.last_accessed_at,
+            m.weight,
         ])
     })
     .map_err(sql_err)?;
@@ -872,6 +969,7 @@ fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result<()> {
             "DELETE FROM memories WHERE rowid = ?1",
             "DELETE FROM vectors WHERE rowid = ?1",
             "DELETE FROM vindex WHERE rowid = ?1",
+            "DELETE FROM accessed WHERE rowid = ?1",
             "DELETE FROM memories_fts WHERE rowid = ?1",
         ] {
             conn.prepare_cached(sql)
@@ -992,6 +1090,7 @@ impl Store for SqliteStore {
 
     fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
         let conn = self.conn()?;
+        let tx = read_transaction(&conn, ids.len())?;
         let mut stmt = conn
             .prepare_cached(&format!(
                 "SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1 AND tenant = ?2"
@@ -1007,6 +1106,8 @@ impl Store for SqliteStore {
                 out.push(m?);
             }
         }
+        drop(stmt);
+        end_read(tx)?;
         Ok(out)
     }
 
@@ -1097,12 +1198,12 @@ impl Store for SqliteStore {
     }
 
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        let conn = self.conn()?;
         let mut terms = keyword_terms(query);
         terms.truncate(MAX_QUERY_TERMS);
-        if let Some(hits) = self.keyword_search_in_memory(&conn, &terms, filter, limit)? {
+        if let Some(hits) = self.keyword_search_in_memory(&terms, filter, limit)? {
             return Ok(hits);
         }
+        let conn = self.conn()?;
         let terms = self.prune_terms(&conn, terms)?;
         let Some(fts) = fts_query(&terms) else {
             return Ok(Vec::new());
@@ -1113,22 +1214,26 @@ impl Store for SqliteStore {
         args.push(Value::Integer(limit as i64));
         let [content, tags, metadata] = kindex::COLUMN_WEIGHTS;
         let sql = format!(
-            "SELECT m.id, bm25(memories_fts, {content:?}, {tags:?}, {metadata:?}) AS s FROM memories_fts \
+            "SELECT m.id, bm25(memories_fts, {content:?}, {tags:?}, {metadata:?}) AS s, \
+             m.access_count, m.last_accessed_at, m.project IS NULL, m.weight FROM memories_fts \
              JOIN memories m ON m.rowid = memories_fts.rowid \
              WHERE memories_fts MATCH ? AND {cond} ORDER BY s ASC, m.id DESC LIMIT ?"
         );
-        let rows: Vec<(String, f64)> = conn
+        let rows: Vec<(String, f64, RankFactors)> = conn
             .prepare_cached(&sql)
             .and_then(|mut s| {
-                s.query_map(params_from_iter(args), |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect()
+                s.query_map(params_from_iter(args), |r| {
+                    Ok((r.get(0)?, r.get(1)?, row_factors(r, 2)?))
+                })?
+                .collect()
             })
             .map_err(sql_err)?;
         rows.into_iter()
-            .map(|(id, s)| {
+            .map(|(id, s, factors)| {
                 Ok(Hit {
                     id: id.parse()?,
                     score: -s,
+                    factors,
                 })
             })
             .collect()
@@ -1137,7 +1242,7 @@ impl Store for SqliteStore {
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
         {
             let conn = self.conn()?;
-            self.sync_index(&conn, current_rev(&conn)?)?;
+            self.sync_index(&conn, current_revs(&conn)?)?;
         }
         let index = self
             .index
@@ -1156,7 +1261,7 @@ impl Store for SqliteStore {
             return Ok(()); // catching up is cheap: `vector_search` does it
         }
         let conn = self.side_connection()?;
-        self.sync_index(&conn, current_rev(&conn)?)
+        self.sync_index(&conn, current_revs(&conn)?)
     }
 
     fn preload(&self) -> Result<()> {
@@ -1180,12 +1285,33 @@ impl Store for SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql_err)?;
-        for id in ids {
-            tx.prepare_cached(
-                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?1 WHERE id = ?2 AND tenant = ?3",
+        let arev: i64 = tx
+            .prepare_cached(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'arev' \
+                 RETURNING CAST(value AS INTEGER)",
             )
-            .and_then(|mut s| s.execute(params![at, id.to_string(), tenant]))
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
             .map_err(sql_err)?;
+        for id in ids {
+            let rowid: Option<i64> = tx
+                .prepare_cached(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?1 \
+                     WHERE id = ?2 AND tenant = ?3 RETURNING rowid",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![at, id.to_string(), tenant], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(sql_err)?;
+            let Some(rowid) = rowid else { continue };
+            tx.prepare_cached(
+                "UPDATE vindex SET access_count = access_count + 1, last_accessed_at = ?2 WHERE rowid = ?1",
+            )
+            .and_then(|mut s| s.execute(params![rowid, at]))
+            .map_err(sql_err)?;
+            tx.prepare_cached("INSERT OR REPLACE INTO accessed (rowid, arev) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute([rowid, arev]))
+                .map_err(sql_err)?;
         }
         tx.commit().map_err(sql_err)
     }

@@ -78,4 +78,23 @@ pub const MIGRATIONS: &[&str] = &[
         tokenize = 'porter unicode61 remove_diacritics 2'
     );
     "#,
+    // 2: ranking factors in the index table, so that recall ranks its
+    // candidates from the in-process index without reading them; accesses
+    // are logged by an access revision, so that other processes' indexes
+    // catch up with them (content changes keep using `rev`).
+    r#"
+    ALTER TABLE vindex ADD COLUMN weight REAL NOT NULL DEFAULT 1.0;
+    ALTER TABLE vindex ADD COLUMN access_count INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE vindex ADD COLUMN last_accessed_at INTEGER;
+    UPDATE vindex SET (weight, access_count, last_accessed_at) =
+        (SELECT weight, access_count, last_accessed_at FROM memories m WHERE m.rowid = vindex.rowid);
+
+    INSERT INTO meta (key, value) VALUES ('arev', '0');
+    -- The access revision at which each row was last accessed.
+    CREATE TABLE accessed (
+        rowid INTEGER PRIMARY KEY,
+        arev  INTEGER NOT NULL
+    );
+    CREATE INDEX accessed_arev ON accessed (arev);
+    "#,
 ];

@@ -20,21 +20,16 @@
 //! the `vindex` table on first use and kept in step by the store's revision
 //! counter, so it always reflects every process's committed writes.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use cairn_core::store::{Filter, Filterable, ScopeFilter};
-use cairn_core::{Hit, MemoryId, MemoryType, Timestamp};
+use cairn_core::{Hit, MemoryId, MemoryType, RankFactors, Timestamp};
 use rustc_hash::FxHashMap;
 
 /// Minimum number of sketch candidates rescored with int8 vectors.
 pub const MIN_RESCORE: usize = 1000;
 /// Sketch candidates rescored per result asked for.
 pub const RESCORE_PER_RESULT: usize = 30;
-/// Above this many entries a search scans and rescores in two halves on
-/// two threads: at 100,000 entries the scan reads 6 MB, and one core's
-/// share of memory bandwidth is what bounds it.
-pub const PARALLEL_ABOVE: usize = 20_000;
 
 /// Quantise a vector: `code_i = round(127 · v_i / max|v|)`; returns the
 /// codes and the scale `max|v| / 127` that maps codes back to values.
@@ -49,6 +44,11 @@ pub fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
         .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
         .collect();
     (codes, scale)
+}
+
+/// Hamming distance of two sign sketches.
+fn hamming(a: &[u64], b: &[u64]) -> u32 {
+    a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
 }
 
 /// `Σ a_i·b_i` over int8 codes, in integers: exact, and vectorised by the
@@ -127,6 +127,24 @@ pub struct Attrs {
     pub expires_at: Option<Timestamp>,
     /// Superseded.
     pub superseded: bool,
+    /// Recorded accesses.
+    pub access_count: u64,
+    /// Last recorded access.
+    pub last_accessed_at: Option<Timestamp>,
+    /// The memory's weight.
+    pub weight: f64,
+}
+
+impl Attrs {
+    /// What recall ranks this memory by.
+    pub fn factors(&self) -> RankFactors {
+        RankFactors {
+            access_count: self.access_count,
+            last_accessed_at: self.last_accessed_at,
+            global: self.project.is_none(),
+            weight: self.weight,
+        }
+    }
 }
 
 impl Filterable for Attrs {
@@ -162,6 +180,8 @@ impl Filterable for Attrs {
 pub struct VectorIndex {
     /// The store revision this index reflects.
     pub rev: i64,
+    /// The access revision this index reflects.
+    pub arev: i64,
     /// Whether the index was ever loaded.
     pub loaded: bool,
     dim: usize,
@@ -174,8 +194,8 @@ pub struct VectorIndex {
     /// Fx-hashed: keyword search looks up thousands of rows per query.
     slots: FxHashMap<i64, usize>,
     hot: Vec<Hot>,
-    interned: HashMap<String, Arc<str>>,
-    name_ids: HashMap<String, u32>,
+    interned: FxHashMap<String, Arc<str>>,
+    name_ids: FxHashMap<String, u32>,
 }
 
 /// What every scan reads of an entry, packed (12 bytes) so that filtering
@@ -286,6 +306,20 @@ impl VectorIndex {
         );
     }
 
+    /// Record the access counters of `rowid`, if indexed.
+    pub fn set_access(
+        &mut self,
+        rowid: i64,
+        access_count: u64,
+        last_accessed_at: Option<Timestamp>,
+    ) {
+        if let Some(&slot) = self.slots.get(&rowid) {
+            let attrs = &mut self.attrs[slot];
+            attrs.access_count = access_count;
+            attrs.last_accessed_at = last_accessed_at;
+        }
+    }
+
     /// Make room for `n` more entries of `dim` dimensions, so that a first
     /// load does not copy its arrays as they grow.
     pub fn reserve(&mut self, n: usize, dim: usize) {
@@ -343,40 +377,19 @@ impl VectorIndex {
         // entry is read once; `u16::MAX` marks an entry left out.
         let q = sketch(query);
         let mut distances = vec![u16::MAX; self.len()];
-        let mut histogram = vec![0u32; self.words * 64 + 1];
-        let halves = self.len() >= PARALLEL_ABOVE;
-        if halves {
-            let middle = self.len() / 2;
-            let (low, high) = distances.split_at_mut(middle);
-            let mut high_histogram = histogram.clone();
-            std::thread::scope(|scope| {
-                scope.spawn(|| self.scan(&admit, &q, middle, high, &mut high_histogram));
-                self.scan(&admit, &q, 0, low, &mut histogram);
-            });
-            histogram
-                .iter_mut()
-                .zip(high_histogram)
-                .for_each(|(a, b)| *a += b);
+        let histogram = if self.words == 6 {
+            // 384 dimensions: a fixed width, so the distance is unrolled.
+            self.scan(&admit, &mut distances, |s| hamming(&s[..6], &q[..6]))
         } else {
-            self.scan(&admit, &q, 0, &mut distances, &mut histogram);
-        }
+            self.scan(&admit, &mut distances, |s| hamming(s, &q))
+        };
         let rescore = MIN_RESCORE.max(RESCORE_PER_RESULT * limit);
         let candidates = nearest_by_histogram(&distances, &histogram, rescore);
         // Stage 2: int8 cosines. The query is quantised too: an integer dot
         // product vectorises, and the scales cancel out of the cosine.
         let (q, _) = quantize(query);
         let qnorm = code_norm(&q);
-        let mut hits = if halves {
-            let (low, high) = candidates.split_at(candidates.len() / 2);
-            std::thread::scope(|scope| {
-                let other = scope.spawn(|| self.cosines(&q, qnorm, high));
-                let mut hits = self.cosines(&q, qnorm, low);
-                hits.extend(other.join().unwrap_or_default());
-                hits
-            })
-        } else {
-            self.cosines(&q, qnorm, &candidates)
-        };
+        let mut hits = self.cosines(&q, qnorm, &candidates);
         let order = |a: &(f32, usize), b: &(f32, usize)| {
             b.0.total_cmp(&a.0)
                 .then(self.attrs[b.1].id.cmp(&self.attrs[a.1].id))
@@ -390,28 +403,36 @@ impl VectorIndex {
             .map(|(cos, slot)| Hit {
                 id: self.attrs[slot].id,
                 score: f64::from(cos),
+                factors: self.attrs[slot].factors(),
             })
             .collect()
     }
 
-    /// Sketch distances of the entries from slot `first` on (as many as
-    /// `out` holds) that pass the filter, counted into `histogram`.
-    fn scan(&self, admit: &Admit, q: &[u64], first: usize, out: &mut [u16], histogram: &mut [u32]) {
-        let w = self.words;
-        let hot = &self.hot[first..first + out.len()];
-        let sketches = self.sketches[first * w..].chunks_exact(w);
-        for (i, ((h, sketch), d)) in hot.iter().zip(sketches).zip(out).enumerate() {
-            if !self.admits(admit, h, first + i) {
-                continue;
-            }
-            let distance: u32 = sketch
-                .iter()
-                .zip(q)
-                .map(|(a, b)| (a ^ b).count_ones())
-                .sum();
-            histogram[distance as usize] += 1;
-            *d = distance as u16;
+    /// Sketch distances (by `distance`, over one entry's sketch words) of
+    /// the entries that pass the filter, written into `out` (one per
+    /// entry), and their histogram (`words × 64 + 1` bins).
+    ///
+    /// Branch-free where it can be: every entry's distance is computed, and
+    /// one that fails the filter is counted into a sink bin instead. Four
+    /// histograms take turns, so that neighbours at the same distance do
+    /// not wait on each other's increment. Only entries that need the full
+    /// filter (an expiry, or a filter on tags or times) take a branch.
+    fn scan(&self, admit: &Admit, out: &mut [u16], distance: impl Fn(&[u64]) -> u32) -> Vec<u32> {
+        let bins = self.words * 64 + 1;
+        let sink = bins;
+        let mut histograms = vec![0u32; 4 * (bins + 1)];
+        let sketches = self.sketches.chunks_exact(self.words);
+        for (slot, ((h, sketch), d)) in self.hot.iter().zip(sketches).zip(out).enumerate() {
+            let ok = self.admits(admit, h, slot);
+            let dist = if ok { distance(sketch) as usize } else { sink };
+            histograms[(slot & 3) * (bins + 1) + dist] += 1;
+            *d = if ok { dist as u16 } else { u16::MAX };
         }
+        let mut histogram = vec![0u32; bins];
+        for part in histograms.chunks_exact(bins + 1) {
+            histogram.iter_mut().zip(part).for_each(|(a, b)| *a += b);
+        }
+        histogram
     }
 
     /// The int8 cosine of each candidate slot with the quantised query.
@@ -465,21 +486,26 @@ impl VectorIndex {
         })
     }
 
-    /// The id of row `rowid` if it is indexed and passes the filter.
-    pub(crate) fn admitted_id(&self, admit: &Admit, rowid: i64) -> Option<MemoryId> {
+    /// The attributes of row `rowid` if it is indexed and passes the
+    /// filter.
+    pub(crate) fn admitted(&self, admit: &Admit, rowid: i64) -> Option<&Attrs> {
         let slot = *self.slots.get(&rowid)?;
         self.admits(admit, &self.hot[slot], slot)
-            .then(|| self.attrs[slot].id)
+            .then(|| &self.attrs[slot])
     }
 
     /// Whether the entry in `slot` (whose packed part is `h`) passes the
     /// filter: [`Admit::admits_hot`] first, then, for what that does not
     /// check (tags, time ranges, expiry), [`Filter::matches`] itself, so the
     /// index can never disagree with it.
+    #[inline]
     fn admits(&self, admit: &Admit, h: &Hot, slot: usize) -> bool {
-        let expiring = h.expires && !admit.filter.include_expired;
-        admit.admits_hot(h)
-            && ((admit.simple && !expiring) || admit.filter.matches(&self.attrs[slot]))
+        let hot = admit.admits_hot(h);
+        if admit.simple && (!h.expires || admit.filter.include_expired) {
+            hot
+        } else {
+            hot && admit.filter.matches(&self.attrs[slot])
+        }
     }
 }
 
@@ -499,13 +525,15 @@ impl Admit<'_> {
     /// Whether an entry passes tenant, scope, type and superseded: compared
     /// by interned id, on the packed entry alone, so that a scan of 100,000
     /// entries reads 12 bytes of each.
+    #[inline]
     fn admits_hot(&self, h: &Hot) -> bool {
-        h.tenant == self.tenant
-            && (self.any_project
-                || (self.global && h.project == 0)
-                || self.project == Some(h.project))
-            && self.types & (1 << h.kind) != 0
-            && (self.filter.include_superseded || !h.superseded)
+        // `&` rather than `&&`: no branches in the scan's inner loop.
+        (h.tenant == self.tenant)
+            & (self.any_project
+                | (self.global & (h.project == 0))
+                | (self.project == Some(h.project)))
+            & (self.types & (1 << h.kind) != 0)
+            & (self.filter.include_superseded | !h.superseded)
     }
 }
 
@@ -557,6 +585,9 @@ mod tests {
             valid_to: None,
             expires_at: None,
             superseded: false,
+            access_count: u64::from(i),
+            last_accessed_at: None,
+            weight: 1.0,
         }
     }
 

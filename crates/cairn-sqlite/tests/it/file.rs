@@ -216,3 +216,118 @@ fn warm_up_loads_the_index_while_keyword_search_and_writes_go_on() {
     assert!(on_axis_3[expected].score < 0.5);
     assert_eq!(store.integrity_check().unwrap(), "ok");
 }
+
+#[test]
+fn another_processs_accesses_and_weights_reach_the_hits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let a = SqliteStore::open(&path).unwrap();
+    let b = SqliteStore::open(&path).unwrap();
+    let m = sample(1, "default", None, MemoryType::Fact, "basalt column");
+    let other = sample(2, "default", None, MemoryType::Fact, "basalt shore");
+    a.write(WriteBatch {
+        inserts: vec![(m.clone(), axis(1, 8)), (other.clone(), axis(2, 8))],
+        updates: vec![],
+    })
+    .unwrap();
+    // b holds both in-memory indexes, as a server does.
+    b.preload().unwrap();
+    let factors = |id| {
+        let keyword = b.keyword_search("basalt", &all("default"), 5).unwrap();
+        let vector = b.vector_search(&axis(1, 8), &all("default"), 5).unwrap();
+        let k = keyword.iter().find(|h| h.id == id).unwrap().factors;
+        let v = vector.iter().find(|h| h.id == id).unwrap().factors;
+        assert_eq!(k, v);
+        k
+    };
+    assert_eq!(factors(m.id).access_count, 0);
+    a.record_access("default", &[m.id], T0 + 10).unwrap();
+    a.record_access("default", &[m.id, other.id], T0 + 20)
+        .unwrap();
+    assert_eq!(factors(m.id).access_count, 2);
+    assert_eq!(factors(m.id).last_accessed_at, Some(T0 + 20));
+    assert_eq!(factors(other.id).access_count, 1);
+    // A content write carries the weight; accesses stay.
+    let mut lighter = b.get("default", &[m.id]).unwrap().remove(0);
+    lighter.weight = 0.1;
+    a.write(WriteBatch {
+        inserts: vec![],
+        updates: vec![(lighter, None)],
+    })
+    .unwrap();
+    assert_eq!(factors(m.id).weight, 0.1);
+    assert_eq!(factors(m.id).access_count, 2);
+    // An accessed memory deleted by a leaves b's indexes.
+    a.delete("default", &[other.id]).unwrap();
+    a.record_access("default", &[m.id], T0 + 30).unwrap();
+    assert_eq!(factors(m.id).access_count, 3);
+    assert!(!b
+        .keyword_search("basalt", &all("default"), 5)
+        .unwrap()
+        .iter()
+        .any(|h| h.id == other.id));
+}
+
+#[test]
+fn a_schema_1_file_is_upgraded_with_its_ranking_factors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let id = cairn_core::MemoryId::new_at(T0);
+    {
+        // A file as the first schema wrote it: one memory, accessed 4 times.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(cairn_sqlite::schema::MIGRATIONS[0])
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO memories (rowid, id, tenant, content, kind, project, tags, metadata, importance, weight, source, \
+             created_at, updated_at, last_accessed_at, access_count) \
+             VALUES (1, ?1, 'default', 'obsidian flake', 'fact', 'atlas', '[]', '{}', 0.5, 0.7, 'manual', ?2, ?2, ?3, 4)",
+            rusqlite::params![id.to_string(), T0, T0 + 5],
+        )
+        .unwrap();
+        let (codes, scale) = cairn_sqlite::vindex::quantize(&axis(1, 8));
+        let mut code = scale.to_le_bytes().to_vec();
+        code.extend(codes.iter().map(|c| *c as u8));
+        conn.execute(
+            "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, superseded, code) \
+             VALUES (1, 1, ?1, 'default', 'atlas', 'fact', '[]', ?2, 0, ?3)",
+            rusqlite::params![id.to_string(), T0, code],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (1, 'obsidian flake', '', '')",
+            [],
+        )
+        .unwrap();
+        conn.execute_batch("UPDATE meta SET value = '1' WHERE key IN ('rev', 'docs')")
+            .unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    let expected = cairn_core::RankFactors {
+        access_count: 4,
+        last_accessed_at: Some(T0 + 5),
+        global: false,
+        weight: 0.7,
+    };
+    let hits = store
+        .vector_search(&axis(1, 8), &all("default"), 5)
+        .unwrap();
+    assert_eq!(hits[0].id, id);
+    assert_eq!(hits[0].factors, expected);
+    store.preload().unwrap();
+    let hits = store
+        .keyword_search("obsidian", &all("default"), 5)
+        .unwrap();
+    assert_eq!(hits[0].factors, expected);
+    store.record_access("default", &[id], T0 + 9).unwrap();
+    assert_eq!(
+        store
+            .vector_search(&axis(1, 8), &all("default"), 5)
+            .unwrap()[0]
+            .factors
+            .access_count,
+        5
+    );
+    assert_eq!(store.integrity_check().unwrap(), "ok");
+}
