@@ -15,6 +15,9 @@
 //!   and scored with FTS5's BM25 formula (same tokens, same scores).
 //! - **Vector search**: see [`vindex`]: an in-process quantised index loaded
 //!   from the compact `vindex` table and kept in step by a revision counter.
+//!   It also holds each memory's ranking factors, which every search hit
+//!   carries; they follow other processes' accesses by an access revision
+//!   (the `accessed` table).
 //!
 //! This crate must never hold ranking logic (that is `cairn_core::rank`) nor
 //! decide what a filter means (that is `cairn_core::store::Filter`).
