@@ -708,12 +708,13 @@ fn add_docs(conn: &Connection, delta: i64) -> Result<()> {
     Ok(())
 }
 
-fn bump_rev(conn: &Connection) -> Result<i64> {
-    conn.query_row(
-        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev' RETURNING CAST(value AS INTEGER)",
-        [],
-        |r| r.get(0),
+/// Add one to the counter `key` in `meta` (`rev` or `arev`); returns the
+/// new value.
+fn bump(conn: &Connection, key: &str) -> Result<i64> {
+    conn.prepare_cached(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = ?1 RETURNING CAST(value AS INTEGER)",
     )
+    .and_then(|mut s| s.query_row([key], |r| r.get(0)))
     .map_err(sql_err)
 }
 
@@ -1029,7 +1030,7 @@ impl Store for SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql_err)?;
-        let rev = bump_rev(&tx)?;
+        let rev = bump(&tx, "rev")?;
         for (m, v) in &batch.inserts {
             write_row(&tx, m, None, rev, Some(v))?;
         }
@@ -1067,7 +1068,7 @@ impl Store for SqliteStore {
         rowids.sort_unstable();
         rowids.dedup();
         if !rowids.is_empty() {
-            let rev = bump_rev(&tx)?;
+            let rev = bump(&tx, "rev")?;
             delete_rows(&tx, &rowids, rev)?;
         }
         tx.commit().map_err(sql_err)?;
@@ -1084,7 +1085,7 @@ impl Store for SqliteStore {
             .and_then(|mut s| s.query_map([now], |r| r.get(0))?.collect())
             .map_err(sql_err)?;
         if !rowids.is_empty() {
-            let rev = bump_rev(&tx)?;
+            let rev = bump(&tx, "rev")?;
             delete_rows(&tx, &rowids, rev)?;
         }
         tx.commit().map_err(sql_err)?;
@@ -1288,13 +1289,7 @@ impl Store for SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql_err)?;
-        let arev: i64 = tx
-            .prepare_cached(
-                "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'arev' \
-                 RETURNING CAST(value AS INTEGER)",
-            )
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(sql_err)?;
+        let arev = bump(&tx, "arev")?;
         for id in ids {
             let rowid: Option<i64> = tx
                 .prepare_cached(
