@@ -50,7 +50,24 @@ pub fn run(cli: Cli) -> Result<()> {
     }
     let cairn = open(&cli)?;
     let json = cli.json;
-    match cli.command {
+    if !matches!(cli.command, Command::Mcp(_) | Command::Serve(_)) {
+        let store = cairn.store().clone();
+        run_command(cairn, cli.command, json)?;
+        // After the answer is out: what the next process opens faster
+        // with. Failing to save it loses nothing, so it only warns.
+        if let Err(e) = store.save_caches() {
+            eprintln!(
+                "{} {e}",
+                paint("warning: could not save caches:", out::YELLOW)
+            );
+        }
+        return Ok(());
+    }
+    run_command(cairn, cli.command, json)
+}
+
+fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
+    match command {
         Command::Remember(a) => remember(&cairn, a, json),
         Command::Recall(a) => recall(&cairn, a, json),
         Command::Context(a) => context(&cairn, a, json),

@@ -32,10 +32,28 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
+/// How often a server offers to save what new processes open the store
+/// faster with (it saves only when that pays off: see
+/// `Store::save_caches`).
+const SAVE_CACHES_EVERY: Duration = Duration::from_secs(60);
+
 /// Load the embedding model and the store's in-memory indexes in the
 /// background, so that the first calls do not pay for them (searches
-/// before they are ready give the same results, more slowly).
+/// before they are ready give the same results, more slowly); then save
+/// caches every [`SAVE_CACHES_EVERY`].
 fn warm_up(cairn: &Cairn) {
+    let store = cairn.store().clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(SAVE_CACHES_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let store = store.clone();
+            if let Ok(Err(e)) = tokio::task::spawn_blocking(move || store.save_caches()).await {
+                tracing::warn!(error = %e, "caches could not be saved");
+            }
+        }
+    });
     let cairn = cairn.clone();
     tokio::task::spawn_blocking(move || {
         if let Err(e) = cairn.embedder().embed("warm up") {

@@ -97,4 +97,13 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX accessed_arev ON accessed (arev);
     "#,
+    // 3: a packed copy of the vector index (`vindex::snapshot`), so that a
+    // new process reads a few blobs instead of decoding every `vindex` row.
+    // Only a cache: part 0 records the revisions it reflects.
+    r#"
+    CREATE TABLE vsnap (
+        part INTEGER PRIMARY KEY,
+        data BLOB NOT NULL
+    );
+    "#,
 ];

@@ -20,11 +20,14 @@
 //! the `vindex` table on first use and kept in step by the store's revision
 //! counter, so it always reflects every process's committed writes.
 
+mod snapshot;
+
 use std::sync::Arc;
 
 use cairn_core::store::{Filter, Filterable, ScopeFilter};
 use cairn_core::{Hit, MemoryId, MemoryType, RankFactors, Timestamp};
 use rustc_hash::FxHashMap;
+pub use snapshot::{snapshot_revs, SnapshotRevs};
 
 /// Minimum number of sketch candidates rescored with int8 vectors.
 pub const MIN_RESCORE: usize = 1000;
@@ -573,7 +576,7 @@ fn nearest_by_histogram(distances: &[u16], histogram: &[u32], n: usize) -> Vec<u
 mod tests {
     use super::*;
 
-    fn attrs(index: &mut VectorIndex, i: u32, project: Option<&str>) -> Attrs {
+    pub(super) fn attrs(index: &mut VectorIndex, i: u32, project: Option<&str>) -> Attrs {
         Attrs {
             id: MemoryId::new_at(1_000_000 + i64::from(i)),
             tenant: index.intern("default"),
@@ -591,7 +594,7 @@ mod tests {
         }
     }
 
-    fn blob(v: &[f32]) -> Vec<u8> {
+    pub(super) fn blob(v: &[f32]) -> Vec<u8> {
         let (codes, scale) = quantize(v);
         let mut b = scale.to_le_bytes().to_vec();
         b.extend(codes.iter().map(|c| *c as u8));
@@ -599,7 +602,7 @@ mod tests {
     }
 
     /// A deterministic pseudo-random unit vector.
-    fn vector(seed: u64, dim: usize) -> Vec<f32> {
+    pub(super) fn vector(seed: u64, dim: usize) -> Vec<f32> {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut v: Vec<f32> = (0..dim)
             .map(|_| {

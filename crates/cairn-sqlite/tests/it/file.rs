@@ -331,3 +331,197 @@ fn a_schema_1_file_is_upgraded_with_its_ranking_factors() {
     );
     assert_eq!(store.integrity_check().unwrap(), "ok");
 }
+
+/// Memories spread over projects and types, with vectors that are neither
+/// axes nor alike.
+fn varied(from: u32, to: u32) -> Vec<(cairn_core::Memory, Vec<f32>)> {
+    (from..to)
+        .map(|i| {
+            let project = [None, Some("atlas"), Some("borealis")][i as usize % 3];
+            let kind = MemoryType::ALL[i as usize % MemoryType::ALL.len()];
+            let mut m = sample(i, "default", project, kind, &format!("stone {i}"));
+            m.expires_at = (i % 5 == 0).then_some(T0 + 1_000_000_000);
+            let mut v = axis(i as usize, 16);
+            v[(i as usize * 7) % 16] += 0.3;
+            (m, v)
+        })
+        .collect()
+}
+
+fn snapshot_parts(path: &std::path::Path) -> i64 {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .query_row("SELECT count(*) FROM vsnap", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// Every vector query's hits (ids, scores, factors) under several filters.
+fn answers(store: &SqliteStore) -> Vec<String> {
+    let filters = [
+        all("default"),
+        Filter::new("default", T0).scope(ScopeFilter::Project("atlas".into())),
+        Filter::new("default", T0).scope(ScopeFilter::Global),
+    ];
+    let mut out = Vec::new();
+    for i in 0..16 {
+        for f in &filters {
+            let hits = store.vector_search(&axis(i, 16), f, 8).unwrap();
+            out.push(format!("{hits:?}"));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_new_process_loads_the_snapshot_and_catches_up_with_later_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let a = SqliteStore::open(&path).unwrap();
+    let first = varied(0, 90);
+    a.write(WriteBatch {
+        inserts: first.clone(),
+        updates: vec![],
+    })
+    .unwrap();
+    a.record_access("default", &[first[3].0.id], T0 + 5)
+        .unwrap();
+    a.save_index_snapshot().unwrap();
+    assert!(snapshot_parts(&path) >= 2);
+
+    // After the snapshot: inserts, an update, deletes and accesses.
+    a.write(WriteBatch {
+        inserts: varied(90, 110),
+        updates: vec![],
+    })
+    .unwrap();
+    let mut heavier = first[10].0.clone();
+    heavier.weight = 2.5;
+    heavier.tags = vec!["moved".into()];
+    a.write(WriteBatch {
+        inserts: vec![],
+        updates: vec![(heavier, Some(axis(5, 16)))],
+    })
+    .unwrap();
+    let gone = [first[0].0.id, first[4].0.id, first[40].0.id];
+    assert_eq!(a.delete("default", &gone).unwrap(), 3);
+    a.record_access("default", &[first[3].0.id, first[20].0.id], T0 + 9)
+        .unwrap();
+
+    // A new process loads the snapshot, then catches up ...
+    let from_snapshot = answers(&SqliteStore::open(&path).unwrap());
+    // ... and answers exactly as one that decodes every row.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("DELETE FROM vsnap", [])
+        .unwrap();
+    let from_rows = answers(&SqliteStore::open(&path).unwrap());
+    assert_eq!(from_snapshot, from_rows);
+    assert!(from_rows.iter().any(|a| a.contains("access_count: 2")));
+    assert!(from_rows.iter().any(|a| a.contains("weight: 2.5")));
+}
+
+#[test]
+fn the_snapshot_is_what_a_new_process_loads_unless_it_is_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let a = SqliteStore::open(&path).unwrap();
+    a.write(WriteBatch {
+        inserts: varied(0, 30),
+        updates: vec![],
+    })
+    .unwrap();
+    a.save_index_snapshot().unwrap();
+    // Change a row behind the revision counter's back: only a process
+    // that decodes the rows sees it, so this tells the two loads apart.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE vindex SET weight = 0.25", []).unwrap();
+    let weight = |store: &SqliteStore| {
+        store
+            .vector_search(&axis(1, 16), &all("default"), 1)
+            .unwrap()[0]
+            .factors
+            .weight
+    };
+    assert_eq!(weight(&SqliteStore::open(&path).unwrap()), 1.0);
+    // A damaged snapshot is ignored: the rows are decoded instead.
+    conn.execute("UPDATE vsnap SET data = zeroblob(100) WHERE part = 0", [])
+        .unwrap();
+    assert_eq!(weight(&SqliteStore::open(&path).unwrap()), 0.25);
+    // So is one ahead of the store (a file put back from an older copy).
+    a.save_index_snapshot().unwrap();
+    conn.execute("UPDATE meta SET value = '0' WHERE key = 'rev'", [])
+        .unwrap();
+    conn.execute("UPDATE vindex SET weight = 0.5", []).unwrap();
+    assert_eq!(weight(&SqliteStore::open(&path).unwrap()), 0.5);
+}
+
+#[test]
+fn small_stores_save_no_snapshot_and_a_model_change_drops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let a = SqliteStore::open(&path).unwrap();
+    a.write(WriteBatch {
+        inserts: varied(0, 30),
+        updates: vec![],
+    })
+    .unwrap();
+    a.vector_search(&axis(1, 16), &all("default"), 1).unwrap();
+    a.save_caches().unwrap();
+    assert_eq!(snapshot_parts(&path), 0);
+    a.save_index_snapshot().unwrap();
+    assert!(snapshot_parts(&path) > 0);
+    a.set_model(&cairn_core::ModelInfo {
+        name: "another".into(),
+        dim: 16,
+    })
+    .unwrap();
+    assert_eq!(snapshot_parts(&path), 0);
+}
+
+#[test]
+fn a_large_store_saves_its_snapshot_once_it_pays_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let n = cairn_sqlite::SNAPSHOT_MIN_ENTRIES as u32;
+    let a = SqliteStore::open(&path).unwrap();
+    a.write(WriteBatch {
+        inserts: varied(0, n),
+        updates: vec![],
+    })
+    .unwrap();
+    let query = |store: &SqliteStore| {
+        store
+            .vector_search(&axis(3, 16), &all("default"), 5)
+            .unwrap();
+        store.save_caches().unwrap();
+    };
+    // A new process decodes every row: saving pays off.
+    query(&SqliteStore::open(&path).unwrap());
+    let parts = snapshot_parts(&path);
+    assert!(parts >= 2);
+    // The content revision the saved snapshot reflects.
+    let saved = |path: &std::path::Path| -> i64 {
+        let head: Vec<u8> = rusqlite::Connection::open(path)
+            .unwrap()
+            .query_row("SELECT data FROM vsnap WHERE part = 0", [], |r| r.get(0))
+            .unwrap();
+        cairn_sqlite::vindex::snapshot_revs(&head).unwrap().rev
+    };
+    let first = saved(&path);
+    // The next one loads it, decodes nothing and saves nothing.
+    a.write(WriteBatch {
+        inserts: varied(n, n + 10),
+        updates: vec![],
+    })
+    .unwrap();
+    query(&SqliteStore::open(&path).unwrap());
+    assert_eq!(saved(&path), first);
+    // More than an eighth of the store written since: saved again.
+    a.write(WriteBatch {
+        inserts: varied(n + 10, n + 10 + n / 4),
+        updates: vec![],
+    })
+    .unwrap();
+    query(&SqliteStore::open(&path).unwrap());
+    assert_eq!(saved(&path), first + 2);
+}
