@@ -158,8 +158,15 @@ fn main() -> Result<()> {
 }
 
 /// Import `n` synthetic memories, pre-embedded as `cairn import` reads
-/// them; returns the seconds the import took.
-fn fill(cairn: &Cairn, corpus: &Corpus, embedder: &SyntheticEmbedder, n: usize) -> Result<f64> {
+/// them; returns the seconds the import took, until its last checkpoint
+/// (run in the background while the import goes on) is done.
+fn fill(
+    cairn: &Cairn,
+    store: &SqliteStore,
+    corpus: &Corpus,
+    embedder: &SyntheticEmbedder,
+    n: usize,
+) -> Result<f64> {
     let records = (0..n)
         .map(|i| {
             let text = corpus.memory_text(i as u64);
@@ -174,6 +181,7 @@ fn fill(cairn: &Cairn, corpus: &Corpus, embedder: &SyntheticEmbedder, n: usize) 
         .collect();
     let t = Instant::now();
     let report = cairn.import("default", records, true, &mut |_| {})?;
+    store.wait_for_checkpoints();
     if report.imported != n {
         bail!("imported {} of {n}", report.imported);
     }
@@ -219,9 +227,10 @@ fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
         let _ = std::fs::remove_file(&path);
         let corpus = Corpus::new(42);
         let embedder = Arc::new(SyntheticEmbedder::new(corpus.clone()));
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path)?);
+        let sqlite = Arc::new(SqliteStore::open(&path)?);
+        let store: Arc<dyn Store> = sqlite.clone();
         let cairn = Cairn::new(store.clone(), embedder.clone());
-        let import_s = fill(&cairn, &corpus, &embedder, n)?;
+        let import_s = fill(&cairn, &sqlite, &corpus, &embedder, n)?;
         let mut hybrid = Vec::new();
         let mut keyword = Vec::new();
         let mut vector = Vec::new();

@@ -37,9 +37,10 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let path = tmp.path().join("mcp-bench.db");
     let corpus = Corpus::new(42);
     let embedder = Arc::new(SyntheticEmbedder::new(corpus.clone()));
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path)?);
+    let sqlite = Arc::new(SqliteStore::open(&path)?);
+    let store: Arc<dyn Store> = sqlite.clone();
     let cairn = Cairn::new(store.clone(), embedder.clone());
-    crate::fill(&cairn, &corpus, &embedder, memories)?;
+    crate::fill(&cairn, &sqlite, &corpus, &embedder, memories)?;
     // What `cairn serve` and `cairn mcp` do at start.
     store.preload()?;
     let texts: Vec<String> = (0..queries)

@@ -773,26 +773,28 @@ impl Cairn {
         let now = self.now();
         let dim = self.embedder.model().dim;
         let mut report = ImportReport::default();
-        let mut valid: Vec<(Memory, Option<Vec<f32>>)> = Vec::new();
+        // Each valid record, with whether it named its id (only those can
+        // already be stored: a new id is a fresh UUIDv7).
+        let mut valid: Vec<(Memory, Option<Vec<f32>>, bool)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for (line, record) in records {
-            let checked = record
-                .and_then(|r| r.into_memory(tenant, now))
-                .and_then(|(m, e)| {
-                    if e.as_ref().is_some_and(|e| e.len() != dim) {
-                        return Err(Error::invalid(format!(
-                            "embedding has {} dimensions; this store uses {dim}",
-                            e.as_ref().map_or(0, Vec::len)
-                        )));
-                    }
-                    if !seen.insert(m.id) {
-                        return Err(Error::invalid(format!(
-                            "id {} appears twice in the input",
-                            m.id
-                        )));
-                    }
-                    Ok((m, e))
-                });
+            let checked = record.and_then(|r| {
+                let named = r.id.is_some();
+                let (m, e) = r.into_memory(tenant, now)?;
+                if e.as_ref().is_some_and(|e| e.len() != dim) {
+                    return Err(Error::invalid(format!(
+                        "embedding has {} dimensions; this store uses {dim}",
+                        e.as_ref().map_or(0, Vec::len)
+                    )));
+                }
+                if !seen.insert(m.id) {
+                    return Err(Error::invalid(format!(
+                        "id {} appears twice in the input",
+                        m.id
+                    )));
+                }
+                Ok((m, e, named))
+            });
             match checked {
                 Ok(ok) => valid.push(ok),
                 Err(e) => report.errors.push((line, e.to_string())),
@@ -811,25 +813,36 @@ impl Cairn {
         // One transaction per chunk: records that need embedding go a model
         // batch at a time (so progress moves); pre-embedded ones in bigger
         // transactions, which spend less on commits and index merges.
-        let chunk_size = if valid.iter().all(|(_, e)| e.is_some()) {
+        let chunk_size = if valid.iter().all(|(_, e, _)| e.is_some()) {
             WRITE_BATCH
         } else {
             EMBED_BATCH
         };
         let mut done = 0;
-        for chunk in valid.chunks(chunk_size) {
-            let ids: Vec<MemoryId> = chunk.iter().map(|(m, _)| m.id).collect();
-            let existing: std::collections::HashSet<MemoryId> = self
-                .store
-                .get(tenant, &ids)?
-                .into_iter()
-                .map(|m| m.id)
-                .collect();
-            let fresh: Vec<&(Memory, Option<Vec<f32>>)> = chunk
+        let mut records = valid.into_iter().peekable();
+        while records.peek().is_some() {
+            let chunk: Vec<_> = records.by_ref().take(chunk_size).collect();
+            done += chunk.len();
+            let named: Vec<MemoryId> = chunk
                 .iter()
-                .filter(|(m, _)| !existing.contains(&m.id))
+                .filter(|(_, _, named)| *named)
+                .map(|(m, _, _)| m.id)
                 .collect();
-            report.skipped_existing += chunk.len() - fresh.len();
+            let existing: std::collections::HashSet<MemoryId> = if named.is_empty() {
+                Default::default()
+            } else {
+                self.store
+                    .get(tenant, &named)?
+                    .into_iter()
+                    .map(|m| m.id)
+                    .collect()
+            };
+            let fresh: Vec<(Memory, Option<Vec<f32>>)> = chunk
+                .into_iter()
+                .filter(|(m, _, _)| !existing.contains(&m.id))
+                .map(|(m, e, _)| (m, e))
+                .collect();
+            report.skipped_existing += existing.len();
             let refs: Vec<&str> = fresh
                 .iter()
                 .filter(|(_, e)| e.is_none())
@@ -845,17 +858,16 @@ impl Cairn {
             let mut batch = WriteBatch::default();
             for (m, e) in fresh {
                 let v = match e {
-                    Some(v) => v.clone(),
+                    Some(v) => v,
                     None => computed
                         .next()
                         .ok_or_else(|| Error::embedding("embedder returned too few vectors"))?,
                 };
-                batch.inserts.push((m.clone(), v));
+                batch.inserts.push((m, v));
             }
             report.imported += batch.inserts.len();
             self.link_supersessions(tenant, &mut batch)?;
             self.store.write(batch)?;
-            done += chunk.len();
             progress(done);
         }
         Ok(report)

@@ -14,7 +14,8 @@
 //!   queries from [`kindex`] instead: FTS5's own postings held in memory
 //!   and scored with FTS5's BM25 formula (same tokens, same scores).
 //! - **Vector search**: see [`vindex`]: an in-process quantised index loaded
-//!   from the compact `vindex` table and kept in step by a revision counter.
+//!   from its snapshot (table `vsnap`) or from the compact `vindex` table,
+//!   and kept in step by a revision counter.
 //!   It also holds each memory's ranking factors, which every search hit
 //!   carries; they follow other processes' accesses by an access revision
 //!   (the `accessed` table).
@@ -22,6 +23,7 @@
 //! This crate must never hold ranking logic (that is `cairn_core::rank`) nor
 //! decide what a filter means (that is `cairn_core::store::Filter`).
 
+mod checkpoint;
 pub mod kindex;
 pub mod schema;
 pub mod vindex;
@@ -37,9 +39,11 @@ use cairn_core::store::{keyword_terms, Filter, ListOrder, ScopeFilter, StoreStat
 use cairn_core::{Error, Hit, Memory, MemoryId, ModelInfo, RankFactors, Result, Store, Timestamp};
 use rusqlite::types::Value;
 use rusqlite::{
-    params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
+    params, params_from_iter, CachedStatement, Connection, OpenFlags, OptionalExtension,
+    TransactionBehavior,
 };
 
+use crate::checkpoint::Checkpointer;
 use crate::kindex::KeywordIndex;
 use crate::vindex::{quantize, snapshot_revs, Attrs, VectorIndex};
 
@@ -105,9 +109,19 @@ const KEYWORD_TEMP_TABLES: &str = "\
         tokenize = 'porter unicode61 remove_diacritics 2');
     CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_tok_instances USING fts5vocab(temp, cairn_tok, instance);";
 
+/// Write batches of at least this many memories leave WAL checkpoints to
+/// the checkpoint thread (see `checkpoint.rs`).
+pub const BULK_WRITE: usize = 1_000;
+
+/// SQLite's default automatic checkpoint threshold, in WAL pages.
+const AUTOCHECKPOINT_PAGES: i64 = 1_000;
+
 /// A [`Store`] in one SQLite file.
 pub struct SqliteStore {
     path: PathBuf,
+    /// Before `conn`: dropping it waits for a running checkpoint, so that
+    /// the connection closes on a checkpointed file.
+    checkpointer: Checkpointer,
     conn: Mutex<Connection>,
     index: RwLock<VectorIndex>,
     /// `None` until [`Store::preload`] builds it.
@@ -124,8 +138,16 @@ fn sql_err(e: rusqlite::Error) -> Error {
     Error::storage(e)
 }
 
-const MEMORY_COLUMNS: &str = "id, tenant, content, kind, project, tags, metadata, importance, weight, source, \
-     created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by";
+/// The columns of `memories` that make a [`Memory`], in the order
+/// [`row_to_memory`] and [`RowWriter`] use (a macro, so that statements can
+/// be built with `concat!`).
+macro_rules! memory_columns {
+    () => {
+        "id, tenant, content, kind, project, tags, metadata, importance, weight, source, \
+         created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by"
+    };
+}
+const MEMORY_COLUMNS: &str = memory_columns!();
 
 impl SqliteStore {
     /// Open (creating if needed) the store at `path`, migrating it to the
@@ -154,6 +176,7 @@ impl SqliteStore {
         conn.pragma_update(None, "cache_size", -CACHE_KIB)
             .map_err(sql_err)?;
         let store = SqliteStore {
+            checkpointer: Checkpointer::new(path.clone()),
             path,
             conn: Mutex::new(conn),
             index: RwLock::new(VectorIndex::default()),
@@ -232,6 +255,12 @@ impl SqliteStore {
         tx.commit().map_err(sql_err)?;
         self.decoded.store(0, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Wait until the checkpoints bulk writes left to the checkpoint
+    /// thread are done (the store also waits when it is dropped).
+    pub fn wait_for_checkpoints(&self) {
+        self.checkpointer.wait();
     }
 
     /// `PRAGMA integrity_check`: `"ok"` for a healthy file.
@@ -972,118 +1001,138 @@ pub fn fts_query(terms: &[String]) -> Option<String> {
     Some(quoted.join(" OR "))
 }
 
-/// Write a memory's row, its keyword-index entry, its vector-index entry
-/// and, when given, its embedding (an update without one keeps the old).
-fn write_row(
-    conn: &Connection,
-    m: &Memory,
-    rowid: Option<i64>,
+/// The statements that write one memory (its row, keyword-index entry,
+/// embedding and vector-index row), prepared once per write batch: an
+/// import writes thousands of memories per batch, and looking each
+/// statement up again per memory cost a few percent of it.
+struct RowWriter<'c> {
+    conn: &'c Connection,
     rev: i64,
-    vector: Option<&[f32]>,
-) -> Result<i64> {
-    let tags = tags_json(&m.tags);
-    let metadata = serde_json::to_string(&m.metadata).map_err(Error::storage)?;
-    let args = params![
-        m.id.to_string(),
-        m.tenant,
-        m.content,
-        m.kind.as_str(),
-        m.project,
-        tags,
-        metadata,
-        m.importance,
-        m.weight,
-        m.source,
-        m.created_at,
-        m.updated_at,
-        m.last_accessed_at,
-        m.access_count as i64,
-        m.expires_at,
-        m.valid_from,
-        m.valid_to,
-        m.supersedes.map(|i| i.to_string()),
-        m.superseded_by.map(|i| i.to_string()),
-    ];
-    let rowid = match rowid {
-        None => {
-            conn.prepare_cached(&format!(
-                "INSERT INTO memories ({MEMORY_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
-            ))
-            .and_then(|mut s| s.execute(args))
-            .map_err(|e| match e {
-                rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation => {
-                    Error::invalid(format!("a memory with id {} already exists", m.id))
-                }
-                e => sql_err(e),
-            })?;
-            conn.last_insert_rowid()
-        }
-        Some(rowid) => {
-            conn.prepare_cached(
+    insert: CachedStatement<'c>,
+    update: CachedStatement<'c>,
+    fts_delete: CachedStatement<'c>,
+    fts_insert: CachedStatement<'c>,
+    vector: CachedStatement<'c>,
+    vindex: CachedStatement<'c>,
+}
+
+impl<'c> RowWriter<'c> {
+    /// Statements writing at revision `rev`.
+    fn new(conn: &'c Connection, rev: i64) -> Result<Self> {
+        let prepare = |sql: &str| conn.prepare_cached(sql).map_err(sql_err);
+        Ok(RowWriter {
+            conn,
+            rev,
+            insert: prepare(concat!(
+                "INSERT INTO memories (",
+                memory_columns!(),
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+            ))?,
+            update: prepare(
                 "UPDATE memories SET id = ?1, tenant = ?2, content = ?3, kind = ?4, project = ?5, tags = ?6, metadata = ?7, \
                  importance = ?8, weight = ?9, source = ?10, created_at = ?11, updated_at = ?12, last_accessed_at = ?13, \
                  access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19 \
                  WHERE rowid = ?20",
-            )
-            .and_then(|mut s| {
-                let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
-                all.push(&rowid);
-                s.execute(all.as_slice())
-            })
-            .map_err(sql_err)?;
-            conn.prepare_cached("DELETE FROM memories_fts WHERE rowid = ?1")
-                .and_then(|mut s| s.execute([rowid]))
-                .map_err(sql_err)?;
-            rowid
-        }
-    };
-    conn.prepare_cached(
-        "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
-    )
-    .and_then(|mut s| {
-        let (tags, metadata) = fts_columns(&m.tags, &m.metadata);
-        s.execute(params![rowid, m.content, tags, metadata])
-    })
-    .map_err(sql_err)?;
-    if let Some(v) = vector {
-        conn.prepare_cached("INSERT OR REPLACE INTO vectors (rowid, vector) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute(params![rowid, vector_blob(v)]))
-            .map_err(sql_err)?;
+            )?,
+            fts_delete: prepare("DELETE FROM memories_fts WHERE rowid = ?1")?,
+            fts_insert: prepare(
+                "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
+            )?,
+            vector: prepare("INSERT OR REPLACE INTO vectors (rowid, vector) VALUES (?1, ?2)")?,
+            // The index row: attributes always; the code when a vector is
+            // given, else the old code is kept.
+            vindex: prepare(
+                "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code, \
+                 access_count, last_accessed_at, weight) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+                 ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
+                 kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
+                 valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
+                 code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END, \
+                 access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight",
+            )?,
+        })
     }
-    // The index row: attributes always; the code when a vector is given,
-    // else the old code is kept.
-    conn.prepare_cached(
-        "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code, \
-         access_count, last_accessed_at, weight) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
-         ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
-         kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
-         valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
-         code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END, \
-         access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            rowid,
-            rev,
-            m.id.to_string(),
+
+    /// Write memory `m`: a new row when `rowid` is `None`, else over row
+    /// `rowid`. Its embedding is replaced when `vector` is given (an update
+    /// without one keeps the old). Returns the row id.
+    fn write(&mut self, m: &Memory, rowid: Option<i64>, vector: Option<&[f32]>) -> Result<i64> {
+        let id = m.id.to_string();
+        let tags = tags_json(&m.tags);
+        let metadata = serde_json::to_string(&m.metadata).map_err(Error::storage)?;
+        let args = params![
+            id,
             m.tenant,
-            m.project,
+            m.content,
             m.kind.as_str(),
-            tags_json(&m.tags),
+            m.project,
+            tags,
+            metadata,
+            m.importance,
+            m.weight,
+            m.source,
             m.created_at,
+            m.updated_at,
+            m.last_accessed_at,
+            m.access_count as i64,
+            m.expires_at,
             m.valid_from,
             m.valid_to,
-            m.expires_at,
-            m.superseded_by.is_some(),
-            vector.map(code_blob).unwrap_or_default(),
-            m.access_count as i64,
-            m.last_accessed_at,
-            m.weight,
-        ])
-    })
-    .map_err(sql_err)?;
-    Ok(rowid)
+            m.supersedes.map(|i| i.to_string()),
+            m.superseded_by.map(|i| i.to_string()),
+        ];
+        let rowid = match rowid {
+            None => {
+                self.insert.execute(args).map_err(|e| match e {
+                    rusqlite::Error::SqliteFailure(f, _)
+                        if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                    {
+                        Error::invalid(format!("a memory with id {} already exists", m.id))
+                    }
+                    e => sql_err(e),
+                })?;
+                self.conn.last_insert_rowid()
+            }
+            Some(rowid) => {
+                let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
+                all.push(&rowid);
+                self.update.execute(all.as_slice()).map_err(sql_err)?;
+                self.fts_delete.execute([rowid]).map_err(sql_err)?;
+                rowid
+            }
+        };
+        let (fts_tags, fts_metadata) = fts_columns(&m.tags, &m.metadata);
+        self.fts_insert
+            .execute(params![rowid, m.content, fts_tags, fts_metadata])
+            .map_err(sql_err)?;
+        if let Some(v) = vector {
+            self.vector
+                .execute(params![rowid, vector_blob(v)])
+                .map_err(sql_err)?;
+        }
+        self.vindex
+            .execute(params![
+                rowid,
+                self.rev,
+                id,
+                m.tenant,
+                m.project,
+                m.kind.as_str(),
+                tags,
+                m.created_at,
+                m.valid_from,
+                m.valid_to,
+                m.expires_at,
+                m.superseded_by.is_some(),
+                vector.map(code_blob).unwrap_or_default(),
+                m.access_count as i64,
+                m.last_accessed_at,
+                m.weight,
+            ])
+            .map_err(sql_err)?;
+        Ok(rowid)
+    }
 }
 
 fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result<()> {
@@ -1105,6 +1154,32 @@ fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result<()> {
             .map_err(sql_err)?;
     }
     Ok(())
+}
+
+/// Write `batch` in one transaction.
+fn write_batch(conn: &mut Connection, batch: WriteBatch) -> Result<()> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let rev = bump(&tx, "rev")?;
+    let mut writer = RowWriter::new(&tx, rev)?;
+    for (m, v) in &batch.inserts {
+        writer.write(m, None, Some(v))?;
+    }
+    add_docs(&tx, batch.inserts.len() as i64)?;
+    for (m, v) in &batch.updates {
+        let rowid: i64 = tx
+            .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
+            .and_then(|mut s| {
+                s.query_row(params![m.id.to_string(), m.tenant], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(sql_err)?
+            .ok_or_else(|| Error::NotFound(m.id.to_string()))?;
+        writer.write(m, Some(rowid), v.as_deref())?;
+    }
+    drop(writer);
+    tx.commit().map_err(sql_err)
 }
 
 impl Store for SqliteStore {
@@ -1149,26 +1224,21 @@ impl Store for SqliteStore {
             return Ok(());
         }
         let mut conn = self.conn()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
+        if batch.inserts.len() + batch.updates.len() < BULK_WRITE {
+            return write_batch(&mut conn, batch);
+        }
+        // A bulk write: its commit does not checkpoint; the checkpoint
+        // thread does, while the caller goes on.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)
             .map_err(sql_err)?;
-        let rev = bump(&tx, "rev")?;
-        for (m, v) in &batch.inserts {
-            write_row(&tx, m, None, rev, Some(v))?;
-        }
-        add_docs(&tx, batch.inserts.len() as i64)?;
-        for (m, v) in &batch.updates {
-            let rowid: i64 = tx
-                .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
-                .and_then(|mut s| {
-                    s.query_row(params![m.id.to_string(), m.tenant], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(sql_err)?
-                .ok_or_else(|| Error::NotFound(m.id.to_string()))?;
-            write_row(&tx, m, Some(rowid), rev, v.as_deref())?;
-        }
-        tx.commit().map_err(sql_err)
+        let written = write_batch(&mut conn, batch);
+        let restored = conn
+            .pragma_update(None, "wal_autocheckpoint", AUTOCHECKPOINT_PAGES)
+            .map_err(sql_err);
+        written?;
+        restored?;
+        self.checkpointer.request();
+        Ok(())
     }
 
     fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize> {

@@ -16,9 +16,10 @@
 //! When the filter admits fewer entries than the candidate count, stage 1 is
 //! skipped and every admitted entry is rescored: small scopes are exact.
 //! Filters are applied inside the scan (a scope or tenant with few memories
-//! in a large store still gets its best matches). The index is rebuilt from
-//! the `vindex` table on first use and kept in step by the store's revision
-//! counter, so it always reflects every process's committed writes.
+//! in a large store still gets its best matches). The index is loaded on
+//! first use from its snapshot (module `snapshot`) or else from the `vindex`
+//! table, and kept in step by the store's revision counters, so it always
+//! reflects every process's committed writes.
 
 mod snapshot;
 
