@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use cairn_core::context::ContextRequest;
 use cairn_core::store::{Filter, ListOrder, ScopeFilter};
 use cairn_core::time::{format_timestamp, parse_duration, parse_timestamp};
-use cairn_core::wire::{parse_record_line, MemoryRecord, RecallItem, RecallResponse};
+use cairn_core::wire::{parse_records, MemoryRecord, RecallItem, RecallResponse};
 use cairn_core::{
     Cairn, Error, MemoryType, RecallRequest, RememberRequest, SearchMode, Store, UpdateRequest,
     WriteStatus, DEFAULT_TENANT,
@@ -535,23 +535,57 @@ fn progress_bar(len: u64) -> ProgressBar {
     bar
 }
 
+/// Lines read before they are parsed (on every core) as one block.
+const READ_BLOCK_BYTES: usize = 8 << 20;
+
+/// Read JSON Lines into numbered records, blank lines skipped, a block of
+/// lines at a time (parsed in parallel, while memory holds one block of
+/// text). `progress` is told the bytes read so far.
+fn read_records(
+    mut reader: Box<dyn BufRead>,
+    progress: &dyn Fn(u64),
+) -> Result<Vec<(usize, cairn_core::Result<MemoryRecord>)>> {
+    let mut records = Vec::new();
+    let (mut block, mut block_bytes, mut read, mut number) = (Vec::new(), 0, 0u64, 0);
+    loop {
+        let mut line = String::new();
+        let n = reader.read_line(&mut line).map_err(|e| {
+            Error::invalid(format!("line {}: not valid UTF-8 text ({e})", number + 1))
+        })?;
+        if n > 0 {
+            number += 1;
+            read += n as u64;
+            block_bytes += n;
+            if !line.trim().is_empty() {
+                block.push((number, line));
+            }
+        }
+        if n == 0 || block_bytes >= READ_BLOCK_BYTES {
+            let lines: Vec<(usize, &str)> = block.iter().map(|(i, l)| (*i, l.as_str())).collect();
+            records.extend(parse_records(&lines));
+            block.clear();
+            block_bytes = 0;
+            progress(read);
+        }
+        if n == 0 {
+            return Ok(records);
+        }
+    }
+}
+
 fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
-    let reader: Box<dyn BufRead> = if a.file.as_os_str() == "-" {
-        Box::new(BufReader::new(std::io::stdin()))
+    let (reader, size): (Box<dyn BufRead>, Option<u64>) = if a.file.as_os_str() == "-" {
+        (Box::new(BufReader::new(std::io::stdin())), None)
     } else {
         let f = File::open(&a.file)
             .map_err(|e| Error::invalid(format!("cannot read {}: {e}", a.file.display())))?;
-        Box::new(BufReader::new(f))
+        let size = f.metadata().ok().map(|m| m.len());
+        (Box::new(BufReader::new(f)), size)
     };
-    let mut records = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line
-            .map_err(|e| Error::invalid(format!("line {}: not valid UTF-8 text ({e})", i + 1)))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        records.push((i + 1, parse_record_line(&line)));
-    }
+    let bar = progress_bar(size.unwrap_or(0));
+    bar.set_message("reading (bytes)");
+    let records = read_records(reader, &|bytes| bar.set_position(bytes))?;
+    bar.finish_and_clear();
     let bar = progress_bar(records.len() as u64);
     bar.set_message("importing");
     let report = cairn.import(TENANT, records, a.strict, &mut |done| {

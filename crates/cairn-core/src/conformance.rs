@@ -416,6 +416,65 @@ pub fn check_filters_and_listing(store: Arc<dyn Store>) {
     assert_eq!(vs.len(), 3);
 }
 
+/// `Filter::after` pages through a listing oldest first, memories created
+/// at the same millisecond included, each exactly once; the searches honour
+/// it too.
+pub fn check_paging_with_a_cursor(store: Arc<dyn Store>) {
+    let items: Vec<(Memory, Vec<f32>)> = (0..9u32)
+        .map(|i| {
+            let mut m = sample(i, "default", None, MemoryType::Fact, "cursor stone");
+            // Three memories per millisecond.
+            m.created_at = T0 + i64::from(i / 3);
+            (m, axis(i as usize, 8))
+        })
+        .collect();
+    insert(&*store, items);
+    let everything = filter_all("default");
+    let ids = |f: &Filter, limit| -> Vec<MemoryId> {
+        store
+            .list(f, ListOrder::Oldest, limit, 0)
+            .unwrap()
+            .iter()
+            .map(|m| m.id)
+            .collect()
+    };
+    let all = ids(&everything, 100);
+    assert_eq!(all.len(), 9);
+    for page in [1, 2, 4] {
+        let mut filter = everything.clone();
+        let mut paged = Vec::new();
+        loop {
+            let got = store.list(&filter, ListOrder::Oldest, page, 0).unwrap();
+            paged.extend(got.iter().map(|m| m.id));
+            match got.last() {
+                Some(last) => filter.after = Some((last.created_at, last.id)),
+                None => break,
+            }
+        }
+        assert_eq!(paged, all, "pages of {page}");
+    }
+    let stored = store.get("default", &[all[4]]).unwrap().remove(0);
+    let mut after = everything.clone();
+    after.after = Some((stored.created_at, stored.id));
+    assert_eq!(ids(&after, 100), all[5..].to_vec());
+    assert_eq!(store.count(&after).unwrap(), 4);
+    let found = |hits: Vec<Hit>| -> Vec<MemoryId> {
+        let mut ids: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
+        ids.sort();
+        ids
+    };
+    let mut later = all[5..].to_vec();
+    later.sort();
+    assert_eq!(
+        found(store.keyword_search("cursor", &after, 20).unwrap()),
+        later
+    );
+    assert_eq!(
+        found(store.vector_search(&axis(1, 8), &after, 20).unwrap()),
+        later
+    );
+}
+
 /// Keyword search: content, tags and metadata are searched, ranking favours
 /// more matching terms, and no user text is ever query syntax.
 pub fn check_keyword_search(store: Arc<dyn Store>) {
@@ -954,6 +1013,10 @@ macro_rules! store_conformance_tests {
             #[test]
             fn filters_and_listing() {
                 c::check_filters_and_listing($make)
+            }
+            #[test]
+            fn paging_with_a_cursor() {
+                c::check_paging_with_a_cursor($make)
             }
             #[test]
             fn keyword_search() {

@@ -903,11 +903,11 @@ impl Cairn {
         embeddings: bool,
         sink: &mut dyn FnMut(MemoryRecord) -> Result<()>,
     ) -> Result<usize> {
-        let filter = self.filter(tenant).everything();
-        let mut offset = 0;
+        let mut filter = self.filter(tenant).everything();
+        let mut count = 0;
         const PAGE: usize = 1000;
         loop {
-            let page = self.store.list(&filter, ListOrder::Oldest, PAGE, offset)?;
+            let page = self.store.list(&filter, ListOrder::Oldest, PAGE, 0)?;
             for m in &page {
                 let mut record = MemoryRecord::from_memory(m);
                 if embeddings {
@@ -915,9 +915,10 @@ impl Cairn {
                 }
                 sink(record)?;
             }
-            offset += page.len();
-            if page.len() < PAGE {
-                return Ok(offset);
+            count += page.len();
+            match page.last() {
+                Some(last) if page.len() == PAGE => filter.after = Some((last.created_at, last.id)),
+                _ => return Ok(count),
             }
         }
     }

@@ -58,6 +58,10 @@ pub struct Filter {
     pub created_after: Option<Timestamp>,
     /// Created before.
     pub created_before: Option<Timestamp>,
+    /// Only memories after this position in oldest-first order (created
+    /// at, then id): a cursor that pages through a whole store in
+    /// constant time per page, where an offset costs the rows it skips.
+    pub after: Option<(Timestamp, MemoryId)>,
     /// Valid at some time at or after this (validity = `[valid_from or
     /// created_at, valid_to)`).
     pub valid_after: Option<Timestamp>,
@@ -81,6 +85,7 @@ impl Filter {
             tags: Vec::new(),
             created_after: None,
             created_before: None,
+            after: None,
             valid_after: None,
             valid_before: None,
             include_expired: false,
@@ -117,6 +122,7 @@ impl Filter {
         let created = m.created_at();
         if self.created_after.is_some_and(|a| created < a)
             || self.created_before.is_some_and(|b| created >= b)
+            || self.after.is_some_and(|cursor| (created, m.id()) <= cursor)
         {
             return false;
         }
@@ -140,6 +146,8 @@ impl Filter {
 /// [`Memory`] and by backends' compact index entries, so that every backend
 /// filters with this one function.
 pub trait Filterable {
+    /// Identifier.
+    fn id(&self) -> MemoryId;
     /// Owner.
     fn tenant(&self) -> &str;
     /// Project, `None` = global.
@@ -159,6 +167,9 @@ pub trait Filterable {
 }
 
 impl Filterable for Memory {
+    fn id(&self) -> MemoryId {
+        self.id
+    }
     fn tenant(&self) -> &str {
         &self.tenant
     }

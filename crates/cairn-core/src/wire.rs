@@ -192,9 +192,72 @@ pub struct RecallResponse {
     pub results: Vec<RecallItem>,
 }
 
+/// Below this many lines per thread, [`parse_records`] stays on one.
+const PARSE_LINES_PER_THREAD: usize = 256;
+
+/// Parse numbered JSON Lines (`(line number, text)`) into records, in
+/// order, with [`parse_record_line`]. Large inputs are split across the
+/// machine's cores: a pre-embedded line is mostly numbers, and parsing them
+/// took about as long as writing the records.
+pub fn parse_records(lines: &[(usize, &str)]) -> Vec<(usize, Result<MemoryRecord>)> {
+    let parse = |part: &[(usize, &str)]| -> Vec<(usize, Result<MemoryRecord>)> {
+        part.iter()
+            .map(|&(n, line)| (n, parse_record_line(line)))
+            .collect()
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(lines.len() / PARSE_LINES_PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        return parse(lines);
+    }
+    std::thread::scope(|s| {
+        let parts: Vec<_> = lines
+            .chunks(lines.len().div_ceil(threads))
+            .map(|part| s.spawn(move || parse(part)))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_lines_parse_in_order_with_their_numbers() {
+        let text: Vec<String> = (0..2000)
+            .map(|i| {
+                if i % 97 == 0 {
+                    format!("{{\"content\": {i}}}")
+                } else {
+                    format!("{{\"content\": \"memory {i}\"}}")
+                }
+            })
+            .collect();
+        let lines: Vec<(usize, &str)> = text
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i * 2 + 1, l.as_str()))
+            .collect();
+        let parsed = parse_records(&lines);
+        assert_eq!(parsed.len(), 2000);
+        for (i, (n, r)) in parsed.iter().enumerate() {
+            assert_eq!(*n, i * 2 + 1);
+            match r {
+                Ok(r) => assert_eq!(r.content, format!("memory {i}")),
+                Err(e) => {
+                    assert_eq!(i % 97, 0);
+                    assert!(e.to_string().contains("invalid type"), "{e}");
+                }
+            }
+        }
+        assert_eq!(parsed.iter().filter(|(_, r)| r.is_err()).count(), 21);
+    }
 
     #[test]
     fn minimal_record_gets_defaults() {

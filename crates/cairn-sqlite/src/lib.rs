@@ -975,6 +975,11 @@ fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
     if !filter.include_superseded {
         sql.push_str(" AND m.superseded_by IS NULL");
     }
+    if let Some((created, id)) = filter.after {
+        sql.push_str(" AND (m.created_at, m.id) > (?, ?)");
+        args.push(Value::Integer(created));
+        args.push(Value::Text(id.to_string()));
+    }
     (sql, args)
 }
 

@@ -152,6 +152,9 @@ impl Attrs {
 }
 
 impl Filterable for Attrs {
+    fn id(&self) -> MemoryId {
+        self.id
+    }
     fn tenant(&self) -> &str {
         &self.tenant
     }
@@ -477,6 +480,7 @@ impl VectorIndex {
         let simple = filter.tags.is_empty()
             && filter.created_after.is_none()
             && filter.created_before.is_none()
+            && filter.after.is_none()
             && filter.valid_after.is_none()
             && filter.valid_before.is_none();
         Some(Admit {
