@@ -50,20 +50,18 @@ pub fn run(cli: Cli) -> Result<()> {
     }
     let cairn = open(&cli)?;
     let json = cli.json;
-    if !matches!(cli.command, Command::Mcp(_) | Command::Serve(_)) {
-        let store = cairn.store().clone();
-        run_command(cairn, cli.command, json)?;
-        // After the answer is out: what the next process opens faster
-        // with. Failing to save it loses nothing, so it only warns.
-        if let Err(e) = store.save_caches() {
-            eprintln!(
-                "{} {e}",
-                paint("warning: could not save caches:", out::YELLOW)
-            );
-        }
-        return Ok(());
+    let store = cairn.store().clone();
+    run_command(cairn, cli.command, json)?;
+    // After the answer is out (or the server stopped): what the next
+    // process opens faster with. Failing to save it loses nothing, so it
+    // only warns.
+    if let Err(e) = store.save_caches() {
+        eprintln!(
+            "{} {e}",
+            paint("warning: could not save caches:", out::YELLOW)
+        );
     }
-    run_command(cairn, cli.command, json)
+    Ok(())
 }
 
 fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {

@@ -479,15 +479,14 @@ fn load_snapshot(conn: &Connection, revs: Revs) -> Result<Option<VectorIndex>> {
         .then(|| conn.unchecked_transaction())
         .transpose()
         .map_err(sql_err)?;
-    let mut parts = conn
+    let parts: Vec<(i64, usize)> = conn
         .prepare_cached("SELECT part, length(data) FROM vsnap ORDER BY part")
         .and_then(|mut s| {
-            s.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
-                .collect::<rusqlite::Result<Vec<_>>>()
+            s.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.max(0) as usize)))?
+                .collect()
         })
-        .map_err(sql_err)?
-        .into_iter();
-    let Some((0, head_len)) = parts.next() else {
+        .map_err(sql_err)?;
+    let Some((&(0, head_len), code_parts)) = parts.split_first() else {
         return Ok(None);
     };
     let read = |part: i64, out: &mut [u8]| {
@@ -495,15 +494,14 @@ fn load_snapshot(conn: &Connection, revs: Revs) -> Result<Option<VectorIndex>> {
             .and_then(|blob| blob.read_at_exact(out, 0))
             .map_err(sql_err)
     };
-    let mut head = vec![0; head_len as usize];
+    let mut head = vec![0; head_len];
     read(0, &mut head)?;
     if snapshot_revs(&head).is_none_or(|s| s.rev > revs.content || s.arev > revs.access) {
         return Ok(None);
     }
-    let parts: Vec<(i64, usize)> = parts.map(|(p, len)| (p, len as usize)).collect();
-    let mut codes = vec![0; parts.iter().map(|(_, len)| len).sum()];
+    let mut codes = vec![0; code_parts.iter().map(|(_, len)| len).sum()];
     let mut at = 0;
-    for (part, len) in parts {
+    for &(part, len) in code_parts {
         read(part, &mut codes[at..at + len])?;
         at += len;
     }

@@ -163,7 +163,10 @@ impl VectorIndex {
                 .ok_or_else(|| format!("name id {id} out of range"))
         };
         r.room_for(n, MIN_ENTRY_BYTES)?;
-        index.reserve(n, dim);
+        index.rowids.reserve(n);
+        index.hot.reserve(n);
+        index.attrs.reserve(n);
+        index.slots.reserve(n);
         for slot in 0..n {
             let rowid = r.i64()?;
             let id = MemoryId(uuid::Uuid::from_bytes(r.take(16)?.try_into().unwrap()));
