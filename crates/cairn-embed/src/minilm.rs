@@ -3,13 +3,12 @@
 use std::path::Path;
 
 use cairn_core::{Embedder, Error, ModelInfo, Result};
-use candle_core::{DType, Device};
-use candle_nn::VarBuilder;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::fetch::{check_sizes, fetch_model, CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
 use crate::model::{Bert, BertConfig};
 use crate::pooling::{l2_normalize, mean_pool};
+use crate::weights::WeightFile;
 
 /// The model's name, as recorded beside every vector.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
@@ -103,6 +102,37 @@ struct Tokens {
     type_ids: Vec<u32>,
 }
 
+/// Load `tokenizer.json` from `dir`, set to truncate at [`MAX_TOKENS`] and
+/// not to pad.
+fn load_tokenizer(dir: &Path) -> Result<Tokenizer> {
+    let tokenizer_path = dir.join(TOKENIZER_FILE);
+    let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+        .map_err(|e| Error::embedding(format!("cannot load {}: {e}", tokenizer_path.display())))?;
+    // The file pads every input to 128 tokens and truncates at 128: pad
+    // nothing here (each sub-batch is padded to its own longest text in
+    // `embed_padded`) and truncate at the model's 256-token limit.
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: MAX_TOKENS,
+            ..TruncationParams::default()
+        }))
+        .map_err(|e| Error::embedding(format!("cannot set truncation: {e}")))?;
+    Ok(tokenizer)
+}
+
+/// Load the encoder's weights from the safetensors file at `path`, reading
+/// each tensor straight into its final buffer (see [`crate::weights`]).
+fn load_weights(config: &BertConfig, path: &Path) -> Result<Bert> {
+    let file = WeightFile::open(path).map_err(|e| Error::embedding(e.to_string()))?;
+    Bert::load(config, &file).map_err(|e| {
+        Error::embedding(format!(
+            "{} does not hold the expected BERT weights: {e}",
+            path.display()
+        ))
+    })
+}
+
 impl MiniLm {
     /// Load the model from `dir` (which holds `model.safetensors`,
     /// `tokenizer.json` and `config.json`).
@@ -130,38 +160,18 @@ impl MiniLm {
             )));
         }
 
-        let tokenizer_path = dir.join(TOKENIZER_FILE);
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(|e| {
-            Error::embedding(format!("cannot load {}: {e}", tokenizer_path.display()))
-        })?;
-        // The file pads every input to 128 tokens and truncates at 128: pad
-        // nothing here (each sub-batch is padded to its own longest text in
-        // `embed_sorted`) and truncate at the model's 256-token limit.
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| Error::embedding(format!("cannot set truncation: {e}")))?;
-
-        // The workspace forbids `unsafe`, so no mmap: read the file (87 MB)
-        // into memory; the buffer is freed once the tensors are built.
+        // Parse the tokenizer (~2 MB of JSON) on a second thread while this
+        // one reads the weights: the two take similar time.
         let weights_path = dir.join(WEIGHTS_FILE);
-        let bytes = std::fs::read(&weights_path).map_err(|e| {
-            Error::embedding(format!("cannot read {}: {e}", weights_path.display()))
-        })?;
-        let device = Device::Cpu;
-        let vb =
-            VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| {
-                Error::embedding(format!("cannot parse {}: {e}", weights_path.display()))
-            })?;
-        let bert = Bert::load(&config, vb).map_err(|e| {
-            Error::embedding(format!(
-                "{} does not hold the expected BERT weights: {e}",
-                weights_path.display()
-            ))
-        })?;
+        let (tokenizer, bert) = std::thread::scope(|s| {
+            let tokenizer = s.spawn(|| load_tokenizer(dir));
+            let bert = load_weights(&config, &weights_path);
+            let tokenizer = tokenizer
+                .join()
+                .unwrap_or_else(|_| Err(Error::embedding("the tokenizer loader panicked")));
+            (tokenizer, bert)
+        });
+        let (tokenizer, bert) = (tokenizer?, bert?);
         Ok(Self { tokenizer, bert })
     }
 
@@ -214,9 +224,10 @@ impl MiniLm {
             type_ids[at..at + t.type_ids.len()].copy_from_slice(&t.type_ids);
             mask[at..at + t.ids.len()].fill(1);
         }
+        let lengths: Vec<usize> = batch.iter().map(|t| t.ids.len()).collect();
         let hidden = self
             .bert
-            .forward(ids, type_ids, &mask, n, seq_len)
+            .forward(&ids, &type_ids, &lengths, seq_len)
             .map_err(embed_err("model inference failed"))?;
         let per_text = seq_len * DIM;
         Ok(hidden
