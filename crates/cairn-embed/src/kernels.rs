@@ -213,33 +213,29 @@ impl CustomOp1 for BiasGelu {
     }
 }
 
-/// Multi-head self-attention over right-padded sequences, from the fused
+/// Multi-head self-attention over texts packed end to end, from the fused
 /// q/k/v product to the heads' concatenated outputs.
 ///
-/// Input: `(batch * seq, 3 * hidden)`, each row a token's query, key and
-/// value projections without their biases (the query's already scaled by
-/// `1/sqrt(head_dim)`, as is its bias). Output: `(batch * seq, hidden)`,
-/// head `h` of token `i` in columns `h * head_dim ..`. Sequence `b` has
-/// `lengths[b]` real tokens: the keys past it are masked out (they get
-/// exactly zero weight, as with the usual large negative score bias).
+/// Input: `(tokens, 3 * hidden)`, each row a token's query, key and value
+/// projections without their biases (the query's already scaled by
+/// `1/sqrt(head_dim)`, as is its bias). Output: `(tokens, hidden)`, head `h`
+/// of a token in columns `h * head_dim ..`. Text `b` is the next
+/// `lengths[b]` rows; a token attends to the tokens of its own text only —
+/// what a padding mask achieves, without computing the padding.
 pub(crate) struct Attention<'a> {
     /// The q, k and v biases, `(3 * hidden,)`.
     pub bias: &'a [f32],
-    /// Real tokens per sequence; the batch size is its length.
+    /// Tokens per text; they sum to the input's rows.
     pub lengths: &'a [usize],
     pub heads: usize,
     pub head_dim: usize,
 }
 
 impl Attention<'_> {
-    /// One sequence: `qkv` is `(seq, 3 * hidden)`, `out` `(seq, hidden)`.
-    fn attend(&self, qkv: &[f32], out: &mut [f32], len: usize) {
+    /// One text: `qkv` is `(len, 3 * hidden)`, `out` `(len, hidden)`.
+    fn attend(&self, qkv: &[f32], out: &mut [f32]) {
         let (hd, hidden) = (self.head_dim, self.heads * self.head_dim);
-        let seq = out.len() / hidden;
-        let len = len.min(seq);
-        if len == 0 {
-            return;
-        }
+        let len = out.len() / hidden;
         let mut q = vec![0f32; hd];
         let mut k = vec![0f32; len * hd];
         let mut v = vec![0f32; len * hd];
@@ -260,7 +256,7 @@ impl Attention<'_> {
                     &mut v[j * hd..][..hd],
                 );
             }
-            for i in 0..seq {
+            for i in 0..len {
                 let row = &qkv[i * 3 * hidden..];
                 add(&row[qo..qo + hd], &self.bias[qo..qo + hd], &mut q);
                 let mut max = f32::NEG_INFINITY;
@@ -309,29 +305,33 @@ impl CustomOp1 for Attention<'_> {
     ) -> candle_core::Result<(CpuStorage, Shape)> {
         let qkv = f32_slice("attention", qkv, layout)?;
         let hidden = self.heads * self.head_dim;
-        let batch = self.lengths.len();
-        if batch == 0 || self.bias.len() != 3 * hidden || qkv.len() % (batch * 3 * hidden) != 0 {
+        let tokens: usize = self.lengths.iter().sum();
+        if self.bias.len() != 3 * hidden || qkv.len() != tokens * 3 * hidden {
             candle_core::bail!(
-                "attention: {} values are not {batch} sequences of rows of {}",
+                "attention: {} values are not {tokens} rows of {}",
                 qkv.len(),
                 3 * hidden
             );
         }
-        let seq = qkv.len() / (batch * 3 * hidden);
-        let mut out = vec![0f32; batch * seq * hidden];
-        let work = |((o, x), &len): ((&mut [f32], &[f32]), &usize)| self.attend(x, o, len);
-        if batch * seq >= PAR_MIN_ROWS {
-            out.par_chunks_mut(seq * hidden)
-                .zip(qkv.par_chunks(seq * 3 * hidden))
-                .zip(self.lengths)
-                .for_each(work);
-        } else {
-            out.chunks_mut(seq * hidden)
-                .zip(qkv.chunks(seq * 3 * hidden))
-                .zip(self.lengths)
-                .for_each(work);
+        let mut out = vec![0f32; tokens * hidden];
+        // Cut input and output into one piece per text.
+        let mut texts = Vec::with_capacity(self.lengths.len());
+        let (mut out_rest, mut qkv_rest) = (out.as_mut_slice(), qkv);
+        for &len in self.lengths {
+            let (o, o_tail) = out_rest.split_at_mut(len * hidden);
+            let (x, x_tail) = qkv_rest.split_at(len * 3 * hidden);
+            texts.push((x, o));
+            (out_rest, qkv_rest) = (o_tail, x_tail);
         }
-        Ok((CpuStorage::F32(out), Shape::from((batch * seq, hidden))))
+        if tokens >= PAR_MIN_ROWS {
+            texts
+                .into_par_iter()
+                .with_max_len(1)
+                .for_each(|(x, o)| self.attend(x, o));
+        } else {
+            texts.into_iter().for_each(|(x, o)| self.attend(x, o));
+        }
+        Ok((CpuStorage::F32(out), Shape::from((tokens, hidden))))
     }
 }
 
@@ -494,29 +494,39 @@ mod tests {
         let h = heads * head_dim;
         let bias = values(3 * h, 8);
         // A small batch (one thread) and one past PAR_MIN_ROWS (the pool),
-        // each with padded sequences.
+        // of texts of different lengths.
         for lengths in [
             vec![5usize, 2, 4],
             vec![9; 8].into_iter().chain([3, 1]).collect::<Vec<_>>(),
         ] {
+            // The reference runs on the texts padded to the longest one.
             let t = *lengths.iter().max().expect("non-empty");
-            let n = lengths.len() * t;
-            let qkv = Tensor::from_vec(values(n * 3 * h, 9), (n, 3 * h), &dev)?;
+            let padded = values(lengths.len() * t * 3 * h, 9);
+            let padded_t = Tensor::from_vec(padded.clone(), (lengths.len() * t, 3 * h), &dev)?;
+            let want = reference_attention(&padded_t, &bias, &lengths, heads, head_dim)?;
+            let (mut packed, mut want_packed) = (Vec::new(), Vec::new());
+            for (b, &len) in lengths.iter().enumerate() {
+                packed.extend_from_slice(&padded[b * t * 3 * h..][..len * 3 * h]);
+                want_packed.extend_from_slice(&want[b * t * h..][..len * h]);
+            }
+            let rows = packed.len() / (3 * h);
             let op = Attention {
                 bias: &bias,
                 lengths: &lengths,
                 heads,
                 head_dim,
             };
-            let got = qkv.apply_op1_no_bwd(&op)?.flatten_all()?.to_vec1::<f32>()?;
-            let want = reference_attention(&qkv, &bias, &lengths, heads, head_dim)?;
-            assert_close(&got, &want, 1e-5);
+            let got = Tensor::from_vec(packed, (rows, 3 * h), &dev)?
+                .apply_op1_no_bwd(&op)?
+                .flatten_all()?
+                .to_vec1::<f32>()?;
+            assert_close(&got, &want_packed, 1e-5);
         }
         Ok(())
     }
 
     #[test]
-    fn attention_rejects_a_batch_that_does_not_divide_the_rows() {
+    fn attention_rejects_lengths_that_do_not_sum_to_the_rows() {
         let qkv = Tensor::zeros((5, 6), candle_core::DType::F32, &Device::Cpu).expect("zeros");
         let bias = [0.0; 6];
         let op = Attention {

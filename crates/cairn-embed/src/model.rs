@@ -179,18 +179,20 @@ impl Embeddings {
         })
     }
 
-    /// The normalised input vectors of `ids` (row-major, `seq_len` tokens a
-    /// sequence), `(ids.len(), hidden)`.
+    /// The normalised input vectors of `ids`, `(ids.len(), hidden)`: texts
+    /// packed end to end, text `b` of `lengths[b]` tokens (its positions
+    /// count from 0).
     fn forward(
         &self,
         ids: &[u32],
         type_ids: &[u32],
-        seq_len: usize,
+        lengths: &[usize],
     ) -> candle_core::Result<Vec<f32>> {
         let h = self.hidden;
         let type_vocab = self.token_type.len() / h;
         let mut out = vec![0f32; ids.len() * h];
-        for (i, row) in out.chunks_exact_mut(h).enumerate() {
+        let positions = lengths.iter().flat_map(|&len| 0..len);
+        for (i, (row, pos)) in out.chunks_exact_mut(h).zip(positions).enumerate() {
             self.words
                 .read_row(ids[i] as usize, row)
                 .map_err(candle_core::Error::wrap)?;
@@ -198,7 +200,7 @@ impl Embeddings {
             if tt >= type_vocab {
                 candle_core::bail!("token type {tt} out of range ({type_vocab} types)");
             }
-            let pos = &self.position[(i % seq_len) * h..][..h];
+            let pos = &self.position[pos * h..][..h];
             let typ = &self.token_type[tt * h..][..h];
             for ((x, &p), &t) in row.iter_mut().zip(pos).zip(typ) {
                 *x += p + t;
@@ -273,8 +275,8 @@ impl Layer {
         })
     }
 
-    /// `x`: `(batch * seq, hidden)`, sequence `b` with `lengths[b]` real
-    /// tokens followed by padding.
+    /// `x`: `(tokens, hidden)`, texts packed end to end, text `b` of
+    /// `lengths[b]` tokens.
     fn forward(&self, x: &Tensor, lengths: &[usize]) -> candle_core::Result<Tensor> {
         let context = matmul(x, &self.qkv)?.apply_op1_no_bwd(&Attention {
             bias: &self.qkv.bias,
@@ -315,29 +317,29 @@ impl Bert {
         })
     }
 
-    /// Run the encoder over a right-padded batch.
+    /// Run the encoder over a batch of texts packed end to end.
     ///
-    /// `ids` and `type_ids` are `lengths.len() * seq_len` row-major; sequence
-    /// `b` has `lengths[b]` real tokens, then padding. Returns the last
-    /// hidden states, `batch * seq_len * hidden` row-major.
+    /// `ids` and `type_ids` hold every text's tokens, one text after the
+    /// other, text `b` being `lengths[b]` tokens long. Returns the last hidden
+    /// states in the same order, `(ids.len(), hidden)` row-major.
     pub fn forward(
         &self,
         ids: &[u32],
         type_ids: &[u32],
         lengths: &[usize],
-        seq_len: usize,
     ) -> candle_core::Result<Vec<f32>> {
-        if seq_len > self.max_positions {
+        let longest = lengths.iter().copied().max().unwrap_or(0);
+        if longest > self.max_positions {
             candle_core::bail!(
-                "sequence of {seq_len} tokens is longer than the model's {} positions",
+                "sequence of {longest} tokens is longer than the model's {} positions",
                 self.max_positions
             );
         }
-        let n = lengths.len() * seq_len;
+        let n: usize = lengths.iter().sum();
         if ids.len() != n || type_ids.len() != n {
-            candle_core::bail!("{} ids for {n} positions", ids.len());
+            candle_core::bail!("{} ids for {n} tokens", ids.len());
         }
-        let input = self.embeddings.forward(ids, type_ids, seq_len)?;
+        let input = self.embeddings.forward(ids, type_ids, lengths)?;
         let mut x = Tensor::from_vec(input, (n, self.embeddings.hidden), &Device::Cpu)?;
         for layer in &self.layers {
             x = layer.forward(&x, lengths)?;
