@@ -1,9 +1,10 @@
 //! Local sentence embeddings for Cairn: all-MiniLM-L6-v2 in pure Rust.
 //!
 //! [`MiniLm`] implements [`cairn_core::Embedder`] with a small BERT encoder
-//! written on `candle-core`/`candle-nn` (6 layers, 384 dimensions, exact-erf
-//! GELU), the `tokenizers` crate for WordPiece tokenisation (inputs longer
-//! than [`MAX_TOKENS`] tokens are truncated), mean pooling over the real
+//! written on `candle-core`'s matrix products and fused kernels of its own
+//! (6 layers, 384 dimensions, exact-erf GELU), the `tokenizers` crate for
+//! WordPiece tokenisation (inputs longer than [`MAX_TOKENS`] tokens are
+//! truncated), mean pooling over the real
 //! tokens and L2 normalisation — the same pipeline as sentence-transformers,
 //! so its vectors agree with the reference model to a cosine of ≥ 0.999.
 //!
@@ -22,9 +23,11 @@
 //!   whose checksum does not match.
 
 mod fetch;
+mod kernels;
 mod minilm;
 mod model;
 mod pooling;
+mod weights;
 
 pub use fetch::{
     default_model_dir, fetch_model, model_status, FileState, FileStatus, ModelFile, ModelState,

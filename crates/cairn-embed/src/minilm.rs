@@ -3,13 +3,12 @@
 use std::path::Path;
 
 use cairn_core::{Embedder, Error, ModelInfo, Result};
-use candle_core::{DType, Device};
-use candle_nn::VarBuilder;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::fetch::{check_sizes, fetch_model, CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
 use crate::model::{Bert, BertConfig};
 use crate::pooling::{l2_normalize, mean_pool};
+use crate::weights::WeightFile;
 
 /// The model's name, as recorded beside every vector.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
@@ -21,30 +20,27 @@ pub const MAX_TOKENS: usize = 256;
 
 /// At most this many texts go through the encoder at once.
 const SUB_BATCH: usize = 128;
-/// ... and at most this many (padded) tokens, which bounds the attention
-/// scores' memory: `sub-batch * 12 heads * seq_len^2` floats.
+/// ... and at most this many tokens, which bounds the activations' memory
+/// (the widest, the feed-forward's, is `tokens * 1536` floats).
 const SUB_BATCH_TOKENS: usize = 4096;
 /// Large batches are tokenised and sorted by length this many texts at a
-/// time, so that sub-batches hold texts of similar length (little padding)
-/// while memory stays bounded for huge imports.
+/// time, so that a sub-batch's texts have similar lengths (its attention
+/// work is spread evenly over threads) while memory stays bounded for huge
+/// imports.
 const SORT_WINDOW: usize = 1024;
 
-/// Where the sub-batch starting at `start` ends (exclusive), for texts
-/// sorted by token count: take texts while the sub-batch stays within
-/// [`SUB_BATCH`] texts and [`SUB_BATCH_TOKENS`] padded tokens, and while
-/// padding every text to the newest (longest) one wastes little compute:
-/// at most a tenth of the real tokens, plus 32 tokens of slack so that
-/// short texts of slightly different lengths still share a sub-batch.
+/// Where the sub-batch starting at `start` ends (exclusive): take texts
+/// while the sub-batch stays within [`SUB_BATCH`] texts and
+/// [`SUB_BATCH_TOKENS`] tokens (always at least one text). Texts are packed
+/// end to end, not padded, so mixing lengths costs nothing.
 fn sub_batch_end(tokens: &[&Tokens], start: usize) -> usize {
     let mut end = start + 1;
-    let mut real = tokens[start].ids.len();
+    let mut total = tokens[start].ids.len();
     while end < tokens.len() && end - start < SUB_BATCH {
-        let len = tokens[end].ids.len();
-        let padded = (end + 1 - start) * len;
-        if padded > SUB_BATCH_TOKENS || padded > (real + len) * 11 / 10 + 32 {
+        total += tokens[end].ids.len();
+        if total > SUB_BATCH_TOKENS {
             break;
         }
-        real += len;
         end += 1;
     }
     end
@@ -103,6 +99,37 @@ struct Tokens {
     type_ids: Vec<u32>,
 }
 
+/// Load `tokenizer.json` from `dir`, set to truncate at [`MAX_TOKENS`] and
+/// not to pad.
+fn load_tokenizer(dir: &Path) -> Result<Tokenizer> {
+    let tokenizer_path = dir.join(TOKENIZER_FILE);
+    let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+        .map_err(|e| Error::embedding(format!("cannot load {}: {e}", tokenizer_path.display())))?;
+    // The file pads every input to 128 tokens and truncates at 128: pad
+    // nothing here (each sub-batch is padded to its own longest text in
+    // `embed_padded`) and truncate at the model's 256-token limit.
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: MAX_TOKENS,
+            ..TruncationParams::default()
+        }))
+        .map_err(|e| Error::embedding(format!("cannot set truncation: {e}")))?;
+    Ok(tokenizer)
+}
+
+/// Load the encoder's weights from the safetensors file at `path`, reading
+/// each tensor straight into its final buffer (see [`crate::weights`]).
+fn load_weights(config: &BertConfig, path: &Path) -> Result<Bert> {
+    let file = WeightFile::open(path).map_err(|e| Error::embedding(e.to_string()))?;
+    Bert::load(config, &file).map_err(|e| {
+        Error::embedding(format!(
+            "{} does not hold the expected BERT weights: {e}",
+            path.display()
+        ))
+    })
+}
+
 impl MiniLm {
     /// Load the model from `dir` (which holds `model.safetensors`,
     /// `tokenizer.json` and `config.json`).
@@ -130,38 +157,18 @@ impl MiniLm {
             )));
         }
 
-        let tokenizer_path = dir.join(TOKENIZER_FILE);
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(|e| {
-            Error::embedding(format!("cannot load {}: {e}", tokenizer_path.display()))
-        })?;
-        // The file pads every input to 128 tokens and truncates at 128: pad
-        // nothing here (each sub-batch is padded to its own longest text in
-        // `embed_sorted`) and truncate at the model's 256-token limit.
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| Error::embedding(format!("cannot set truncation: {e}")))?;
-
-        // The workspace forbids `unsafe`, so no mmap: read the file (87 MB)
-        // into memory; the buffer is freed once the tensors are built.
+        // Parse the tokenizer (~2 MB of JSON) on a second thread while this
+        // one reads the weights: the two take similar time.
         let weights_path = dir.join(WEIGHTS_FILE);
-        let bytes = std::fs::read(&weights_path).map_err(|e| {
-            Error::embedding(format!("cannot read {}: {e}", weights_path.display()))
-        })?;
-        let device = Device::Cpu;
-        let vb =
-            VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| {
-                Error::embedding(format!("cannot parse {}: {e}", weights_path.display()))
-            })?;
-        let bert = Bert::load(&config, vb).map_err(|e| {
-            Error::embedding(format!(
-                "{} does not hold the expected BERT weights: {e}",
-                weights_path.display()
-            ))
-        })?;
+        let (tokenizer, bert) = std::thread::scope(|s| {
+            let tokenizer = s.spawn(|| load_tokenizer(dir));
+            let bert = load_weights(&config, &weights_path);
+            let tokenizer = tokenizer
+                .join()
+                .unwrap_or_else(|_| Err(Error::embedding("the tokenizer loader panicked")));
+            (tokenizer, bert)
+        });
+        let (tokenizer, bert) = (tokenizer?, bert?);
         Ok(Self { tokenizer, bert })
     }
 
@@ -192,38 +199,38 @@ impl MiniLm {
         let mut start = 0;
         while start < tokens.len() {
             let end = sub_batch_end(tokens, start);
-            out.extend(self.embed_padded(&tokens[start..end])?);
+            out.extend(self.embed_packed(&tokens[start..end])?);
             start = end;
         }
         Ok(out)
     }
 
-    /// Pad one sub-batch to its longest text, run the encoder, pool.
-    fn embed_padded(&self, batch: &[&Tokens]) -> Result<Vec<Vec<f32>>> {
-        let seq_len = batch.iter().map(|t| t.ids.len()).max().unwrap_or(0);
-        if seq_len == 0 {
+    /// Run one sub-batch through the encoder, its texts packed end to end
+    /// (no padding: only attention needs to know where a text ends), and
+    /// pool each text's token vectors.
+    fn embed_packed(&self, batch: &[&Tokens]) -> Result<Vec<Vec<f32>>> {
+        let lengths: Vec<usize> = batch.iter().map(|t| t.ids.len()).collect();
+        let longest = lengths.iter().copied().max().unwrap_or(0);
+        if lengths.contains(&0) {
             return Err(Error::embedding("tokeniser produced an empty sequence"));
         }
-        let n = batch.len();
-        let mut ids = vec![0u32; n * seq_len];
-        let mut type_ids = vec![0u32; n * seq_len];
-        let mut mask = vec![0u32; n * seq_len];
-        for (row, t) in batch.iter().enumerate() {
-            let at = row * seq_len;
-            ids[at..at + t.ids.len()].copy_from_slice(&t.ids);
-            type_ids[at..at + t.type_ids.len()].copy_from_slice(&t.type_ids);
-            mask[at..at + t.ids.len()].fill(1);
-        }
+        let ids: Vec<u32> = batch.iter().flat_map(|t| t.ids.iter().copied()).collect();
+        let type_ids: Vec<u32> = batch
+            .iter()
+            .flat_map(|t| t.type_ids.iter().copied())
+            .collect();
         let hidden = self
             .bert
-            .forward(ids, type_ids, &mask, n, seq_len)
+            .forward(&ids, &type_ids, &lengths)
             .map_err(embed_err("model inference failed"))?;
-        let per_text = seq_len * DIM;
-        Ok(hidden
-            .chunks_exact(per_text)
-            .zip(mask.chunks_exact(seq_len))
-            .map(|(h, m)| {
-                let mut v = mean_pool(h, m, DIM);
+        let all_real = vec![1u32; longest];
+        let mut rest = hidden.as_slice();
+        Ok(lengths
+            .iter()
+            .map(|&len| {
+                let (h, tail) = rest.split_at(len * DIM);
+                rest = tail;
+                let mut v = mean_pool(h, &all_real[..len], DIM);
                 l2_normalize(&mut v);
                 v
             })
@@ -298,22 +305,21 @@ mod tests {
     #[test]
     fn short_texts_share_sub_batches_of_at_most_128() {
         assert_eq!(split(&[5; 150]), vec![128, 22]);
-        // 50 texts each of 5, 6 and 7 tokens: padding the 5s and 6s to 6
-        // costs 50 tokens (within 10% + 32), padding them to 7 would not.
+        // Mixed lengths share a sub-batch: nothing is padded.
         let lengths: Vec<usize> = (0..150).map(|i| 5 + i / 50).collect();
-        assert_eq!(split(&lengths), vec![100, 50]);
+        assert_eq!(split(&lengths), vec![128, 22]);
     }
 
     #[test]
-    fn a_long_text_is_not_padded_into_short_ones() {
-        assert_eq!(split(&[3, 4, 11, 12, 20, 256]), vec![4, 1, 1]);
-        assert_eq!(split(&[10, 10, 10, 100, 110, 120]), vec![3, 3]);
+    fn a_text_longer_than_the_budget_goes_alone() {
+        assert_eq!(split(&[3, 4, 4095, 256]), vec![2, 1, 1]);
+        assert_eq!(split(&[5000]), vec![1]);
     }
 
     #[test]
     fn long_texts_respect_the_token_budget() {
         let sizes = split(&[256; 40]);
+        assert_eq!(sizes, vec![16, 16, 8]);
         assert!(sizes.iter().all(|&n| n * 256 <= SUB_BATCH_TOKENS));
-        assert_eq!(sizes.iter().sum::<usize>(), 40);
     }
 }
