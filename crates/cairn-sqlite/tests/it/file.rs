@@ -348,6 +348,21 @@ fn varied(from: u32, to: u32) -> Vec<(cairn_core::Memory, Vec<f32>)> {
         .collect()
 }
 
+/// A new store file holding `varied(0, n)`, with its directory (removed
+/// when dropped) and path.
+fn store_of(n: u32) -> (tempfile::TempDir, std::path::PathBuf, SqliteStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .write(WriteBatch {
+            inserts: varied(0, n),
+            updates: vec![],
+        })
+        .unwrap();
+    (dir, path, store)
+}
+
 fn snapshot_parts(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
         .unwrap()
@@ -422,14 +437,7 @@ fn a_new_process_loads_the_snapshot_and_catches_up_with_later_writes() {
 
 #[test]
 fn the_snapshot_is_what_a_new_process_loads_unless_it_is_damaged() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cairn.db");
-    let a = SqliteStore::open(&path).unwrap();
-    a.write(WriteBatch {
-        inserts: varied(0, 30),
-        updates: vec![],
-    })
-    .unwrap();
+    let (_dir, path, a) = store_of(30);
     a.save_index_snapshot().unwrap();
     // Change a row behind the revision counter's back: only a process
     // that decodes the rows sees it, so this tells the two loads apart.
@@ -457,14 +465,7 @@ fn the_snapshot_is_what_a_new_process_loads_unless_it_is_damaged() {
 
 #[test]
 fn small_stores_save_no_snapshot_and_a_model_change_drops_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cairn.db");
-    let a = SqliteStore::open(&path).unwrap();
-    a.write(WriteBatch {
-        inserts: varied(0, 30),
-        updates: vec![],
-    })
-    .unwrap();
+    let (_dir, path, a) = store_of(30);
     a.vector_search(&axis(1, 16), &all("default"), 1).unwrap();
     a.save_caches().unwrap();
     assert_eq!(snapshot_parts(&path), 0);
@@ -480,15 +481,8 @@ fn small_stores_save_no_snapshot_and_a_model_change_drops_it() {
 
 #[test]
 fn a_large_store_saves_its_snapshot_once_it_pays_off() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cairn.db");
     let n = cairn_sqlite::SNAPSHOT_MIN_ENTRIES as u32;
-    let a = SqliteStore::open(&path).unwrap();
-    a.write(WriteBatch {
-        inserts: varied(0, n),
-        updates: vec![],
-    })
-    .unwrap();
+    let (_dir, path, a) = store_of(n);
     let query = |store: &SqliteStore| {
         store
             .vector_search(&axis(3, 16), &all("default"), 5)
@@ -528,16 +522,8 @@ fn a_large_store_saves_its_snapshot_once_it_pays_off() {
 
 #[test]
 fn a_bulk_write_reaches_the_database_file_through_the_checkpoint_thread() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cairn.db");
     let n = cairn_sqlite::BULK_WRITE as u32;
-    let store = SqliteStore::open(&path).unwrap();
-    store
-        .write(WriteBatch {
-            inserts: varied(0, n),
-            updates: vec![],
-        })
-        .unwrap();
+    let (dir, path, store) = store_of(n);
     store.wait_for_checkpoints();
     // The database file alone, without its write-ahead log, holds them.
     let copy = dir.path().join("copy.db");
