@@ -373,7 +373,7 @@ pub trait Store: Send + Sync {
     /// Save what lets the next process open this store faster, if enough
     /// has changed since it was saved for that to pay off (SQLite: a packed
     /// copy of the vector index). It can take a while when it does save
-    /// (≈ 0.1–0.2 s per 100,000 memories), so one-shot commands call it
+    /// (≈ 0.5 s per 100,000 memories), so one-shot commands call it
     /// after answering and servers from time to time in the background.
     /// The default does nothing.
     fn save_caches(&self) -> Result<()> {
