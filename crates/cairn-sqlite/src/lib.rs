@@ -239,11 +239,7 @@ impl SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql_err)?;
         self.sync_index(&tx, current_revs(&tx)?)?;
-        let parts = self
-            .index
-            .read()
-            .map_err(|_| Error::storage("index lock poisoned"))?
-            .snapshot();
+        let parts = self.vector_index()?.snapshot();
         tx.execute("DELETE FROM vsnap", []).map_err(sql_err)?;
         {
             let mut insert = tx
@@ -322,18 +318,12 @@ impl SqliteStore {
         let current = |index: &VectorIndex| {
             index.loaded && index.rev == revs.content && index.arev == revs.access
         };
-        let index = self
-            .index
-            .read()
-            .map_err(|_| Error::storage("index lock poisoned"))?;
+        let index = self.vector_index()?;
         if current(&index) {
             return Ok(());
         }
         drop(index);
-        let mut index = self
-            .index
-            .write()
-            .map_err(|_| Error::storage("index lock poisoned"))?;
+        let mut index = self.vector_index_mut()?;
         if current(&index) {
             return Ok(());
         }
@@ -511,6 +501,18 @@ fn load_snapshot(conn: &Connection, revs: Revs) -> Result<Option<VectorIndex>> {
 }
 
 impl SqliteStore {
+    fn vector_index(&self) -> Result<RwLockReadGuard<'_, VectorIndex>> {
+        self.index
+            .read()
+            .map_err(|_| Error::storage("index lock poisoned"))
+    }
+
+    fn vector_index_mut(&self) -> Result<RwLockWriteGuard<'_, VectorIndex>> {
+        self.index
+            .write()
+            .map_err(|_| Error::storage("index lock poisoned"))
+    }
+
     fn keywords(&self) -> Result<RwLockReadGuard<'_, Option<KeywordIndex>>> {
         self.keywords
             .read()
@@ -667,10 +669,7 @@ impl SqliteStore {
             let revs = current_revs(&conn)?;
             self.sync_index(&conn, revs)?;
             self.sync_keywords(&conn, revs.content)?;
-            let vectors = self
-                .index
-                .read()
-                .map_err(|_| Error::storage("index lock poisoned"))?;
+            let vectors = self.vector_index()?;
             (tokens, vectors, self.keywords()?)
         };
         let Some(keywords) = guard.as_ref() else {
@@ -1444,19 +1443,12 @@ impl Store for SqliteStore {
             let conn = self.conn()?;
             self.sync_index(&conn, current_revs(&conn)?)?;
         }
-        let index = self
-            .index
-            .read()
-            .map_err(|_| Error::storage("index lock poisoned"))?;
+        let index = self.vector_index()?;
         Ok(index.search(vector, filter, limit))
     }
 
     fn warm_up(&self) -> Result<()> {
-        let loaded = self
-            .index
-            .read()
-            .map_err(|_| Error::storage("index lock poisoned"))?
-            .loaded;
+        let loaded = self.vector_index()?.loaded;
         if loaded {
             return Ok(()); // catching up is cheap: `vector_search` does it
         }
@@ -1483,10 +1475,7 @@ impl Store for SqliteStore {
     /// Saves a snapshot of the vector index when [`snapshot_pays_off`].
     fn save_caches(&self) -> Result<()> {
         let entries = {
-            let index = self
-                .index
-                .read()
-                .map_err(|_| Error::storage("index lock poisoned"))?;
+            let index = self.vector_index()?;
             if !index.loaded {
                 return Ok(());
             }
