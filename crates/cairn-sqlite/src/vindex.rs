@@ -34,6 +34,8 @@ pub use snapshot::{snapshot_revs, SnapshotRevs};
 pub const MIN_RESCORE: usize = 1000;
 /// Sketch candidates rescored per result asked for.
 pub const RESCORE_PER_RESULT: usize = 30;
+/// Candidates whose rows are fetched together while rescoring.
+const RESCORE_GROUP: usize = 8;
 
 /// Quantise a vector: `code_i = round(127 · v_i / max|v|)`; returns the
 /// codes and the scale `max|v| / 127` that maps codes back to values.
@@ -57,11 +59,30 @@ fn hamming(a: &[u64], b: &[u64]) -> u32 {
 
 /// `Σ a_i·b_i` over int8 codes, in integers: exact, and vectorised by the
 /// compiler because integer addition is associative.
+///
+/// A product of two codes fits an `i16` (|code| ≤ 128), so each block of
+/// sixteen is multiplied in 16-bit lanes and summed in pairs into 32-bit
+/// ones (`pmaddwd`): twice as fast as widening every code to 32 bits
+/// (38 against 78–90 ns for 384 codes here), and rescoring and the norms
+/// of a loaded index are this loop.
 pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    a.iter()
-        .zip(b)
+    let (a16, b16) = (a.chunks_exact(16), b.chunks_exact(16));
+    let tail: i32 = a16
+        .remainder()
+        .iter()
+        .zip(b16.remainder())
         .map(|(x, y)| i32::from(*x) * i32::from(*y))
-        .sum()
+        .sum();
+    let blocks: i32 = a16
+        .zip(b16)
+        .map(|(x, y)| {
+            x.iter()
+                .zip(y)
+                .map(|(p, q)| i32::from(i16::from(*p) * i16::from(*q)))
+                .sum::<i32>()
+        })
+        .sum();
+    blocks + tail
 }
 
 /// The L2 norm of int8 codes, in code units.
@@ -399,7 +420,7 @@ impl VectorIndex {
         let mut hits = self.cosines(&q, qnorm, &candidates);
         let order = |a: &(f32, usize), b: &(f32, usize)| {
             b.0.total_cmp(&a.0)
-                .then(self.attrs[b.1].id.cmp(&self.attrs[a.1].id))
+                .then_with(|| self.attrs[b.1].id.cmp(&self.attrs[a.1].id))
         };
         if hits.len() > limit {
             hits.select_nth_unstable_by(limit - 1, order);
@@ -443,20 +464,46 @@ impl VectorIndex {
     }
 
     /// The int8 cosine of each candidate slot with the quantised query.
+    ///
+    /// The candidates' rows are scattered over the codes (a thousand
+    /// cache misses of six lines each at 100,000 entries). Waited for one
+    /// row at a time they were most of the rescoring, so the rows of the
+    /// next group are touched (one load per line, all independent) before
+    /// the current group is scored: their misses overlap each other and the
+    /// arithmetic.
     fn cosines(&self, q: &[i8], qnorm: f32, slots: &[usize]) -> Vec<(f32, usize)> {
-        slots
-            .iter()
-            .map(|&slot| {
-                let c = &self.codes[slot * self.dim..(slot + 1) * self.dim];
+        let row = |slot: usize| &self.codes[slot * self.dim..(slot + 1) * self.dim];
+        let touch = |group: &[usize]| {
+            let sum = group.iter().fold(0u32, |acc, &slot| {
+                // Every 32nd code: each 64-byte line at least once, however
+                // the rows are aligned.
+                let codes = row(slot).iter().step_by(32);
+                codes.fold(acc ^ self.norms[slot].to_bits(), |a, c| {
+                    a ^ u32::from(*c as u8)
+                })
+            });
+            std::hint::black_box(sum);
+        };
+        let mut out = Vec::with_capacity(slots.len());
+        let mut groups = slots.chunks(RESCORE_GROUP).peekable();
+        if let Some(first) = groups.peek() {
+            touch(first);
+        }
+        while let Some(group) = groups.next() {
+            if let Some(next) = groups.peek() {
+                touch(next);
+            }
+            out.extend(group.iter().map(|&slot| {
                 let denom = self.norms[slot] * qnorm;
                 let cos = if denom > 0.0 {
-                    dot_i8(c, q) as f32 / denom
+                    dot_i8(row(slot), q) as f32 / denom
                 } else {
                     0.0
                 };
                 (cos, slot)
-            })
-            .collect()
+            }));
+        }
+        out
     }
 
     /// The filter compiled against this index's interned names; `None` when
@@ -562,20 +609,25 @@ fn nearest_by_histogram(distances: &[u16], histogram: &[u32], n: usize) -> Vec<u
     // Entries closer than the cut all go in; at the cut, as many as fit.
     let mut at_cut = n.saturating_sub(below);
     let mut out = Vec::with_capacity(n.min(distances.len()));
-    for (slot, &d) in distances.iter().enumerate() {
-        if d == u16::MAX {
+    // About one entry in a hundred is taken: blocks with none are skipped
+    // by a test that vectorises (`u16::MAX` marks are above any cut).
+    let cut = u16::try_from(cut).unwrap_or(u16::MAX - 1);
+    for (block, part) in distances.chunks(SELECT_BLOCK).enumerate() {
+        if !part.iter().fold(false, |any, &d| any | (d <= cut)) {
             continue;
         }
-        let d = usize::from(d);
-        if d < cut {
-            out.push(slot);
-        } else if d == cut && at_cut > 0 {
-            at_cut -= 1;
-            out.push(slot);
+        for (i, &d) in part.iter().enumerate() {
+            if d < cut || (d == cut && at_cut > 0) {
+                at_cut -= usize::from(d == cut);
+                out.push(block * SELECT_BLOCK + i);
+            }
         }
     }
     out
 }
+
+/// Distances tested at once by [`nearest_by_histogram`].
+const SELECT_BLOCK: usize = 32;
 
 #[cfg(test)]
 mod tests {
@@ -620,6 +672,23 @@ mod tests {
         let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
         v.iter_mut().for_each(|a| *a /= n);
         v
+    }
+
+    #[test]
+    fn int8_dot_products_are_exact_at_every_length() {
+        let code = |i: usize, m: usize| ((i * m) % 256) as u8 as i8; // all of -128..=127
+        for len in [0, 1, 15, 16, 17, 100, 384, 385] {
+            let a: Vec<i8> = (0..len).map(|i| code(i, 7)).collect();
+            let b: Vec<i8> = (0..len).map(|i| code(i, 13)).collect();
+            let naive: i32 = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| i32::from(*x) * i32::from(*y))
+                .sum();
+            assert_eq!(dot_i8(&a, &b), naive, "length {len}");
+        }
+        let extreme = vec![-128i8; 384];
+        assert_eq!(dot_i8(&extreme, &extreme), 384 * 128 * 128);
     }
 
     #[test]
