@@ -71,6 +71,15 @@ pub enum Command {
     /// superseded and leaves recall.
     Supersede(SupersedeArgs),
     /// Import memories from JSON Lines (one memory per line; `-` = stdin).
+    ///
+    /// Each line is an object with `content` (required) and optionally `id`,
+    /// `type`, `project`, `tags`, `metadata`, `importance`, `created_at`,
+    /// `supersedes`, `expires_at`, `embedding` (the format `export` writes).
+    /// Ids and times are kept. The file is written while it is read, a
+    /// transaction of up to 8,192 memories at a time; a bad line is reported
+    /// with its number and skipped. If an import stops halfway, run it
+    /// again: lines whose `id` is already stored are skipped (`export`
+    /// writes every id).
     Import(ImportArgs),
     /// Export every memory as JSON Lines (the format `import` reads).
     Export(ExportArgs),

@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use cairn_core::context::ContextRequest;
 use cairn_core::store::{Filter, ListOrder, ScopeFilter};
 use cairn_core::time::{format_timestamp, parse_duration, parse_timestamp};
-use cairn_core::wire::{parse_records, MemoryRecord, RecallItem, RecallResponse};
+use cairn_core::wire::{JsonLines, MemoryRecord, RecallItem, RecallResponse};
 use cairn_core::{
     Cairn, Error, MemoryType, RecallRequest, RememberRequest, SearchMode, Store, UpdateRequest,
     WriteStatus, DEFAULT_TENANT,
@@ -518,61 +518,43 @@ fn supersede(cairn: &Cairn, a: SupersedeArgs, json: bool) -> Result<()> {
     Ok(())
 }
 
+/// A bar over `len` bytes of input (a spinner when the length is unknown).
+fn bytes_bar(len: Option<u64>) -> ProgressBar {
+    match len {
+        Some(len) => styled(
+            ProgressBar::new(len),
+            "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})",
+        ),
+        None => styled(
+            ProgressBar::no_length(),
+            "{spinner} {msg} {bytes} read ({bytes_per_sec})",
+        ),
+    }
+}
+
+/// A bar over `len` items.
 fn progress_bar(len: u64) -> ProgressBar {
+    styled(
+        ProgressBar::new(len),
+        "{spinner} {msg} [{bar:30}] {pos}/{len} ({per_sec}, eta {eta})",
+    )
+}
+
+/// `bar` drawn with `template`, or hidden when stderr is not a terminal.
+fn styled(bar: ProgressBar, template: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(len);
     bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} {msg} [{bar:30}] {pos}/{len} ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
     );
     bar
 }
 
-/// Lines read before they are parsed (on every core) as one block.
-const READ_BLOCK_BYTES: usize = 8 << 20;
-
-/// Read JSON Lines into numbered records, blank lines skipped, a block of
-/// lines at a time (parsed in parallel, while memory holds one block of
-/// text). `progress` is told the bytes read so far.
-fn read_records(
-    mut reader: Box<dyn BufRead>,
-    progress: &dyn Fn(u64),
-) -> Result<Vec<(usize, cairn_core::Result<MemoryRecord>)>> {
-    let mut records = Vec::new();
-    let (mut block, mut block_bytes, mut read, mut number) = (Vec::new(), 0, 0u64, 0);
-    loop {
-        let mut line = String::new();
-        let n = reader.read_line(&mut line).map_err(|e| {
-            Error::invalid(format!("line {}: not valid UTF-8 text ({e})", number + 1))
-        })?;
-        if n > 0 {
-            number += 1;
-            read += n as u64;
-            block_bytes += n;
-            if !line.trim().is_empty() {
-                block.push((number, line));
-            }
-        }
-        if n == 0 || block_bytes >= READ_BLOCK_BYTES {
-            let lines: Vec<(usize, &str)> = block.iter().map(|(i, l)| (*i, l.as_str())).collect();
-            records.extend(parse_records(&lines));
-            block.clear();
-            block_bytes = 0;
-            progress(read);
-        }
-        if n == 0 {
-            return Ok(records);
-        }
-    }
-}
-
 fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
-    let (reader, size): (Box<dyn BufRead>, Option<u64>) = if a.file.as_os_str() == "-" {
+    let (reader, size): (Box<dyn BufRead + Send>, Option<u64>) = if a.file.as_os_str() == "-" {
         (Box::new(BufReader::new(std::io::stdin())), None)
     } else {
         let f = File::open(&a.file)
@@ -580,16 +562,32 @@ fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
         let size = f.metadata().ok().map(|m| m.len());
         (Box::new(BufReader::new(f)), size)
     };
-    let bar = progress_bar(size.unwrap_or(0));
-    bar.set_message("reading (bytes)");
-    let records = read_records(reader, &|bytes| bar.set_position(bytes))?;
-    bar.finish_and_clear();
-    let bar = progress_bar(records.len() as u64);
+    // Read and parsed on another thread while this one writes; the bar
+    // follows the text handed over, the message the memories written.
+    let bar = bytes_bar(size);
     bar.set_message("importing");
-    let report = cairn.import(TENANT, records, a.strict, &mut |done| {
-        bar.set_position(done as u64)
-    })?;
+    let position = bar.clone();
+    let mut lines = JsonLines::spawn(reader, Box::new(move |read| position.set_position(read)));
+    let mut written = |done: usize| bar.set_message(format!("importing ({done} memories)"));
+    let outcome = if a.strict {
+        // Every line is read and checked before anything is written.
+        let records: Vec<_> = lines.by_ref().collect();
+        lines
+            .finish()
+            .and_then(|()| cairn.import(TENANT, records, true, &mut written))
+    } else {
+        cairn
+            .import(TENANT, lines.by_ref(), false, &mut written)
+            .and_then(|report| match lines.finish() {
+                Ok(()) => Ok(report),
+                Err(e) => Err(Error::invalid(format!(
+                    "{e}; the {} memories before it were imported (importing the file again skips them)",
+                    report.imported
+                ))),
+            })
+    };
     bar.finish_and_clear();
+    let report = outcome?;
     if json {
         return print_json(&report);
     }

@@ -894,8 +894,7 @@ pub fn engine_import_export(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
     let records = lines
         .iter()
         .enumerate()
-        .map(|(i, l)| (i + 1, parse_record_line(l)))
-        .collect();
+        .map(|(i, l)| (i + 1, parse_record_line(l)));
     let report = target
         .import("default", records, true, &mut |_| {})
         .unwrap();
@@ -912,8 +911,7 @@ pub fn engine_import_export(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
     let records = lines
         .iter()
         .enumerate()
-        .map(|(i, l)| (i + 1, parse_record_line(l)))
-        .collect();
+        .map(|(i, l)| (i + 1, parse_record_line(l)));
     assert_eq!(
         target
             .import("default", records, false, &mut |_| {})

@@ -762,30 +762,43 @@ impl Cairn {
     /// skipped. Bad records are reported with their line number and skipped;
     /// with `strict`, any bad record refuses the whole import before anything
     /// is written. Records without an `embedding` are embedded in batches.
-    /// `progress` is told how many records are done.
+    ///
+    /// The records are taken as they come (a stream, such as
+    /// [`crate::wire::JsonLines`], is written while it is still being read)
+    /// and written a transaction at a time, so an import that stops halfway
+    /// leaves whole transactions, and one run again skips the records whose
+    /// id is stored.
+    /// `strict` takes them all first. `progress` is told how many records
+    /// are done.
     pub fn import(
         &self,
         tenant: &str,
-        records: Vec<(usize, Result<MemoryRecord>)>,
+        records: impl IntoIterator<Item = (usize, Result<MemoryRecord>)>,
         strict: bool,
         progress: &mut dyn FnMut(usize),
     ) -> Result<ImportReport> {
         let now = self.now();
         let dim = self.embedder.model().dim;
-        let mut report = ImportReport::default();
+        let mut errors = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         // Each valid record, with whether it named its id (only those can
         // already be stored: a new id is a fresh UUIDv7).
-        let mut valid: Vec<(Memory, Option<Vec<f32>>, bool)> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for (line, record) in records {
+        let valid = records.into_iter().filter_map(|(line, record)| {
             let checked = record.and_then(|r| {
                 let named = r.id.is_some();
                 let (m, e) = r.into_memory(tenant, now)?;
-                if e.as_ref().is_some_and(|e| e.len() != dim) {
-                    return Err(Error::invalid(format!(
-                        "embedding has {} dimensions; this store uses {dim}",
-                        e.as_ref().map_or(0, Vec::len)
-                    )));
+                if let Some(e) = &e {
+                    if e.len() != dim {
+                        return Err(Error::invalid(format!(
+                            "embedding has {} dimensions; this store uses {dim}",
+                            e.len()
+                        )));
+                    }
+                    if let Some(x) = e.iter().find(|x| !x.is_finite()) {
+                        return Err(Error::invalid(format!(
+                            "embedding has a value that is not a finite number ({x})"
+                        )));
+                    }
                 }
                 if !seen.insert(m.id) {
                     return Err(Error::invalid(format!(
@@ -795,33 +808,49 @@ impl Cairn {
                 }
                 Ok((m, e, named))
             });
-            match checked {
-                Ok(ok) => valid.push(ok),
-                Err(e) => report.errors.push((line, e.to_string())),
+            checked.map_err(|e| errors.push((line, e.to_string()))).ok()
+        });
+        let mut report = if strict {
+            let valid: Vec<_> = valid.collect();
+            if let Some((line, msg)) = errors.first() {
+                return Err(Error::invalid(format!(
+                    "line {line}: {msg} ({} bad line(s) in all; --strict imports nothing)",
+                    errors.len()
+                )));
             }
-        }
-        if strict && !report.errors.is_empty() {
-            let (line, msg) = &report.errors[0];
-            return Err(Error::invalid(format!(
-                "line {line}: {msg} ({} bad line(s) in all; --strict imports nothing)",
-                report.errors.len()
-            )));
-        }
-        if !valid.is_empty() {
+            self.write_imported(tenant, valid.into_iter(), progress)?
+        } else {
+            self.write_imported(tenant, valid, progress)?
+        };
+        report.errors = errors;
+        Ok(report)
+    }
+
+    /// The writing half of [`Cairn::import`]: valid records (memory,
+    /// embedding if given, whether it named its id), a transaction at a time.
+    fn write_imported(
+        &self,
+        tenant: &str,
+        records: impl Iterator<Item = (Memory, Option<Vec<f32>>, bool)>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<ImportReport> {
+        let mut report = ImportReport::default();
+        let mut records = records.peekable();
+        if records.peek().is_some() {
             self.ensure_model()?;
         }
-        // One transaction per chunk: records that need embedding go a model
-        // batch at a time (so progress moves); pre-embedded ones in bigger
-        // transactions, which spend less on commits and index merges.
-        let chunk_size = if valid.iter().all(|(_, e, _)| e.is_some()) {
-            WRITE_BATCH
-        } else {
-            EMBED_BATCH
-        };
         let mut done = 0;
-        let mut records = valid.into_iter().peekable();
         while records.peek().is_some() {
-            let chunk: Vec<_> = records.by_ref().take(chunk_size).collect();
+            // Pre-embedded records go in big transactions, which spend less
+            // on commits and index merges; those to embed a model batch at a
+            // time (so that progress moves).
+            let mut chunk = Vec::new();
+            let mut to_embed = 0;
+            while chunk.len() < WRITE_BATCH && to_embed < EMBED_BATCH {
+                let Some(record) = records.next() else { break };
+                to_embed += usize::from(record.1.is_none());
+                chunk.push(record);
+            }
             done += chunk.len();
             let named: Vec<MemoryId> = chunk
                 .iter()

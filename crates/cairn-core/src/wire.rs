@@ -198,11 +198,11 @@ const PARSE_LINES_PER_THREAD: usize = 256;
 /// Parse numbered JSON Lines (`(line number, text)`) into records, in
 /// order, with [`parse_record_line`]. Large inputs are split across the
 /// machine's cores: a pre-embedded line is mostly numbers, and parsing them
-/// took about as long as writing the records.
-pub fn parse_records(lines: &[(usize, &str)]) -> Vec<(usize, Result<MemoryRecord>)> {
-    let parse = |part: &[(usize, &str)]| -> Vec<(usize, Result<MemoryRecord>)> {
+/// takes about half as long as writing the records.
+fn parse_records(lines: &[(usize, String)]) -> Vec<(usize, Result<MemoryRecord>)> {
+    let parse = |part: &[(usize, String)]| -> Vec<(usize, Result<MemoryRecord>)> {
         part.iter()
-            .map(|&(n, line)| (n, parse_record_line(line)))
+            .map(|(n, line)| (*n, parse_record_line(line)))
             .collect()
     };
     let threads = std::thread::available_parallelism()
@@ -224,6 +224,164 @@ pub fn parse_records(lines: &[(usize, &str)]) -> Vec<(usize, Result<MemoryRecord
     })
 }
 
+/// Text read and parsed at a time by [`JsonLines`].
+const BLOCK_BYTES: usize = 1 << 20;
+/// Parsed blocks [`JsonLines`] may hold ahead of whoever takes them: more
+/// than an import's write transaction (8,192 pre-embedded records, about
+/// 40 MB of text), so that reading goes on while a transaction is written
+/// instead of waiting for it.
+const BLOCKS_AHEAD: usize = 64;
+
+/// One parsed block, or the read error that ended the text.
+enum Block {
+    Parsed {
+        records: Vec<(usize, Result<MemoryRecord>)>,
+        /// Bytes of text read up to the end of this block.
+        read: u64,
+    },
+    Failed(Error),
+}
+
+/// Numbered records read from JSON Lines text (`cairn import`'s input).
+///
+/// A thread of its own reads and parses the text a block (1 MiB) at a
+/// time, up to [`BLOCKS_AHEAD`] blocks ahead of whoever takes the records:
+/// parsing overlaps the import's writing instead of preceding it, and
+/// memory holds those blocks, never the whole file. Blank lines are
+/// skipped; a line that is not UTF-8 or not a valid record comes out as an
+/// error with its line number (the import reports it and goes on, or with
+/// `--strict` refuses the file). A read error ends the records;
+/// [`JsonLines::finish`] returns it.
+pub struct JsonLines {
+    blocks: std::sync::mpsc::Receiver<Block>,
+    current: std::vec::IntoIter<(usize, Result<MemoryRecord>)>,
+    progress: Box<dyn FnMut(u64)>,
+    failed: Option<Error>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl JsonLines {
+    /// Start reading `reader`; `progress` is told the bytes of text behind
+    /// the records handed out so far, as each block is reached.
+    pub fn spawn(
+        reader: impl std::io::BufRead + Send + 'static,
+        progress: Box<dyn FnMut(u64)>,
+    ) -> Self {
+        Self::with_blocks_of(BLOCK_BYTES, reader, progress)
+    }
+
+    fn with_blocks_of(
+        block_size: usize,
+        reader: impl std::io::BufRead + Send + 'static,
+        progress: Box<dyn FnMut(u64)>,
+    ) -> Self {
+        let (tx, blocks) = std::sync::mpsc::sync_channel(BLOCKS_AHEAD);
+        let reader = std::thread::spawn(move || read_blocks(reader, block_size, &tx));
+        JsonLines {
+            blocks,
+            current: Vec::new().into_iter(),
+            progress,
+            failed: None,
+            reader,
+        }
+    }
+
+    /// After the last record: the read error that ended the text early, if
+    /// one did. (Called before the last record, it waits for the reading
+    /// thread to notice that nobody listens.)
+    pub fn finish(self) -> Result<()> {
+        let JsonLines {
+            blocks,
+            failed,
+            reader,
+            ..
+        } = self;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        drop(blocks);
+        // A closed channel is the end of the text, unless the thread died.
+        reader
+            .join()
+            .map_err(|_| Error::invalid("reading the JSON Lines failed (the reader panicked)"))
+    }
+}
+
+impl Iterator for JsonLines {
+    type Item = (usize, Result<MemoryRecord>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(record) = self.current.next() {
+                return Some(record);
+            }
+            // A closed channel: the reader is done (or failed, and said so).
+            match self.blocks.recv().ok()? {
+                Block::Parsed { records, read } => {
+                    (self.progress)(read);
+                    self.current = records.into_iter();
+                }
+                Block::Failed(e) => {
+                    self.failed = Some(e);
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// The body of [`JsonLines`]' thread: read lines into blocks, parse each,
+/// send it. Stops when the text ends, reading fails, or nobody listens.
+fn read_blocks(
+    mut reader: impl std::io::BufRead,
+    block_size: usize,
+    tx: &std::sync::mpsc::SyncSender<Block>,
+) {
+    let (mut block, mut block_bytes, mut read, mut number) = (Vec::new(), 0, 0u64, 0usize);
+    let mut bad = Vec::new();
+    loop {
+        let mut bytes = Vec::new();
+        let n = match reader.read_until(b'\n', &mut bytes) {
+            Ok(n) => n,
+            Err(e) => {
+                let e = Error::invalid(format!("reading line {}: {e}", number + 1));
+                let _ = tx.send(Block::Failed(e));
+                return;
+            }
+        };
+        if n > 0 {
+            number += 1;
+            read += n as u64;
+            block_bytes += n;
+            match String::from_utf8(bytes) {
+                Ok(line) if line.trim().is_empty() => {}
+                Ok(line) => block.push((number, line)),
+                Err(e) => bad.push((number, e.utf8_error())),
+            }
+        }
+        if n == 0 || block_bytes >= block_size {
+            let mut records = parse_records(&block);
+            if !bad.is_empty() {
+                records.extend(bad.drain(..).map(|(line, e)| {
+                    (
+                        line,
+                        Err(Error::invalid(format!("not valid UTF-8 text ({e})"))),
+                    )
+                }));
+                records.sort_by_key(|(line, _)| *line);
+            }
+            if tx.send(Block::Parsed { records, read }).is_err() {
+                return;
+            }
+            block.clear();
+            block_bytes = 0;
+        }
+        if n == 0 {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,10 +397,10 @@ mod tests {
                 }
             })
             .collect();
-        let lines: Vec<(usize, &str)> = text
-            .iter()
+        let lines: Vec<(usize, String)> = text
+            .into_iter()
             .enumerate()
-            .map(|(i, l)| (i * 2 + 1, l.as_str()))
+            .map(|(i, l)| (i * 2 + 1, l))
             .collect();
         let parsed = parse_records(&lines);
         assert_eq!(parsed.len(), 2000);
@@ -257,6 +415,77 @@ mod tests {
             }
         }
         assert_eq!(parsed.iter().filter(|(_, r)| r.is_err()).count(), 21);
+    }
+
+    #[test]
+    fn json_lines_come_numbered_across_blocks() {
+        let mut text = Vec::new();
+        for i in 1..=300 {
+            match i % 50 {
+                7 => text.extend_from_slice(b"   \n"),
+                8 => text.extend_from_slice(b"{\"content\": \"caf\xe9\"}\n"),
+                _ => text.extend_from_slice(format!("{{\"content\":\"memory {i}\"}}\n").as_bytes()),
+            }
+        }
+        text.extend_from_slice(b"{\"content\":\"no newline at the end\"}");
+        let total = text.len() as u64;
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let progress = seen.clone();
+        let mut lines = JsonLines::with_blocks_of(
+            100,
+            std::io::Cursor::new(text),
+            Box::new(move |read| progress.lock().unwrap().push(read)),
+        );
+        let records: Vec<_> = lines.by_ref().collect();
+        lines.finish().unwrap();
+        // 301 lines, 6 of them blank.
+        assert_eq!(records.len(), 295);
+        let numbers: Vec<usize> = records.iter().map(|(n, _)| *n).collect();
+        assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+        for (n, r) in &records {
+            match r {
+                Ok(r) if *n == 301 => assert_eq!(r.content, "no newline at the end"),
+                Ok(r) => assert_eq!(r.content, format!("memory {n}")),
+                Err(e) => {
+                    assert_eq!(n % 50, 8);
+                    assert!(e.to_string().contains("UTF-8"), "{e}");
+                }
+            }
+        }
+        let seen = seen.lock().unwrap();
+        assert!(seen.len() > 10, "blocks: {}", seen.len());
+        assert!(seen.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(*seen.last().unwrap(), total);
+    }
+
+    #[test]
+    fn a_read_error_ends_the_records_and_is_returned() {
+        struct Failing(std::io::Cursor<Vec<u8>>);
+        impl std::io::Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                match self.0.read(buf)? {
+                    0 => Err(std::io::Error::other("the disk went away")),
+                    n => Ok(n),
+                }
+            }
+        }
+        let text = b"{\"content\":\"one\"}\n{\"content\":\"two\"}\n{\"content\":\"thr".to_vec();
+        let mut lines = JsonLines::with_blocks_of(
+            16,
+            std::io::BufReader::new(Failing(std::io::Cursor::new(text))),
+            Box::new(|_| {}),
+        );
+        let records: Vec<_> = lines.by_ref().collect();
+        let contents: Vec<_> = records
+            .iter()
+            .map(|(_, r)| r.as_ref().unwrap().content.as_str())
+            .collect();
+        assert_eq!(contents, ["one", "two"]);
+        let e = lines.finish().unwrap_err().to_string();
+        assert!(
+            e.contains("line 3") && e.contains("the disk went away"),
+            "{e}"
+        );
     }
 
     #[test]

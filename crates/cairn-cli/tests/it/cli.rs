@@ -417,14 +417,20 @@ fn import_export_round_trip_and_bad_lines() {
     assert_eq!(report["embedded"], 0);
     assert_eq!(third.ok(&["export", "--embeddings"]), with_vectors);
     // Bad lines: reported with their number and skipped...
-    let bad = "{\"content\":\"good one\"}\n{not json\n{\"content\":\"x\",\"type\":\"nope\"}\n{\"contnet\":\"typo\"}\n{\"content\":\"good two\"}\n";
+    let overflowing = format!(
+        "{{\"content\":\"huge\",\"embedding\":[1e50{}]}}",
+        ",0.1".repeat(383)
+    );
+    let bad = format!("{{\"content\":\"good one\"}}\n{{not json\n{{\"content\":\"x\",\"type\":\"nope\"}}\n{{\"contnet\":\"typo\"}}\n{{\"content\":\"good two\"}}\n{overflowing}\n");
+    let bad = bad.as_str();
     let out = env.run_with(&["import", "-"], Some(bad));
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    for n in ["line 2", "line 3", "line 4"] {
+    for n in ["line 2", "line 3", "line 4", "line 6"] {
         assert!(err.contains(n), "{n}: {err}");
     }
     assert!(err.contains("contnet") && err.contains("nope"), "{err}");
+    assert!(err.contains("not a finite number"), "{err}");
     assert_eq!(export(&env).lines().count(), 6);
     // ...or, with --strict, the whole file is refused and nothing written.
     let out = env.run_with(&["import", "--strict", "-"], Some(bad));

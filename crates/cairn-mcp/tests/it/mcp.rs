@@ -615,20 +615,31 @@ async fn a_client_that_disconnects_mid_call() {
     pending.abort();
     let _ = pending.await;
     let b = Env::connect(server.for_session()).await;
-    let total = call(&b, "stats", json!({})).await["total"]
-        .as_u64()
-        .unwrap();
-    assert!(total <= 1);
     call(
         &b,
         "remember",
         json!({"content": "the other client still works"}),
     )
     .await;
-    let after = call(&b, "stats", json!({})).await["total"]
-        .as_u64()
+    // The abandoned call may still finish on the server meanwhile: its
+    // memory is then there whole, or else not at all.
+    let mut contents = Vec::new();
+    env.cairn
+        .export("default", false, &mut |r| {
+            contents.push(r.content);
+            Ok(())
+        })
         .unwrap();
-    assert_eq!(after, total + 1);
+    contents.sort();
+    assert!(
+        contents == ["the other client still works"]
+            || contents
+                == [
+                    "the other client still works",
+                    "written by a client that hangs up"
+                ],
+        "{contents:?}"
+    );
     env.cairn.store().verify().unwrap();
 }
 
