@@ -766,10 +766,9 @@ impl Cairn {
     /// The records are taken as they come (a stream, such as
     /// [`crate::wire::JsonLines`], is written while it is still being read)
     /// and written a transaction at a time, so an import that stops halfway
-    /// leaves whole transactions, and one run again skips the records whose
-    /// id is stored.
-    /// `strict` takes them all first. `progress` is told how many records
-    /// are done.
+    /// leaves whole transactions, and run again it skips the records whose
+    /// id is stored. `strict` takes them all first. `progress` is told how
+    /// many records are done.
     pub fn import(
         &self,
         tenant: &str,
