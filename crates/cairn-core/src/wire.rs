@@ -245,7 +245,7 @@ enum Block {
 /// Numbered records read from JSON Lines text (`cairn import`'s input).
 ///
 /// A thread of its own reads and parses the text a block (1 MiB) at a
-/// time, up to [`BLOCKS_AHEAD`] blocks ahead of whoever takes the records:
+/// time, up to 64 blocks ahead of whoever takes the records:
 /// parsing overlaps the import's writing instead of preceding it, and
 /// memory holds those blocks, never the whole file. Blank lines are
 /// skipped; a line that is not UTF-8 or not a valid record comes out as an
