@@ -192,38 +192,6 @@ pub struct RecallResponse {
     pub results: Vec<RecallItem>,
 }
 
-/// Below this many lines per thread, [`parse_records`] stays on one.
-const PARSE_LINES_PER_THREAD: usize = 256;
-
-/// Parse numbered JSON Lines (`(line number, text)`) into records, in
-/// order, with [`parse_record_line`]. Large inputs are split across the
-/// machine's cores: a pre-embedded line is mostly numbers, and parsing them
-/// takes about half as long as writing the records.
-fn parse_records(lines: &[(usize, String)]) -> Vec<(usize, Result<MemoryRecord>)> {
-    let parse = |part: &[(usize, String)]| -> Vec<(usize, Result<MemoryRecord>)> {
-        part.iter()
-            .map(|(n, line)| (*n, parse_record_line(line)))
-            .collect()
-    };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(lines.len() / PARSE_LINES_PER_THREAD)
-        .max(1);
-    if threads == 1 {
-        return parse(lines);
-    }
-    std::thread::scope(|s| {
-        let parts: Vec<_> = lines
-            .chunks(lines.len().div_ceil(threads))
-            .map(|part| s.spawn(move || parse(part)))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
-}
-
 /// Text read and parsed at a time by [`JsonLines`].
 const BLOCK_BYTES: usize = 1 << 20;
 /// Parsed blocks [`JsonLines`] may hold ahead of whoever takes them: more
@@ -330,17 +298,17 @@ impl Iterator for JsonLines {
     }
 }
 
-/// The body of [`JsonLines`]' thread: read lines into blocks, parse each,
-/// send it. Stops when the text ends, reading fails, or nobody listens.
+/// The body of [`JsonLines`]' thread: read and parse lines into blocks,
+/// send each. Stops when the text ends, reading fails, or nobody listens.
 fn read_blocks(
     mut reader: impl std::io::BufRead,
     block_size: usize,
     tx: &std::sync::mpsc::SyncSender<Block>,
 ) {
-    let (mut block, mut block_bytes, mut read, mut number) = (Vec::new(), 0, 0u64, 0usize);
-    let mut bad = Vec::new();
+    let (mut records, mut block_bytes, mut read, mut number) = (Vec::new(), 0, 0u64, 0usize);
+    let mut bytes = Vec::new();
     loop {
-        let mut bytes = Vec::new();
+        bytes.clear();
         let n = match reader.read_until(b'\n', &mut bytes) {
             Ok(n) => n,
             Err(e) => {
@@ -353,27 +321,23 @@ fn read_blocks(
             number += 1;
             read += n as u64;
             block_bytes += n;
-            match String::from_utf8(bytes) {
+            match std::str::from_utf8(&bytes) {
                 Ok(line) if line.trim().is_empty() => {}
-                Ok(line) => block.push((number, line)),
-                Err(e) => bad.push((number, e.utf8_error())),
+                Ok(line) => records.push((number, parse_record_line(line))),
+                Err(e) => records.push((
+                    number,
+                    Err(Error::invalid(format!("not valid UTF-8 text ({e})"))),
+                )),
             }
         }
         if n == 0 || block_bytes >= block_size {
-            let mut records = parse_records(&block);
-            if !bad.is_empty() {
-                records.extend(bad.drain(..).map(|(line, e)| {
-                    (
-                        line,
-                        Err(Error::invalid(format!("not valid UTF-8 text ({e})"))),
-                    )
-                }));
-                records.sort_by_key(|(line, _)| *line);
-            }
-            if tx.send(Block::Parsed { records, read }).is_err() {
+            let block = Block::Parsed {
+                records: std::mem::take(&mut records),
+                read,
+            };
+            if tx.send(block).is_err() {
                 return;
             }
-            block.clear();
             block_bytes = 0;
         }
         if n == 0 {
@@ -397,12 +361,12 @@ mod tests {
                 }
             })
             .collect();
-        let lines: Vec<(usize, String)> = text
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| (i * 2 + 1, l))
-            .collect();
-        let parsed = parse_records(&lines);
+        // A blank line after each: the records are lines 1, 3, 5…
+        let input: String = text.iter().map(|l| format!("{l}\n\n")).collect();
+        let mut lines =
+            JsonLines::with_blocks_of(4096, std::io::Cursor::new(input), Box::new(|_| {}));
+        let parsed: Vec<_> = lines.by_ref().collect();
+        lines.finish().unwrap();
         assert_eq!(parsed.len(), 2000);
         for (i, (n, r)) in parsed.iter().enumerate() {
             assert_eq!(*n, i * 2 + 1);
