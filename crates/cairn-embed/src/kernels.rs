@@ -1,8 +1,8 @@
-//! The encoder's fused CPU kernels: everything between its matrix products.
+//! The encoder's CPU kernels, as candle custom ops.
 //!
-//! Candle runs the matrix products (the `gemm` crate, about three quarters
-//! of the time on a batch). Everything else is done here in one pass over
-//! memory per step, as candle custom ops that read the product's output in
+//! [`Linear`] runs a dense layer's matrix product ([`crate::gemm`], nine
+//! tenths of the time on a batch). Everything between the products is done
+//! in one pass over memory per step, reading the product's output in
 //! place:
 //! - [`Attention`]: the q/k/v biases, scores, padding mask, softmax and the
 //!   weighted sum of values, read straight from the fused q/k/v product and
@@ -21,6 +21,8 @@
 
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, Layout, Shape};
 use rayon::prelude::*;
+
+use crate::gemm::{self, Packed};
 
 /// Below this many rows a pass runs on the calling thread: a one-query
 /// forward pass (a dozen rows) is not worth a hand-off to the pool.
@@ -49,6 +51,27 @@ fn for_each_row(out: &mut [f32], width: usize, f: impl Fn(usize, &mut [f32]) + S
         out.chunks_mut(width)
             .enumerate()
             .for_each(|(i, row)| f(i, row));
+    }
+}
+
+/// `x W` (no bias) for `x` of shape `(rows, W.k())`, `W` packed.
+pub(crate) struct Linear<'a>(pub &'a Packed);
+
+impl CustomOp1 for Linear<'_> {
+    fn name(&self) -> &'static str {
+        "linear"
+    }
+
+    fn cpu_fwd(&self, x: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+        let x = f32_slice("linear", x, layout)?;
+        let (k, n) = (self.0.k(), self.0.n());
+        if x.len() % k != 0 {
+            candle_core::bail!("linear: {} values do not make rows of {k}", x.len());
+        }
+        let rows = x.len() / k;
+        let mut out = vec![0f32; rows * n];
+        gemm::matmul(x, self.0, &mut out);
+        Ok((CpuStorage::F32(out), Shape::from((rows, n))))
     }
 }
 

@@ -23,6 +23,7 @@
 //!   whose checksum does not match.
 
 mod fetch;
+mod gemm;
 mod kernels;
 mod minilm;
 mod model;

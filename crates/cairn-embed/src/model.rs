@@ -8,7 +8,8 @@
 
 use candle_core::{Device, Tensor};
 
-use crate::kernels::{layer_norm_row, AddNorm, Attention, BiasGelu};
+use crate::gemm::Packed;
+use crate::kernels::{layer_norm_row, AddNorm, Attention, BiasGelu, Linear};
 use crate::weights::{RowTable, WeightFile, WeightsError};
 
 /// The fields of `config.json` this encoder needs.
@@ -56,14 +57,11 @@ impl BertConfig {
     }
 }
 
-/// The f32 weights of a dense layer `y = x W^T + b`, `W` kept transposed as
-/// a contiguous `(in, out)` matrix: candle's CPU matmul (the `gemm` crate)
-/// runs 1.3–1.5x faster on short inputs with a row-major right-hand side than
-/// with the transposed view of PyTorch's `(out, in)` layout. The bias is
-/// added by the fused kernel that follows the product.
+/// The f32 weights of a dense layer `y = x W^T + b`: `W^T`, `(in, out)`,
+/// packed for [`crate::gemm::matmul`]. The bias is added by the fused
+/// kernel that follows the product.
 struct Dense {
-    /// `(in, out)`, contiguous.
-    weight_t: Tensor,
+    weight: Packed,
     /// `(out,)`.
     bias: Vec<f32>,
 }
@@ -109,7 +107,7 @@ impl Loader<'_> {
             bias.extend(b.iter().map(|x| x * scale));
         }
         Ok(Dense {
-            weight_t: Tensor::from_vec(weight_t, (in_dim, total), &Device::Cpu)?,
+            weight: Packed::from_rows(&weight_t, in_dim, total),
             bias,
         })
     }
@@ -138,7 +136,7 @@ impl Loader<'_> {
 
 /// `x W^T` (no bias) for `x` of shape `(rows, in)`.
 fn matmul(x: &Tensor, dense: &Dense) -> candle_core::Result<Tensor> {
-    x.matmul(&dense.weight_t)
+    x.apply_op1_no_bwd(&Linear(&dense.weight))
 }
 
 /// Word + position + token type embeddings, then LayerNorm, computed
@@ -226,7 +224,7 @@ struct Layer {
 
 /// The feed-forward input projection and its fused bias + GELU.
 struct BiasGeluDense {
-    weight_t: Tensor,
+    weight: Packed,
     act: BiasGelu,
 }
 
@@ -265,7 +263,7 @@ impl Layer {
             attn_out,
             attn_norm,
             ffn_in: BiasGeluDense {
-                weight_t: ffn_in.weight_t,
+                weight: ffn_in.weight,
                 act: BiasGelu { bias: ffn_in.bias },
             },
             ffn_out,
@@ -286,7 +284,7 @@ impl Layer {
         })?;
         let x = matmul(&context, &self.attn_out)?.apply_op2_no_bwd(x, &self.attn_norm)?;
         let inner = x
-            .matmul(&self.ffn_in.weight_t)?
+            .apply_op1_no_bwd(&Linear(&self.ffn_in.weight))?
             .apply_op1_no_bwd(&self.ffn_in.act)?;
         matmul(&inner, &self.ffn_out)?.apply_op2_no_bwd(&x, &self.ffn_norm)
     }
