@@ -336,8 +336,9 @@ impl Cairn {
     /// The shortest prefix (at least 8 characters, never ending in a
     /// hyphen) that names `id` alone among `tenant`'s memories — what humans
     /// see and type back. UUIDv7 ids begin with their creation time, so
-    /// memories written in the same minute share their first 8 characters
-    /// and get longer short ids, like git's abbreviated hashes.
+    /// memories written within the same 65.5 s window (2^16 ms) share their
+    /// first 8 characters and get longer short ids, like git's abbreviated
+    /// hashes.
     pub fn short_id(&self, tenant: &str, id: MemoryId) -> Result<String> {
         self.short_id_at_least(tenant, id, 8)
     }

@@ -340,7 +340,7 @@ impl CairnMcp {
 
     /// The id to show a model: the shortest unique prefix, but at least
     /// [`MIN_SHORT_ID`] characters, so that an id shown now still works
-    /// after more memories were written in the same minute.
+    /// after more memories were written close in time.
     fn short(cairn: &Cairn, tenant: &str, id: MemoryId) -> String {
         cairn
             .short_id_at_least(tenant, id, MIN_SHORT_ID)

@@ -188,14 +188,28 @@ fn hostile_queries_never_error() {
 #[test]
 fn id_prefixes_errors_and_exit_codes() {
     let env = Env::new();
-    let a = env.remember(&["first memory about tomatoes"]);
-    let b = env.remember(&["second memory about cucumbers"]);
-    // Same minute: the first 8 characters are shared, so they are ambiguous.
+    // Two ids that share their first 8 characters. (Ids made a second apart
+    // share them only when no 65.5 s boundary of the UUIDv7 clock falls
+    // between, so the test brings its own.)
+    let (a, b) = (
+        "0190f5a2-1111-7000-8000-000000000001",
+        "0190f5a2-2222-7000-8000-000000000002",
+    );
+    let lines = format!(
+        "{{\"id\":\"{a}\",\"content\":\"first memory about tomatoes\"}}\n\
+         {{\"id\":\"{b}\",\"content\":\"second memory about cucumbers\"}}\n"
+    );
+    let out = env.run_with(&["import", "-"], Some(&lines));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = env.run(&["get", &a[..8]]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("ambiguous") && err.contains(&a) && err.contains(&b),
+        err.contains("ambiguous") && err.contains(a) && err.contains(b),
         "{err}"
     );
     // The shortest unique prefix shown in lists works.

@@ -215,7 +215,7 @@ async fn context_get_update_list_stats_help() {
     assert!(too_small.contains("at least 50"), "{too_small}");
 
     // Short ids shown at write time can become ambiguous as memories are
-    // added in the same minute (like git's); the full id always works.
+    // added close in time (like git's); the full id always works.
     let short = m["id"].as_str().unwrap();
     let got = call(&client, "get", json!({"id": short})).await;
     assert_eq!(got["content"], "Never force-push to main");
