@@ -55,18 +55,32 @@ pub(crate) struct Packed {
 struct PanelRow([f32; NR]);
 
 impl Packed {
-    /// Pack `w`, `(k, n)` row-major.
-    pub fn from_rows(w: &[f32], k: usize, n: usize) -> Self {
-        assert_eq!(w.len(), k * n, "a ({k}, {n}) matrix");
-        let count = n.div_ceil(NR);
-        let mut panels = vec![PanelRow([0f32; NR]); count * k];
-        for (p, panel) in panels.chunks_exact_mut(k.max(1)).enumerate().take(count) {
-            let (start, cols) = (p * NR, (n - p * NR).min(NR));
-            for (row, dst) in panel.iter_mut().enumerate() {
-                dst.0[..cols].copy_from_slice(&w[row * n + start..][..cols]);
+    /// An all-zero `W` of `(k, n)`, to be filled by [`Packed::set_columns`].
+    pub fn zeroed(k: usize, n: usize) -> Self {
+        let panels = vec![PanelRow([0f32; NR]); n.div_ceil(NR) * k];
+        Self { k, n, panels }
+    }
+
+    /// Set columns `first..` of `W` to `scale` times `columns`: column after
+    /// column, `k` values each. That is the `(out, in)` weight matrix of a
+    /// PyTorch linear layer as it is stored, whose rows are the columns of
+    /// `W = weight^T`: it is packed without being transposed first.
+    pub fn set_columns(&mut self, first: usize, columns: &[f32], scale: f32) {
+        let k = self.k;
+        if k == 0 {
+            return;
+        }
+        assert!(
+            columns.len().is_multiple_of(k) && first + columns.len() / k <= self.n,
+            "columns of {k} values within the {} of W",
+            self.n
+        );
+        for (col, values) in (first..).zip(columns.chunks_exact(k)) {
+            let (panel, lane) = (col / NR, col % NR);
+            for (row, v) in self.panels[panel * k..][..k].iter_mut().zip(values) {
+                row.0[lane] = scale * v;
             }
         }
-        Self { k, n, panels }
     }
 
     /// Rows of `W` (the input width).
@@ -272,9 +286,19 @@ mod tests {
         out
     }
 
+    /// `w`, `(k, n)` row-major, packed from its columns.
+    fn pack(w: &[f32], k: usize, n: usize) -> Packed {
+        let columns: Vec<f32> = (0..n)
+            .flat_map(|j| (0..k).map(move |l| w[l * n + j]))
+            .collect();
+        let mut p = Packed::zeroed(k, n);
+        p.set_columns(0, &columns, 1.0);
+        p
+    }
+
     fn check(rows: usize, k: usize, n: usize) {
         let (x, w) = (values(rows * k, 1), values(k * n, 2));
-        let packed = Packed::from_rows(&w, k, n);
+        let packed = pack(&w, k, n);
         let mut out = vec![f32::NAN; rows * n];
         matmul(&x, &packed, &mut out);
         let want = reference(&x, &w, k, n);
@@ -315,11 +339,17 @@ mod tests {
     fn packing_keeps_every_value_in_its_panel() {
         let (k, n) = (3, 20);
         let w: Vec<f32> = (0..k * n).map(|i| i as f32).collect();
-        let p = Packed::from_rows(&w, k, n);
+        let p = pack(&w, k, n);
         assert_eq!((p.k(), p.n(), p.panel_count()), (3, 20, 2));
         assert_eq!(p.panels[1].0[15], w[n + 15]);
         // Panel 1, row 2: columns 16..20, then zeros.
         assert_eq!(&p.panels[k + 2].0[..4], &w[2 * n + 16..3 * n]);
         assert!(p.panels[k + 2].0[4..].iter().all(|v| *v == 0.0));
+        // Columns set in parts, scaled, land where they belong.
+        let mut q = Packed::zeroed(2, 3);
+        q.set_columns(0, &[1.0, 2.0], 1.0);
+        q.set_columns(1, &[3.0, 4.0, 5.0, 6.0], 0.5);
+        assert_eq!(&q.panels[0].0[..4], &[1.0, 1.5, 2.5, 0.0]);
+        assert_eq!(&q.panels[1].0[..4], &[2.0, 2.0, 3.0, 0.0]);
     }
 }

@@ -58,8 +58,8 @@ impl BertConfig {
 }
 
 /// The f32 weights of a dense layer `y = x W^T + b`: `W^T`, `(in, out)`,
-/// packed for [`crate::gemm::matmul`]. The bias is added by the fused
-/// kernel that follows the product.
+/// packed for [`crate::gemm::matmul`], and the bias, which the fused kernel
+/// that follows the product adds.
 struct Dense {
     weight: Packed,
     /// `(out,)`.
@@ -67,7 +67,7 @@ struct Dense {
 }
 
 /// The loader's state: the open file and a scratch buffer reused for every
-/// matrix that is transposed on the way in.
+/// matrix that is packed on the way in.
 struct Loader<'a> {
     file: &'a WeightFile,
     scratch: Vec<f32>,
@@ -87,42 +87,43 @@ impl Loader<'_> {
         in_dim: usize,
         out_dim: usize,
     ) -> candle_core::Result<Dense> {
-        let total = out_dim * parts.len();
-        let mut weight_t = vec![0f32; in_dim * total];
-        let mut bias = Vec::with_capacity(total);
+        let mut weight = Packed::zeroed(in_dim, out_dim * parts.len());
+        let mut bias = Vec::with_capacity(weight.n());
         for (i, &(name, scale)) in parts.iter().enumerate() {
             self.file
-                .read_transposed(
+                .read_into(
                     &format!("{name}.weight"),
-                    (out_dim, in_dim),
-                    scale,
+                    &[out_dim, in_dim],
                     &mut self.scratch,
-                    &mut weight_t,
-                    (total, i * out_dim),
                 )
                 .map_err(candle_core::Error::wrap)?;
+            weight.set_columns(i * out_dim, &self.scratch, scale);
             let b = self
                 .read(&format!("{name}.bias"), &[out_dim])
                 .map_err(candle_core::Error::wrap)?;
             bias.extend(b.iter().map(|x| x * scale));
         }
-        Ok(Dense {
-            weight: Packed::from_rows(&weight_t, in_dim, total),
-            bias,
-        })
+        Ok(Dense { weight, bias })
     }
 
-    /// The bias + residual + LayerNorm that follows `dense`.
-    fn add_norm(&self, dense: &Dense, norm: &str, eps: f32) -> candle_core::Result<AddNorm> {
-        let (gamma, beta) = self
-            .norm(norm, dense.bias.len())
-            .map_err(candle_core::Error::wrap)?;
-        Ok(AddNorm {
-            bias: dense.bias.clone(),
+    /// The dense layer `name` and the bias + residual + LayerNorm `norm`
+    /// that follows its product.
+    fn dense_add_norm(
+        &mut self,
+        name: &str,
+        (in_dim, out_dim): (usize, usize),
+        norm: &str,
+        eps: f32,
+    ) -> candle_core::Result<(Packed, AddNorm)> {
+        let dense = self.dense(&[(name, 1.0)], in_dim, out_dim)?;
+        let (gamma, beta) = self.norm(norm, out_dim).map_err(candle_core::Error::wrap)?;
+        let norm = AddNorm {
+            bias: dense.bias,
             gamma,
             beta,
             eps,
-        })
+        };
+        Ok((dense.weight, norm))
     }
 
     /// A LayerNorm's `(gamma, beta)`.
@@ -135,8 +136,8 @@ impl Loader<'_> {
 }
 
 /// `x W^T` (no bias) for `x` of shape `(rows, in)`.
-fn matmul(x: &Tensor, dense: &Dense) -> candle_core::Result<Tensor> {
-    x.apply_op1_no_bwd(&Linear(&dense.weight))
+fn matmul(x: &Tensor, weight: &Packed) -> candle_core::Result<Tensor> {
+    x.apply_op1_no_bwd(&Linear(weight))
 }
 
 /// Word + position + token type embeddings, then LayerNorm, computed
@@ -213,19 +214,14 @@ struct Layer {
     /// Query, key and value projections fused into one `(h, 3h)` matmul,
     /// the attention scale `1/sqrt(head_dim)` folded into the query part.
     qkv: Dense,
-    attn_out: Dense,
+    attn_out: Packed,
     attn_norm: AddNorm,
-    ffn_in: BiasGeluDense,
-    ffn_out: Dense,
+    ffn_in: Packed,
+    ffn_act: BiasGelu,
+    ffn_out: Packed,
     ffn_norm: AddNorm,
     heads: usize,
     head_dim: usize,
-}
-
-/// The feed-forward input projection and its fused bias + GELU.
-struct BiasGeluDense {
-    weight: Packed,
-    act: BiasGelu,
 }
 
 impl Layer {
@@ -244,28 +240,30 @@ impl Layer {
             h,
             h,
         )?;
-        let attn_out = w.dense(&[(&format!("{att}.output.dense"), 1.0)], h, h)?;
         let eps = cfg.layer_norm_eps as f32;
-        let attn_norm = w.add_norm(&attn_out, &format!("{att}.output.LayerNorm"), eps)?;
+        let (attn_out, attn_norm) = w.dense_add_norm(
+            &format!("{att}.output.dense"),
+            (h, h),
+            &format!("{att}.output.LayerNorm"),
+            eps,
+        )?;
         let ffn_in = w.dense(
             &[(&format!("{prefix}.intermediate.dense"), 1.0)],
             h,
             cfg.intermediate_size,
         )?;
-        let ffn_out = w.dense(
-            &[(&format!("{prefix}.output.dense"), 1.0)],
-            cfg.intermediate_size,
-            h,
+        let (ffn_out, ffn_norm) = w.dense_add_norm(
+            &format!("{prefix}.output.dense"),
+            (cfg.intermediate_size, h),
+            &format!("{prefix}.output.LayerNorm"),
+            eps,
         )?;
-        let ffn_norm = w.add_norm(&ffn_out, &format!("{prefix}.output.LayerNorm"), eps)?;
         Ok(Self {
             qkv,
             attn_out,
             attn_norm,
-            ffn_in: BiasGeluDense {
-                weight: ffn_in.weight,
-                act: BiasGelu { bias: ffn_in.bias },
-            },
+            ffn_in: ffn_in.weight,
+            ffn_act: BiasGelu { bias: ffn_in.bias },
             ffn_out,
             ffn_norm,
             heads,
@@ -276,16 +274,14 @@ impl Layer {
     /// `x`: `(tokens, hidden)`, texts packed end to end, text `b` of
     /// `lengths[b]` tokens.
     fn forward(&self, x: &Tensor, lengths: &[usize]) -> candle_core::Result<Tensor> {
-        let context = matmul(x, &self.qkv)?.apply_op1_no_bwd(&Attention {
+        let context = matmul(x, &self.qkv.weight)?.apply_op1_no_bwd(&Attention {
             bias: &self.qkv.bias,
             lengths,
             heads: self.heads,
             head_dim: self.head_dim,
         })?;
         let x = matmul(&context, &self.attn_out)?.apply_op2_no_bwd(x, &self.attn_norm)?;
-        let inner = x
-            .apply_op1_no_bwd(&Linear(&self.ffn_in.weight))?
-            .apply_op1_no_bwd(&self.ffn_in.act)?;
+        let inner = matmul(&x, &self.ffn_in)?.apply_op1_no_bwd(&self.ffn_act)?;
         matmul(&inner, &self.ffn_out)?.apply_op2_no_bwd(&x, &self.ffn_norm)
     }
 }

@@ -4,10 +4,11 @@
 //! tensor out of that buffer, then copy the dense weights once more to
 //! transpose them: three fresh 87 MB allocations, whose page faults (the
 //! kernel zeroing each new page) were most of the model's load time. Here
-//! each tensor is read (`pread`) straight into its final buffer, or through
-//! one reused scratch buffer and a cache-blocked transpose; and the word
-//! embedding table (30,522 × 384 floats, half the file) is not loaded at all:
-//! [`RowTable`] reads the few rows a batch needs from the open file.
+//! each tensor is read (`pread`) straight into its final buffer, or into one
+//! reused scratch buffer that the caller packs from (the dense weights, see
+//! [`crate::gemm::Packed::set_columns`]); and the word embedding table
+//! (30,522 × 384 floats, half the file) is not loaded at all: [`RowTable`]
+//! reads the few rows a batch needs from the open file.
 //!
 //! The file format: an 8-byte little-endian header length `n`, `n` bytes of
 //! JSON mapping each tensor name to its `dtype`, `shape` and `data_offsets`
@@ -124,7 +125,7 @@ impl WeightFile {
 
     /// Read tensor `name`, which must be f32 of exactly `shape`, into `out`
     /// (resized to fit).
-    fn read_into(
+    pub fn read_into(
         &self,
         name: &str,
         shape: &[usize],
@@ -145,26 +146,6 @@ impl WeightFile {
         let mut out = Vec::new();
         self.read_into(name, shape, &mut out)?;
         Ok(out)
-    }
-
-    /// Read the `(rows, cols)` matrix `name` through `scratch` and write its
-    /// transpose, times `scale`, into the `(cols, dst_stride)` matrix `dst`
-    /// starting at column `dst_col`: `dst[c][dst_col + r] = scale * m[r][c]`.
-    pub fn read_transposed(
-        &self,
-        name: &str,
-        (rows, cols): (usize, usize),
-        scale: f32,
-        scratch: &mut Vec<f32>,
-        dst: &mut [f32],
-        (dst_stride, dst_col): (usize, usize),
-    ) -> Result<(), WeightsError> {
-        self.read_into(name, &[rows, cols], scratch)?;
-        if dst_col + rows > dst_stride || dst.len() != cols * dst_stride {
-            return Err(self.tensor_err(name, "does not fit its destination".to_owned()));
-        }
-        transpose_into(scratch, rows, cols, &mut dst[dst_col..], dst_stride, scale);
-        Ok(())
     }
 
     /// A reader for the rows of the `(rows, cols)` f32 matrix `name`, which
@@ -241,45 +222,6 @@ fn read_f32_at(file: &File, offset: u64, out: &mut [f32]) -> std::io::Result<()>
     Ok(())
 }
 
-/// Side of the square tiles [`transpose_into`] works in: two 16 × 16 f32
-/// tiles (2 KiB) stay in L1 while one is read by rows and the other written
-/// by columns.
-const TILE: usize = 16;
-
-/// Write the transpose of the row-major `(rows, cols)` matrix `src`, times
-/// `scale`, into `dst` with a row stride of `dst_stride`:
-/// `dst[c * dst_stride + r] = scale * src[r * cols + c]`.
-///
-/// Tile by tile, so that both matrices are walked through the cache in
-/// lines rather than one float per line (a naive transpose of a 1536 × 384
-/// matrix misses the cache on nearly every write).
-pub(crate) fn transpose_into(
-    src: &[f32],
-    rows: usize,
-    cols: usize,
-    dst: &mut [f32],
-    dst_stride: usize,
-    scale: f32,
-) {
-    assert_eq!(src.len(), rows * cols, "transpose: source size");
-    assert!(
-        cols == 0 || dst.len() >= (cols - 1) * dst_stride + rows,
-        "transpose: destination too small"
-    );
-    for r0 in (0..rows).step_by(TILE) {
-        let r1 = (r0 + TILE).min(rows);
-        for c0 in (0..cols).step_by(TILE) {
-            let c1 = (c0 + TILE).min(cols);
-            for c in c0..c1 {
-                let dst_row = &mut dst[c * dst_stride + r0..c * dst_stride + r1];
-                for (d, r) in dst_row.iter_mut().zip(r0..r1) {
-                    *d = scale * src[r * cols + c];
-                }
-            }
-        }
-    }
-}
-
 /// The rows of a matrix that stays in its file, read on demand: the word
 /// embedding table, of which one query needs a dozen rows out of 30,522.
 ///
@@ -349,41 +291,8 @@ mod tests {
         f
     }
 
-    fn naive_transpose(src: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-        let mut out = vec![0.0; rows * cols];
-        for r in 0..rows {
-            for c in 0..cols {
-                out[c * rows + r] = src[r * cols + c];
-            }
-        }
-        out
-    }
-
     #[test]
-    fn transpose_matches_naive_on_ragged_tiles() {
-        for (rows, cols) in [(1, 1), (3, 5), (16, 16), (17, 33), (40, 7)] {
-            let src: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
-            let mut dst = vec![0.0; rows * cols];
-            transpose_into(&src, rows, cols, &mut dst, rows, 1.0);
-            assert_eq!(dst, naive_transpose(&src, rows, cols), "{rows}x{cols}");
-        }
-    }
-
-    #[test]
-    fn transpose_scales_and_writes_at_a_column_offset() {
-        // Two 2x3 matrices side by side in a (3, 4) destination.
-        let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
-        let mut dst = vec![0.0; 12];
-        transpose_into(&a, 2, 3, &mut dst, 4, 1.0);
-        transpose_into(&a, 2, 3, &mut dst[2..], 4, 0.5);
-        assert_eq!(
-            dst,
-            vec![1.0, 4.0, 0.5, 2.0, 2.0, 5.0, 1.0, 2.5, 3.0, 6.0, 1.5, 3.0]
-        );
-    }
-
-    #[test]
-    fn reads_tensors_rows_and_transposes() {
+    fn reads_tensors_and_rows() {
         let f = write_file(&[
             ("a", vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
             ("b", vec![2], vec![-1.5, 7.25]),
@@ -400,10 +309,6 @@ mod tests {
             .read_row(1, &mut row)
             .expect("row");
         assert_eq!(row, vec![4.0, 5.0, 6.0]);
-        let (mut scratch, mut dst) = (Vec::new(), vec![0.0; 6]);
-        w.read_transposed("a", (2, 3), 2.0, &mut scratch, &mut dst, (2, 0))
-            .expect("transposed");
-        assert_eq!(dst, vec![2.0, 8.0, 4.0, 10.0, 6.0, 12.0]);
     }
 
     #[test]
