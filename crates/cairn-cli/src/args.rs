@@ -81,7 +81,8 @@ pub enum Command {
     /// again: lines whose `id` is already stored are skipped (`export`
     /// writes every id).
     Import(ImportArgs),
-    /// Export every memory as JSON Lines (the format `import` reads).
+    /// Export every memory as JSON Lines (the format `import` reads), in id
+    /// order.
     Export(ExportArgs),
     /// Counts by type and project, model, file size.
     Stats,

@@ -924,8 +924,8 @@ impl Cairn {
         Ok(())
     }
 
-    /// Every memory of `tenant` (expired and superseded included), oldest
-    /// first, as wire records; with `embeddings`, each carries its vector.
+    /// Every memory of `tenant` (expired and superseded included), in id
+    /// order, as wire records; with `embeddings`, each carries its vector.
     pub fn export(
         &self,
         tenant: &str,
@@ -936,7 +936,7 @@ impl Cairn {
         let mut count = 0;
         const PAGE: usize = 1000;
         loop {
-            let page = self.store.list(&filter, ListOrder::Oldest, PAGE, 0)?;
+            let page = self.store.list(&filter, ListOrder::Id, PAGE, 0)?;
             for m in &page {
                 let mut record = MemoryRecord::from_memory(m);
                 if embeddings {
@@ -946,7 +946,7 @@ impl Cairn {
             }
             count += page.len();
             match page.last() {
-                Some(last) if page.len() == PAGE => filter.after = Some((last.created_at, last.id)),
+                Some(last) if page.len() == PAGE => filter.after = Some(last.id),
                 _ => return Ok(count),
             }
         }

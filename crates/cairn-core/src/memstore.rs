@@ -96,6 +96,7 @@ pub fn order_memories(list: &mut [Memory], order: ListOrder) {
         ListOrder::Oldest => {
             list.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)))
         }
+        ListOrder::Id => list.sort_by_key(|m| m.id),
         ListOrder::RecentlyUpdated => {
             list.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)))
         }

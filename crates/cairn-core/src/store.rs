@@ -58,10 +58,11 @@ pub struct Filter {
     pub created_after: Option<Timestamp>,
     /// Created before.
     pub created_before: Option<Timestamp>,
-    /// Only memories after this position in oldest-first order (created
-    /// at, then id): a cursor that pages through a whole store in
-    /// constant time per page, where an offset costs the rows it skips.
-    pub after: Option<(Timestamp, MemoryId)>,
+    /// Only memories whose id sorts after this one: a cursor over
+    /// [`ListOrder::Id`] that pages through a whole store in constant time
+    /// per page (every backend keeps its ids in an index), where an offset
+    /// costs the rows it skips.
+    pub after: Option<MemoryId>,
     /// Valid at some time at or after this (validity = `[valid_from or
     /// created_at, valid_to)`).
     pub valid_after: Option<Timestamp>,
@@ -122,7 +123,7 @@ impl Filter {
         let created = m.created_at();
         if self.created_after.is_some_and(|a| created < a)
             || self.created_before.is_some_and(|b| created >= b)
-            || self.after.is_some_and(|cursor| (created, m.id()) <= cursor)
+            || self.after.is_some_and(|cursor| m.id() <= cursor)
         {
             return false;
         }
@@ -202,8 +203,12 @@ pub enum ListOrder {
     /// Newest created first.
     #[default]
     Newest,
-    /// Oldest created first (export order).
+    /// Oldest created first.
     Oldest,
+    /// By id, ascending: the order the ids were made in (a UUIDv7 begins
+    /// with its creation time), whatever `created_at` says. The export's
+    /// order, paged with [`Filter::after`].
+    Id,
     /// Most recently updated first.
     RecentlyUpdated,
     /// Most accessed first.

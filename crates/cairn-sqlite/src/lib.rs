@@ -922,7 +922,8 @@ fn row_to_memory(row: &rusqlite::Row<'_>) -> rusqlite::Result<std::result::Resul
 }
 
 /// Translate a [`Filter`] into a SQL condition on the `memories` table
-/// aliased `m`, with its parameters.
+/// aliased `m`, with its parameters. It begins with the tenant's term,
+/// `m.tenant = ?`.
 fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
     let mut sql = String::from("m.tenant = ?");
     let mut args: Vec<Value> = vec![Value::Text(filter.tenant.clone())];
@@ -973,9 +974,8 @@ fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
     if !filter.include_superseded {
         sql.push_str(" AND m.superseded_by IS NULL");
     }
-    if let Some((created, id)) = filter.after {
-        sql.push_str(" AND (m.created_at, m.id) > (?, ?)");
-        args.push(Value::Integer(created));
+    if let Some(id) = filter.after {
+        sql.push_str(" AND m.id > ?");
         args.push(Value::Text(id.to_string()));
     }
     (sql, args)
@@ -985,10 +985,39 @@ fn order_sql(order: ListOrder) -> &'static str {
     match order {
         ListOrder::Newest => "m.created_at DESC, m.id DESC",
         ListOrder::Oldest => "m.created_at ASC, m.id ASC",
+        ListOrder::Id => "m.id ASC",
         ListOrder::RecentlyUpdated => "m.updated_at DESC, m.id DESC",
         ListOrder::MostAccessed => "m.access_count DESC, m.id DESC",
         ListOrder::Stalest => "COALESCE(m.last_accessed_at, m.created_at) ASC, m.id ASC",
     }
+}
+
+/// The query behind [`Store::embedding`]. A subquery, not a join: SQLite
+/// recompiles a join of this form each time its parameters are rebound
+/// (≈ 20 µs, a third of an export's time), a single-table lookup never.
+const EMBEDDING_SQL: &str = "SELECT (SELECT vector FROM vectors WHERE rowid = m.rowid) \
+     FROM memories m WHERE m.id = ?1 AND m.tenant = ?2";
+
+/// The query behind [`Store::list`] and its parameters, up to the limit's
+/// and offset's.
+fn list_sql(filter: &Filter, order: ListOrder) -> (String, Vec<Value>) {
+    let (mut cond, args) = filter_sql(filter);
+    if order == ListOrder::Id {
+        // Walk the id index in order, so that a page costs its own rows:
+        // `+` keeps the planner off the tenant indexes, from which it would
+        // sort every memory of the tenant again for each page.
+        cond.insert(0, '+');
+    }
+    let cols = MEMORY_COLUMNS
+        .split(", ")
+        .map(|c| format!("m.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "SELECT {cols} FROM memories m WHERE {cond} ORDER BY {} LIMIT ? OFFSET ?",
+        order_sql(order)
+    );
+    (sql, args)
 }
 
 /// An FTS5 query that matches any of the terms, each quoted as a string so
@@ -1347,13 +1376,14 @@ impl Store for SqliteStore {
 
     fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>> {
         let conn = self.conn()?;
-        let blob: Option<Vec<u8>> = conn
-            .prepare_cached(
-                "SELECT v.vector FROM memories m JOIN vectors v ON v.rowid = m.rowid WHERE m.id = ?1 AND m.tenant = ?2",
-            )
-            .and_then(|mut s| s.query_row(params![id.to_string(), tenant], |r| r.get(0)).optional())
+        let blob: Option<Option<Vec<u8>>> = conn
+            .prepare_cached(EMBEDDING_SQL)
+            .and_then(|mut s| {
+                s.query_row(params![id.to_string(), tenant], |r| r.get(0))
+                    .optional()
+            })
             .map_err(sql_err)?;
-        Ok(blob.map(|b| blob_vector(&b)))
+        Ok(blob.flatten().map(|b| blob_vector(&b)))
     }
 
     fn list(
@@ -1364,18 +1394,9 @@ impl Store for SqliteStore {
         offset: usize,
     ) -> Result<Vec<Memory>> {
         let conn = self.conn()?;
-        let (cond, mut args) = filter_sql(filter);
+        let (sql, mut args) = list_sql(filter, order);
         args.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
         args.push(Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
-        let cols = MEMORY_COLUMNS
-            .split(", ")
-            .map(|c| format!("m.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let sql = format!(
-            "SELECT {cols} FROM memories m WHERE {cond} ORDER BY {} LIMIT ? OFFSET ?",
-            order_sql(order)
-        );
         let rows: Vec<Result<Memory>> = conn
             .prepare_cached(&sql)
             .and_then(|mut s| {
@@ -1613,6 +1634,44 @@ mod tests {
             vec!["b"]
         );
         assert!(rarest_within(vec![], 5000).is_empty());
+    }
+
+    #[test]
+    fn listing_by_id_after_a_cursor_reads_the_id_index_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("c.db")).unwrap();
+        let mut filter = Filter::new("default", 0).everything();
+        filter.after = Some(MemoryId::new_at(0));
+        filter.types = vec![cairn_core::MemoryType::Fact];
+        let (sql, mut args) = list_sql(&filter, ListOrder::Id);
+        args.extend([Value::Integer(1000), Value::Integer(0)]);
+        let conn = store.conn().unwrap();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map(params_from_iter(args), |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let plan = plan.join("\n");
+        assert!(
+            plan.contains("sqlite_autoindex_memories_1 (id>?)"),
+            "{plan}"
+        );
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    }
+
+    #[test]
+    fn reading_embeddings_never_recompiles_the_query() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("c.db")).unwrap();
+        for _ in 0..3 {
+            store.embedding("default", MemoryId::new_at(0)).unwrap();
+        }
+        let conn = store.conn().unwrap();
+        let stmt = conn.prepare_cached(EMBEDDING_SQL).unwrap();
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::Run), 3);
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
     }
 
     #[test]
