@@ -978,6 +978,41 @@ pub fn engine_model_mismatch(store: Arc<dyn Store>) {
         .unwrap();
 }
 
+/// Reindex re-embeds every memory of every tenant, a model batch at a time,
+/// and reports its progress up to the total.
+pub fn engine_reindex_covers_every_tenant(store: Arc<dyn Store>) {
+    let cairn = engine(store.clone());
+    let dim = LexicalEmbedder.model().dim;
+    let stones = |tenant: &str, n: u32| -> Vec<(Memory, Vec<f32>)> {
+        (0..n)
+            .map(|i| {
+                let text = format!("stone {i} of the {tenant} cairn");
+                let m = sample(i, tenant, None, MemoryType::Fact, &text);
+                (m, axis(i as usize, dim))
+            })
+            .collect()
+    };
+    // More than one model batch (256) for one tenant.
+    insert(&*store, stones("default", 300));
+    insert(&*store, stones("other", 2));
+    let mut progress = Vec::new();
+    let done = cairn
+        .reindex(&mut |done, total| progress.push((done, total)))
+        .unwrap();
+    assert_eq!(done, 302);
+    assert_eq!(progress.len(), 3, "{progress:?}");
+    assert_eq!(progress.last(), Some(&(302, 302)));
+    assert!(progress.windows(2).all(|w| w[0].0 < w[1].0), "{progress:?}");
+    for tenant in ["default", "other"] {
+        let all = filter_all(tenant).everything();
+        for m in store.list(&all, ListOrder::Id, 1000, 0).unwrap() {
+            let want = LexicalEmbedder.embed(m.embedding_text()).unwrap();
+            assert_eq!(store.embedding(tenant, m.id).unwrap(), Some(want));
+        }
+    }
+    assert_eq!(store.model().unwrap(), Some(LexicalEmbedder.model()));
+}
+
 /// Generate one `#[test]` per conformance check for a backend.
 ///
 /// `$make` is an expression evaluating to a fresh, empty `Arc<dyn Store>`
@@ -1056,6 +1091,10 @@ macro_rules! store_conformance_tests {
             #[test]
             fn engine_model_mismatch() {
                 c::engine_model_mismatch($make)
+            }
+            #[test]
+            fn engine_reindex_covers_every_tenant() {
+                c::engine_reindex_covers_every_tenant($make)
             }
         }
     };

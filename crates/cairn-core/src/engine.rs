@@ -932,11 +932,7 @@ impl Cairn {
         embeddings: bool,
         sink: &mut dyn FnMut(MemoryRecord) -> Result<()>,
     ) -> Result<usize> {
-        let mut filter = self.filter(tenant).everything();
-        let mut count = 0;
-        const PAGE: usize = 1000;
-        loop {
-            let page = self.store.list(&filter, ListOrder::Id, PAGE, 0)?;
+        self.for_each_page(self.filter(tenant).everything(), 1000, &mut |page| {
             for m in &page {
                 let mut record = MemoryRecord::from_memory(m);
                 if embeddings {
@@ -944,9 +940,29 @@ impl Cairn {
                 }
                 sink(record)?;
             }
-            count += page.len();
-            match page.last() {
-                Some(last) if page.len() == PAGE => filter.after = Some(last.id),
+            Ok(())
+        })
+    }
+
+    /// Every memory passing `filter`, in id order, handed to `f` a page of
+    /// `size` at a time (memory stays bounded, and a page costs its own
+    /// rows: see [`Filter::after`]); returns how many there were.
+    fn for_each_page(
+        &self,
+        mut filter: Filter,
+        size: usize,
+        f: &mut dyn FnMut(Vec<Memory>) -> Result<()>,
+    ) -> Result<usize> {
+        let mut count = 0;
+        loop {
+            let page = self.store.list(&filter, ListOrder::Id, size, 0)?;
+            let (len, last) = (page.len(), page.last().map(|m| m.id));
+            if len > 0 {
+                f(page)?;
+            }
+            count += len;
+            match last {
+                Some(last) if len == size => filter.after = Some(last),
                 _ => return Ok(count),
             }
         }
@@ -963,32 +979,41 @@ impl Cairn {
     }
 
     /// Re-embed every memory of every tenant with this engine's embedder and
-    /// record its model. `progress(done, total)` is called after each batch.
+    /// record its model. A model batch is read, embedded and written at a
+    /// time, so memory stays bounded and a memory another process changes
+    /// meanwhile is overwritten by at most one batch's stale copy.
+    /// `progress(done, total)` is called after each batch.
     pub fn reindex(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
-        let mut all = Vec::new();
-        for tenant in self.store.tenants()? {
-            let filter = Filter::new(tenant, self.now()).everything();
-            all.extend(self.store.list(&filter, ListOrder::Oldest, usize::MAX, 0)?);
-        }
-        let total = all.len();
+        let filters = self
+            .store
+            .tenants()?
+            .into_iter()
+            .map(|t| self.filter(&t).everything())
+            .collect::<Vec<_>>();
+        let total = filters
+            .iter()
+            .map(|f| self.store.count(f))
+            .sum::<Result<usize>>()?;
         let mut done = 0;
-        for chunk in all.chunks(EMBED_BATCH) {
-            let refs: Vec<&str> = chunk.iter().map(Memory::embedding_text).collect();
-            let vectors = self.embedder.embed_batch(&refs)?;
-            let updates = chunk
-                .iter()
-                .cloned()
-                .zip(vectors.into_iter().map(Some))
-                .collect();
-            self.store.write(WriteBatch {
-                inserts: vec![],
-                updates,
+        for filter in filters {
+            self.for_each_page(filter, EMBED_BATCH, &mut |page| {
+                let refs: Vec<&str> = page.iter().map(Memory::embedding_text).collect();
+                let vectors = self.embedder.embed_batch(&refs)?;
+                done += page.len();
+                let updates = page
+                    .into_iter()
+                    .zip(vectors.into_iter().map(Some))
+                    .collect();
+                self.store.write(WriteBatch {
+                    inserts: vec![],
+                    updates,
+                })?;
+                progress(done, total.max(done));
+                Ok(())
             })?;
-            done += chunk.len();
-            progress(done, total);
         }
         self.store.set_model(&self.embedder.model())?;
-        Ok(total)
+        Ok(done)
     }
 }
 
