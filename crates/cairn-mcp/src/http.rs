@@ -38,6 +38,7 @@ pub fn router(server: CairnMcp, shutdown: CancellationToken) -> Router {
         .nest_service(MCP_PATH, mcp)
         .route("/healthz", get(healthz))
         .layer(axum::middleware::from_fn(parse_errors))
+        .layer(axum::middleware::from_fn(session_end))
         .with_state(server)
 }
 
@@ -75,6 +76,22 @@ async fn parse_errors(
         axum::body::Body::from(bytes),
     ))
     .await
+}
+
+/// A DELETE of `/mcp` ends the session. rmcp closes it and answers 202
+/// Accepted, which reads as "not done yet"; clients expect 200 or 204 for
+/// a finished termination (the Python SDK logs "Session termination failed:
+/// 202"), so it becomes 204 No Content.
+async fn session_end(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let delete = req.method() == axum::http::Method::DELETE && req.uri().path() == MCP_PATH;
+    let response = next.run(req).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    response
 }
 
 async fn healthz(
