@@ -60,8 +60,8 @@ pub struct Filter {
     pub created_before: Option<Timestamp>,
     /// Only memories whose id sorts after this one: a cursor over
     /// [`ListOrder::Id`] that pages through a whole store in constant time
-    /// per page (every backend keeps its ids in an index), where an offset
-    /// costs the rows it skips.
+    /// per page (a database reads ids in order from its id index), where an
+    /// offset costs the rows it skips.
     pub after: Option<MemoryId>,
     /// Valid at some time at or after this (validity = `[valid_from or
     /// created_at, valid_to)`).
