@@ -5,6 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A fresh clone's builds fill about 6 GB of target/ (5.6 GB measured): say so
+# before a build fails half-way with "No space left on device".
+free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+if [ "${free_kb:-0}" -lt $((7 * 1024 * 1024)) ]; then
+  echo "warning: $((free_kb / 1024 / 1024)) GB free here; a first run of the suite needs about 6 GB in target/" >&2
+fi
+
 echo "==> embedding model"
 scripts/fetch-model.sh
 

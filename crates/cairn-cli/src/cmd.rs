@@ -559,7 +559,15 @@ fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
     } else {
         let f = File::open(&a.file)
             .map_err(|e| Error::invalid(format!("cannot read {}: {e}", a.file.display())))?;
-        let size = f.metadata().ok().map(|m| m.len());
+        let meta = f.metadata().ok();
+        if meta.as_ref().is_some_and(|m| m.is_dir()) {
+            return Err(Error::invalid(format!(
+                "cannot read {}: it is a directory, not a JSON Lines file",
+                a.file.display()
+            ))
+            .into());
+        }
+        let size = meta.map(|m| m.len());
         (Box::new(BufReader::new(f)), size)
     };
     // Read and parsed on another thread while this one writes; the bar

@@ -154,6 +154,13 @@ impl SqliteStore {
     /// current schema. Parent directories are created.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
+        if path.is_dir() {
+            return Err(Error::storage(format!(
+                "cannot open {}: it is a directory; name the store file (such as {})",
+                path.display(),
+                path.join("cairn.db").display()
+            )));
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
                 Error::storage(format!("cannot create directory {}: {e}", parent.display()))

@@ -454,6 +454,13 @@ fn import_export_round_trip_and_bad_lines() {
     // A file that is not there.
     let out = env.run(&["import", "/nonexistent/file.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
+    // A directory, named as one.
+    let dir = tempfile::tempdir().unwrap();
+    let out = env.run(&["import", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is a directory"), "{err}");
+    assert_eq!(export(&env).lines().count(), 6);
     env.assert_healthy();
 }
 

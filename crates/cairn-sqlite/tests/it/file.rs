@@ -161,6 +161,13 @@ fn garbage_file_is_a_clear_error() {
     assert!(std::fs::read(&path)
         .unwrap()
         .starts_with(b"this is not sqlite"));
+    // A directory is named as one, and nothing is created in it.
+    let err = SqliteStore::open(dir.path())
+        .err()
+        .expect("must fail")
+        .to_string();
+    assert!(err.contains("is a directory"), "{err}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
 #[test]
