@@ -1015,13 +1015,8 @@ fn list_sql(filter: &Filter, order: ListOrder) -> (String, Vec<Value>) {
         // sort every memory of the tenant again for each page.
         cond.insert(0, '+');
     }
-    let cols = MEMORY_COLUMNS
-        .split(", ")
-        .map(|c| format!("m.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
     let sql = format!(
-        "SELECT {cols} FROM memories m WHERE {cond} ORDER BY {} LIMIT ? OFFSET ?",
+        "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {cond} ORDER BY {} LIMIT ? OFFSET ?",
         order_sql(order)
     );
     (sql, args)
