@@ -140,11 +140,19 @@ pub fn check_roundtrip(store: Arc<dyn Store>) {
     let v = axis(3, 16);
     insert(&*store, vec![(m.clone(), v.clone())]);
     assert_eq!(store.get("default", &[m.id]).unwrap(), vec![m.clone()]);
-    let e = store.embedding("default", m.id).unwrap().unwrap();
+    let e = store
+        .embeddings("default", &[m.id])
+        .unwrap()
+        .remove(0)
+        .unwrap();
     assert_eq!(e, v);
     // Other tenants see nothing.
     assert!(store.get("other", &[m.id]).unwrap().is_empty());
-    assert!(store.embedding("other", m.id).unwrap().is_none());
+    assert!(store
+        .embeddings("other", &[m.id])
+        .unwrap()
+        .remove(0)
+        .is_none());
 }
 
 /// A batch with one bad write writes nothing.
@@ -195,7 +203,11 @@ pub fn check_update(store: Arc<dyn Store>) {
         .unwrap();
     assert_eq!(store.get("default", &[a.id]).unwrap(), vec![b.clone()]);
     assert_eq!(
-        store.embedding("default", a.id).unwrap().unwrap(),
+        store
+            .embeddings("default", &[a.id])
+            .unwrap()
+            .remove(0)
+            .unwrap(),
         axis(1, 8)
     );
     // The keyword index follows the content.
@@ -213,7 +225,11 @@ pub fn check_update(store: Arc<dyn Store>) {
         })
         .unwrap();
     assert_eq!(
-        store.embedding("default", a.id).unwrap().unwrap(),
+        store
+            .embeddings("default", &[a.id])
+            .unwrap()
+            .remove(0)
+            .unwrap(),
         axis(5, 8)
     );
     assert_eq!(store.vector_search(&axis(5, 8), &f, 1).unwrap()[0].id, a.id);
@@ -290,18 +306,23 @@ pub fn check_delete_and_prefix(store: Arc<dyn Store>) {
         (c.id, a.id)
     };
     assert_eq!(
-        store.id_neighbours("default", first).unwrap(),
+        store.id_neighbours("default", &[first]).unwrap()[0],
         (None, Some(last))
     );
     assert_eq!(
-        store.id_neighbours("default", last).unwrap(),
+        store.id_neighbours("default", &[last]).unwrap()[0],
         (Some(first), None)
     );
     assert_eq!(
-        store.id_neighbours("other", first).unwrap().0.is_some(),
+        store.id_neighbours("other", &[first]).unwrap()[0]
+            .0
+            .is_some(),
         b.id < first
     );
-    assert_eq!(store.id_neighbours("nobody", first).unwrap(), (None, None));
+    assert_eq!(
+        store.id_neighbours("nobody", &[first]).unwrap()[0],
+        (None, None)
+    );
     store.delete("default", &[c.id]).unwrap();
     assert_eq!(store.delete("default", &[b.id]).unwrap(), 0);
     assert_eq!(store.get("other", &[b.id]).unwrap().len(), 1);
@@ -1007,7 +1028,10 @@ pub fn engine_reindex_covers_every_tenant(store: Arc<dyn Store>) {
         let all = filter_all(tenant).everything();
         for m in store.list(&all, ListOrder::Id, 1000, 0).unwrap() {
             let want = LexicalEmbedder.embed(m.embedding_text()).unwrap();
-            assert_eq!(store.embedding(tenant, m.id).unwrap(), Some(want));
+            assert_eq!(
+                store.embeddings(tenant, &[m.id]).unwrap().remove(0),
+                Some(want)
+            );
         }
     }
     assert_eq!(store.model().unwrap(), Some(LexicalEmbedder.model()));

@@ -1,14 +1,21 @@
 //! Cairn's error type.
 //!
-//! User mistakes (bad input, unknown ids, ambiguous prefixes, oversized content)
-//! and internal faults (storage, embedding) are different variants, so that each
-//! front end can map them once, at its edge, to an exit code, an HTTP status or
-//! an MCP error.
+//! Each variant belongs to one [`ErrorKind`]: the caller's mistakes (invalid
+//! input, unknown or ambiguous ids, conflicts, oversized content), a store
+//! that is busy or unreachable for now, and internal faults. Each front end
+//! maps the kinds once, at its edge, in one exhaustive `match`: to an exit
+//! code, an MCP error or an HTTP status. Faults keep the error that caused
+//! them as their [`std::error::Error::source`], so that a busy database, a
+//! broken pipe and a corrupt file stay distinguishable.
 
 use std::fmt;
 
 /// The result type used throughout Cairn's libraries.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The cause of a fault, kept for logs and for callers that look for a
+/// specific one (an I/O error's kind, say).
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Everything that can go wrong in Cairn.
 #[derive(Debug, thiserror::Error)]
@@ -45,36 +52,85 @@ pub enum Error {
         /// Model (name/dimension) of the embedder in use.
         current: String,
     },
+    /// A memory with this id is already stored.
+    #[error("a memory with id {0} already exists")]
+    DuplicateId(String),
+    /// The store cannot answer now (busy, locked, restarting, unreachable);
+    /// the same call may succeed later.
+    #[error("the store is unavailable: {message}")]
+    Unavailable {
+        /// What happened, for humans.
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<Cause>,
+    },
     /// A storage backend failed (I/O, SQL, corruption, ...).
-    #[error("storage error: {0}")]
-    Storage(String),
+    #[error("storage error: {message}")]
+    Storage {
+        /// What happened, for humans.
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<Cause>,
+    },
     /// The embedder failed (model missing, inference error, ...).
-    #[error("embedding error: {0}")]
-    Embedding(String),
+    #[error("embedding error: {message}")]
+    Embedding {
+        /// What happened, for humans.
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<Cause>,
+    },
 }
 
 /// What kind of error this is, for front ends to map to exit codes, HTTP
 /// statuses or MCP errors in one exhaustive `match`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// The caller's mistake: fix the request.
-    BadInput,
-    /// The thing asked for does not exist.
+    /// The request is malformed or a value is out of range: fix it.
+    InvalidInput,
+    /// The thing asked for does not exist (for this tenant).
     NotFound,
+    /// An id prefix names several memories: give more of it.
+    Ambiguous,
+    /// The request contradicts the store's state (an id already stored, a
+    /// store made with another model).
+    Conflict,
+    /// The content is larger than allowed.
+    TooLarge,
+    /// The store is busy or unreachable for now: retry later.
+    Unavailable,
     /// A fault inside Cairn or its environment.
     Internal,
+}
+
+impl ErrorKind {
+    /// Whether the caller caused it (as opposed to the store or Cairn).
+    pub fn is_callers(self) -> bool {
+        match self {
+            ErrorKind::InvalidInput
+            | ErrorKind::NotFound
+            | ErrorKind::Ambiguous
+            | ErrorKind::Conflict
+            | ErrorKind::TooLarge => true,
+            ErrorKind::Unavailable | ErrorKind::Internal => false,
+        }
+    }
 }
 
 impl Error {
     /// Classify this error.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::InvalidInput(_)
-            | Error::ContentTooLarge { .. }
-            | Error::AmbiguousId { .. }
-            | Error::ModelMismatch { .. } => ErrorKind::BadInput,
+            Error::InvalidInput(_) => ErrorKind::InvalidInput,
+            Error::ContentTooLarge { .. } => ErrorKind::TooLarge,
             Error::NotFound(_) => ErrorKind::NotFound,
-            Error::Storage(_) | Error::Embedding(_) => ErrorKind::Internal,
+            Error::AmbiguousId { .. } => ErrorKind::Ambiguous,
+            Error::ModelMismatch { .. } | Error::DuplicateId(_) => ErrorKind::Conflict,
+            Error::Unavailable { .. } => ErrorKind::Unavailable,
+            Error::Storage { .. } | Error::Embedding { .. } => ErrorKind::Internal,
         }
     }
 
@@ -86,8 +142,10 @@ impl Error {
             Error::NotFound(_) => "not_found",
             Error::AmbiguousId { .. } => "ambiguous_id",
             Error::ModelMismatch { .. } => "model_mismatch",
-            Error::Storage(_) => "storage",
-            Error::Embedding(_) => "embedding",
+            Error::DuplicateId(_) => "duplicate_id",
+            Error::Unavailable { .. } => "unavailable",
+            Error::Storage { .. } => "storage",
+            Error::Embedding { .. } => "embedding",
         }
     }
 
@@ -96,13 +154,113 @@ impl Error {
         Error::InvalidInput(msg.to_string())
     }
 
-    /// Build an [`Error::Storage`] from anything printable.
+    /// An [`Error::Storage`] with a message only.
     pub fn storage(msg: impl fmt::Display) -> Self {
-        Error::Storage(msg.to_string())
+        Error::Storage {
+            message: msg.to_string(),
+            source: None,
+        }
     }
 
-    /// Build an [`Error::Embedding`] from anything printable.
+    /// An [`Error::Storage`] caused by `source`; the message is `context`
+    /// followed by the source's own message.
+    pub fn storage_from(
+        context: impl fmt::Display,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Storage {
+            message: join(context, &source),
+            source: Some(Box::new(source)),
+        }
+    }
+
+    /// An [`Error::Unavailable`] caused by `source`.
+    pub fn unavailable_from(
+        context: impl fmt::Display,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Unavailable {
+            message: join(context, &source),
+            source: Some(Box::new(source)),
+        }
+    }
+
+    /// An [`Error::Embedding`] with a message only.
     pub fn embedding(msg: impl fmt::Display) -> Self {
-        Error::Embedding(msg.to_string())
+        Error::Embedding {
+            message: msg.to_string(),
+            source: None,
+        }
+    }
+
+    /// An [`Error::Embedding`] caused by `source`.
+    pub fn embedding_from(
+        context: impl fmt::Display,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Embedding {
+            message: join(context, &source),
+            source: Some(Box::new(source)),
+        }
+    }
+
+    /// Whether an I/O error of this kind is somewhere in the chain of
+    /// causes (a reader that went away: [`std::io::ErrorKind::BrokenPipe`]).
+    pub fn has_io_cause(&self, kind: std::io::ErrorKind) -> bool {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(self);
+        while let Some(e) = cause {
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == kind)
+            {
+                return true;
+            }
+            cause = e.source();
+        }
+        false
+    }
+}
+
+/// `context: source`, or only the source's message when there is no context.
+fn join(context: impl fmt::Display, source: &dyn fmt::Display) -> String {
+    let context = context.to_string();
+    if context.is_empty() {
+        source.to_string()
+    } else {
+        format!("{context}: {source}")
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::storage_from("", e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_keep_their_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "pipe closed");
+        let e = Error::storage_from("writing the export", io);
+        assert_eq!(
+            e.to_string(),
+            "storage error: writing the export: pipe closed"
+        );
+        assert!(e.has_io_cause(std::io::ErrorKind::BrokenPipe));
+        assert!(!e.has_io_cause(std::io::ErrorKind::NotFound));
+        assert!(!Error::storage("no cause").has_io_cause(std::io::ErrorKind::BrokenPipe));
+    }
+
+    #[test]
+    fn kinds_separate_the_callers_mistakes_from_faults() {
+        let conflict = Error::DuplicateId("x".into());
+        assert_eq!(conflict.kind(), ErrorKind::Conflict);
+        assert!(conflict.kind().is_callers());
+        let busy = Error::unavailable_from("database is locked", std::io::Error::other("busy"));
+        assert_eq!(busy.kind(), ErrorKind::Unavailable);
+        assert!(!busy.kind().is_callers());
+        assert_eq!(Error::storage("x").kind(), ErrorKind::Internal);
     }
 }

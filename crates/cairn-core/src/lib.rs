@@ -36,7 +36,10 @@ pub use memory::{
     Memory, MemoryId, MemoryType, Tier, Timestamp, DEFAULT_TENANT, MAX_CONTENT_BYTES,
 };
 pub use memstore::MemoryStore;
-pub use store::{Filter, Hit, ListOrder, RankFactors, ScopeFilter, Store, StoreStats, WriteBatch};
+pub use store::{
+    Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, Store, StoreCaches, StoreStats,
+    WriteBatch,
+};
 
 #[cfg(test)]
 mod tests {

@@ -10,8 +10,8 @@ use std::sync::RwLock;
 use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::rank::cosine;
 use crate::store::{
-    keyword_terms, query_terms, Filter, Filterable, Hit, ListOrder, RankFactors, Store, StoreStats,
-    WriteBatch,
+    keyword_terms, query_terms, Filter, Filterable, Hit, Inserted, ListOrder, RankFactors, Store,
+    StoreStats, WriteBatch,
 };
 use crate::{Error, ModelInfo, Result};
 
@@ -122,13 +122,18 @@ impl Store for MemoryStore {
     fn write(&self, batch: WriteBatch) -> Result<()> {
         let mut state = self.write_lock()?;
         // Check everything first so that a failing batch writes nothing.
+        for v in batch
+            .inserts
+            .iter()
+            .map(|(_, v)| v)
+            .chain(batch.updates.iter().filter_map(|(_, v)| v.as_ref()))
+        {
+            check_dimension(state.model.as_ref(), v)?;
+        }
         let mut new_ids = HashSet::new();
         for (m, _) in &batch.inserts {
             if state.memories.contains_key(&m.id) || !new_ids.insert(m.id) {
-                return Err(Error::invalid(format!(
-                    "a memory with id {} already exists",
-                    m.id
-                )));
+                return Err(Error::DuplicateId(m.id.to_string()));
             }
         }
         for (m, _) in &batch.updates {
@@ -194,29 +199,71 @@ impl Store for MemoryStore {
             .collect())
     }
 
+    fn insert_unless_duplicate(
+        &self,
+        memory: Memory,
+        vector: Vec<f32>,
+        threshold: f32,
+    ) -> Result<Inserted> {
+        let mut state = self.write_lock()?;
+        check_dimension(state.model.as_ref(), &vector)?;
+        if state.memories.contains_key(&memory.id) {
+            return Err(Error::DuplicateId(memory.id.to_string()));
+        }
+        let now = memory.created_at;
+        let duplicate = state
+            .memories
+            .values()
+            .filter(|(m, _)| {
+                m.tenant == memory.tenant
+                    && m.kind == memory.kind
+                    && m.project == memory.project
+                    && !m.is_expired(now)
+                    && !m.is_superseded()
+            })
+            .map(|(m, v)| (m.id, cosine(&vector, v)))
+            .filter(|(_, sim)| *sim >= threshold)
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((id, similarity)) = duplicate {
+            return Ok(Inserted::Duplicate { id, similarity });
+        }
+        state.memories.insert(memory.id, (memory, vector));
+        Ok(Inserted::New)
+    }
+
     fn id_neighbours(
         &self,
         tenant: &str,
-        id: MemoryId,
-    ) -> Result<(Option<MemoryId>, Option<MemoryId>)> {
+        ids: &[MemoryId],
+    ) -> Result<Vec<(Option<MemoryId>, Option<MemoryId>)>> {
         let state = self.read()?;
         let of_tenant =
             |(k, (m, _)): (&MemoryId, &(Memory, Vec<f32>))| (m.tenant == tenant).then_some(*k);
-        let before = state.memories.range(..id).rev().find_map(of_tenant);
-        let after = state
-            .memories
-            .range((std::ops::Bound::Excluded(id), std::ops::Bound::Unbounded))
-            .find_map(of_tenant);
-        Ok((before, after))
+        Ok(ids
+            .iter()
+            .map(|&id| {
+                let before = state.memories.range(..id).rev().find_map(of_tenant);
+                let after = state
+                    .memories
+                    .range((std::ops::Bound::Excluded(id), std::ops::Bound::Unbounded))
+                    .find_map(of_tenant);
+                (before, after)
+            })
+            .collect())
     }
 
-    fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>> {
+    fn embeddings(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>> {
         let state = self.read()?;
-        Ok(state
-            .memories
-            .get(&id)
-            .filter(|(m, _)| m.tenant == tenant)
-            .map(|(_, v)| v.clone()))
+        Ok(ids
+            .iter()
+            .map(|id| {
+                state
+                    .memories
+                    .get(id)
+                    .filter(|(m, _)| m.tenant == tenant)
+                    .map(|(_, v)| v.clone())
+            })
+            .collect())
     }
 
     fn list(
@@ -298,6 +345,7 @@ impl Store for MemoryStore {
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
         let state = self.read()?;
+        check_dimension(state.model.as_ref(), vector)?;
         let mut hits: Vec<Hit> = state
             .memories
             .values()
@@ -347,6 +395,20 @@ impl Store for MemoryStore {
             .filter(|m| m.tenant == tenant)
             .collect();
         Ok(stats_of(&mine, now, None))
+    }
+}
+
+/// A vector whose length is not the recorded model's dimension is refused
+/// (the [`Store`] contract's "one dimension").
+pub fn check_dimension(model: Option<&ModelInfo>, vector: &[f32]) -> Result<()> {
+    match model {
+        Some(m) if m.dim != vector.len() => Err(Error::invalid(format!(
+            "a vector of {} dimensions was given, but this store holds {}-dimensional vectors of {}",
+            vector.len(),
+            m.dim,
+            m.name
+        ))),
+        _ => Ok(()),
     }
 }
 

@@ -50,6 +50,33 @@ pub const PROJECT_SCOPE_WEIGHT: f64 = 1.0;
 /// Scope weight of a global memory seen from a project (or from anywhere).
 pub const GLOBAL_SCOPE_WEIGHT: f64 = 0.8;
 
+/// BM25 `k1` (term-frequency saturation), as SQLite's FTS5.
+pub const BM25_K1: f64 = 1.2;
+/// BM25 `b` (length normalisation), as SQLite's FTS5.
+pub const BM25_B: f64 = 0.75;
+/// Weights of a memory's searchable fields in BM25: content, tags,
+/// metadata values (metadata counts half: it holds context, not the memory
+/// itself).
+pub const BM25_FIELD_WEIGHTS: [f64; 3] = [1.0, 1.0, 0.5];
+
+/// One term's contribution to a memory's BM25 score, exactly as SQLite's
+/// FTS5 computes it (`bm25()` in `fts5_aux.c`), so that every backend
+/// scores alike:
+///
+/// `idf · (f · (k1 + 1)) / (f + k1 · (1 − b + b · D / avgdl))`
+///
+/// with `idf = ln((N − n + 0.5) / (n + 0.5))`, floored at 10⁻⁶ (a term in
+/// more than half the memories still counts a little), where `N` is the
+/// number of memories, `n` those containing the term, `f` the term's
+/// occurrences in the memory weighted by field ([`BM25_FIELD_WEIGHTS`]),
+/// `D` the memory's length in tokens and `avgdl` the average length.
+/// A memory's score is the sum over the query's terms.
+pub fn bm25_term(rows: f64, rows_with_term: f64, freq: f64, len: f64, avgdl: f64) -> f64 {
+    let idf = ((rows - rows_with_term + 0.5) / (rows_with_term + 0.5)).ln();
+    let idf = if idf <= 0.0 { 1e-6 } else { idf };
+    idf * ((freq * (BM25_K1 + 1.0)) / (freq + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avgdl)))
+}
+
 /// How recall fuses its keyword and vector rankings: the parameters of
 /// [`reciprocal_rank_fusion`] and how many candidates each side offers.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -110,33 +110,50 @@ impl Filter {
     }
 
     /// Whether a memory passes the filter.
+    ///
+    /// Destructured without `..`: a new field does not compile until it is
+    /// handled here, and (by the same rule) in every backend's query code.
     pub fn matches(&self, m: &impl Filterable) -> bool {
-        if m.tenant() != self.tenant || !self.scope.admits(m.project()) {
+        let Filter {
+            tenant,
+            scope,
+            types,
+            tags,
+            created_after,
+            created_before,
+            after,
+            valid_after,
+            valid_before,
+            include_expired,
+            include_superseded,
+            now,
+        } = self;
+        if m.tenant() != tenant || !scope.admits(m.project()) {
             return false;
         }
-        if !self.types.is_empty() && !self.types.contains(&m.kind()) {
+        if !types.is_empty() && !types.contains(&m.kind()) {
             return false;
         }
-        if !self.tags.iter().all(|t| m.has_tag(t)) {
+        if !tags.iter().all(|t| m.has_tag(t)) {
             return false;
         }
         let created = m.created_at();
-        if self.created_after.is_some_and(|a| created < a)
-            || self.created_before.is_some_and(|b| created >= b)
-            || self.after.is_some_and(|cursor| m.id() <= cursor)
+        if created_after.is_some_and(|a| created < a)
+            || created_before.is_some_and(|b| created >= b)
+            || after.is_some_and(|cursor| m.id() <= cursor)
         {
             return false;
         }
         let (from, to) = m.validity();
-        if self.valid_after.is_some_and(|a| to.is_some_and(|t| t <= a))
-            || self.valid_before.is_some_and(|b| from >= b)
+        if valid_after.is_some_and(|a| to.is_some_and(|t| t <= a))
+            || valid_before.is_some_and(|b| from >= b)
         {
             return false;
         }
-        if !self.include_expired && m.expires_at().is_some_and(|e| e <= self.now) {
+        if !include_expired && m.expires_at().is_some_and(|e| e <= *now) {
             return false;
         }
-        if !self.include_superseded && m.is_superseded() {
+        if !include_superseded && m.is_superseded() {
             return false;
         }
         true
@@ -294,10 +311,42 @@ pub struct StoreStats {
     pub size_bytes: Option<u64>,
 }
 
-/// Storage for memories: the one trait every backend implements.
+/// What [`Store::insert_unless_duplicate`] did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Inserted {
+    /// The memory was inserted.
+    New,
+    /// A near-identical memory was already stored; nothing was written.
+    Duplicate {
+        /// The memory already stored.
+        id: MemoryId,
+        /// Its exact cosine similarity with the vector offered.
+        similarity: f32,
+    },
+}
+
+/// Storage for memories: the one trait every backend implements, and the
+/// contract a new backend (PostgreSQL) fulfils.
 ///
 /// Object safe, `Send + Sync`, held as `Arc<dyn Store>`. See the module
 /// docs for the sync/async decision.
+///
+/// # The contract
+/// - **Tenants never mix.** Every read, search, count and delete names its
+///   tenant (in the call or its [`Filter`]) and sees nothing of another.
+/// - **Batches are atomic**, and so is [`Store::insert_unless_duplicate`]:
+///   two writers on one store (threads, processes, servers) can never both
+///   insert the same memory.
+/// - **Reads come in batches**: every per-memory read takes many ids, so
+///   that a page of results costs one round trip to a networked database.
+/// - **One dimension.** Once a model is recorded ([`Store::set_model`]),
+///   a vector of another length, written or searched, is
+///   [`crate::Error::InvalidInput`].
+/// - **Several processes** may share one store; each sees the others'
+///   committed writes at its next call.
+///
+/// Backends that keep caches (SQLite's in-memory indexes) expose them
+/// through [`Store::caches`]; the contract holds with or without them.
 pub trait Store: Send + Sync {
     /// The embedding model recorded for this store, if any memory was ever
     /// embedded.
@@ -306,8 +355,21 @@ pub trait Store: Send + Sync {
     /// Record the embedding model (first write, or after a reindex).
     fn set_model(&self, model: &ModelInfo) -> Result<()>;
 
-    /// Apply a batch of inserts and updates atomically.
+    /// Apply a batch of inserts and updates atomically. An insert whose id
+    /// is stored is [`crate::Error::DuplicateId`], and nothing is written.
     fn write(&self, batch: WriteBatch) -> Result<()>;
+
+    /// Insert `memory` unless a near-duplicate is stored: a live memory
+    /// (not expired, not superseded) of the same tenant, type and project
+    /// whose stored embedding has a cosine of at least `threshold` with
+    /// `vector`. The check and the insert are one transaction, so
+    /// concurrent writers of the same text leave one memory.
+    fn insert_unless_duplicate(
+        &self,
+        memory: Memory,
+        vector: Vec<f32>,
+        threshold: f32,
+    ) -> Result<Inserted>;
 
     /// Delete these memories of `tenant`; returns how many existed.
     fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize>;
@@ -320,21 +382,23 @@ pub trait Store: Send + Sync {
     /// the order asked.
     fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>>;
 
+    /// The stored embeddings of these memories of `tenant`, in the order
+    /// asked (`None` for an id that is not stored).
+    fn embeddings(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>>;
+
     /// Ids of `tenant`'s memories whose hyphenated id starts with `prefix`
     /// (already normalised), at most `limit`.
     fn find_by_prefix(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<MemoryId>>;
 
-    /// The ids of `tenant`'s memories just before and just after `id` in id
-    /// order (`id` itself left out; it need not exist). Any id sharing a
-    /// prefix with `id` is between them, which makes short ids two lookups.
+    /// For each id, the ids of `tenant`'s memories just before and just
+    /// after it in id order (the id itself left out; it need not exist).
+    /// Any id sharing a prefix with an id is between them, which makes
+    /// short ids one call for a whole page.
     fn id_neighbours(
         &self,
         tenant: &str,
-        id: MemoryId,
-    ) -> Result<(Option<MemoryId>, Option<MemoryId>)>;
-
-    /// The stored embedding of a memory.
-    fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>>;
+        ids: &[MemoryId],
+    ) -> Result<Vec<(Option<MemoryId>, Option<MemoryId>)>>;
 
     /// Memories passing `filter`, in `order`, paged.
     fn list(
@@ -348,7 +412,8 @@ pub trait Store: Send + Sync {
     /// How many memories pass `filter`.
     fn count(&self, filter: &Filter) -> Result<usize>;
 
-    /// Full-text (BM25) search over content, tags and metadata values.
+    /// Full-text (BM25, [`crate::rank::bm25_term`]) search over content,
+    /// tags and metadata values.
     ///
     /// `query` is raw user text: it must never be parsed as query syntax.
     /// Terms are OR-ed (BM25 ranks memories matching more and rarer terms
@@ -357,33 +422,6 @@ pub trait Store: Send + Sync {
 
     /// The memories most similar to `vector` (cosine, best first).
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
-
-    /// Load what vector search needs into memory (an index), so that the
-    /// first search does not pay for it. Called on another thread while the
-    /// query is being embedded, so it must not hold up other calls; cheap
-    /// once done. The default does nothing.
-    fn warm_up(&self) -> Result<()> {
-        Ok(())
-    }
-
-    /// Build everything a long-running process (a server) answers faster
-    /// with, beyond what [`Store::warm_up`] loads: for SQLite, an in-memory
-    /// keyword index. It may take seconds on a large store, so servers call
-    /// it once in the background; one-shot commands do not. Searches give
-    /// the same results before and after. The default is `warm_up`.
-    fn preload(&self) -> Result<()> {
-        self.warm_up()
-    }
-
-    /// Save what lets the next process open this store faster, if enough
-    /// has changed since it was saved for that to pay off (SQLite: a packed
-    /// copy of the vector index). It can take a while when it does save
-    /// (≈ 0.5 s per 100,000 memories), so one-shot commands call it
-    /// after answering and servers from time to time in the background.
-    /// The default does nothing.
-    fn save_caches(&self) -> Result<()> {
-        Ok(())
-    }
 
     /// Count one access of each memory at `at`.
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;
@@ -399,6 +437,33 @@ pub trait Store: Send + Sync {
     fn verify(&self) -> Result<()> {
         Ok(())
     }
+
+    /// The store's caches, if it keeps any.
+    fn caches(&self) -> Option<&dyn StoreCaches> {
+        None
+    }
+}
+
+/// Caches a backend keeps to answer faster (SQLite: the in-memory vector
+/// and keyword indexes and a packed snapshot of the former). Optional:
+/// searches give the same results whether or not these are called.
+pub trait StoreCaches: Send + Sync {
+    /// Load what vector search needs into memory, so that the first search
+    /// does not pay for it. Called on another thread while the query is
+    /// being embedded, so it must not hold up other calls; cheap once done.
+    fn warm_up(&self) -> Result<()>;
+
+    /// Build everything a long-running process (a server) answers faster
+    /// with, beyond what [`StoreCaches::warm_up`] loads. It may take
+    /// seconds on a large store, so servers call it once in the
+    /// background; one-shot commands do not.
+    fn preload(&self) -> Result<()>;
+
+    /// Save what lets the next process open this store faster, if enough
+    /// has changed since it was saved for that to pay off. It can take a
+    /// while when it does save, so one-shot commands call it after
+    /// answering and servers from time to time in the background.
+    fn save_caches(&self) -> Result<()>;
 }
 
 /// Split user text into search terms the way every backend does: maximal

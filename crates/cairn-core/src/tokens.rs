@@ -10,14 +10,90 @@
 //!
 //! The encoding is deserialised once per process, on first use.
 
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
 /// The number of `cl100k_base` tokens in `text`.
 pub fn count_tokens(text: &str) -> usize {
     bpe_openai::cl100k_base().count(text)
 }
 
+/// Most entries a [`TokenCounter`] holds before it starts again.
+const MEMO_ENTRIES: usize = 100_000;
+
+/// Token counts of memory contents, remembered by content: recall answers
+/// count each result against a budget, and the same memories come back
+/// again and again. Keyed by a hash of the content itself, so an edit can
+/// never leave a stale count. Cheap to clone (shared).
+#[derive(Clone, Default)]
+pub struct TokenCounter(Arc<Mutex<HashMap<(u64, usize), usize>>>);
+
+impl TokenCounter {
+    /// Tokens of `" " + content`: what a content adds after a line prefix
+    /// that ends in punctuation (see [`TokenCounter::line`]).
+    pub fn spaced(&self, content: &str) -> usize {
+        let mut h = DefaultHasher::new();
+        content.hash(&mut h);
+        let key = (h.finish(), content.len());
+        if let Some(n) = self.0.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return n;
+        }
+        let n = count_tokens(&format!(" {content}"));
+        if let Ok(mut m) = self.0.lock() {
+            if m.len() >= MEMO_ENTRIES {
+                m.clear();
+            }
+            m.insert(key, n);
+        }
+        n
+    }
+
+    /// The line `prefix + " " + content` and its exact token count.
+    ///
+    /// `prefix` must end in `]` (or other punctuation): the tokeniser's
+    /// pre-split never joins punctuation with a following space, so the
+    /// line's pieces are the prefix's followed by those of
+    /// `" " + content`, and its count is their sum; the content's share
+    /// comes from the memo.
+    pub fn line(&self, prefix: &str, content: &str) -> (String, usize) {
+        let tokens = count_tokens(prefix) + self.spaced(content);
+        (format!("{prefix} {content}"), tokens)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What [`TokenCounter::line`] relies on: a line's count is its
+    /// prefix's plus that of `" " + content`, whatever the content starts
+    /// with.
+    #[test]
+    fn a_line_counts_as_its_prefix_plus_its_spaced_content() {
+        let contents = [
+            "atlas staging DB runs on a Hetzner box",
+            "'s a contraction first",
+            "123 starts with digits",
+            "  two spaces first",
+            "\nnewline first\r\n",
+            "]] more brackets",
+            "🎉 emoji, then 中文",
+            "-dash",
+            "",
+            " ",
+        ];
+        let counter = TokenCounter::default();
+        for (i, content) in contents.iter().enumerate() {
+            for project in ["global", "atlas"] {
+                let prefix = format!("- 0196a1b2c3d4e [fact · {project} · {:.4}]", 0.5 + i as f64);
+                let (line, n) = counter.line(&prefix, content);
+                assert_eq!(count_tokens(&line), n, "{line:?}");
+                // A second call is answered by the memo, with the same count.
+                assert_eq!(counter.line(&prefix, content).1, n);
+            }
+        }
+    }
 
     #[test]
     fn counts_known_strings() {

@@ -36,7 +36,10 @@ use std::time::Duration;
 
 use cairn_core::memstore::metadata_text;
 use cairn_core::store::{keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
-use cairn_core::{Error, Hit, Memory, MemoryId, ModelInfo, RankFactors, Result, Store, Timestamp};
+use cairn_core::{
+    Error, Hit, Inserted, Memory, MemoryId, ModelInfo, RankFactors, Result, Store, StoreCaches,
+    Timestamp,
+};
 use rusqlite::types::Value;
 use rusqlite::{
     params, params_from_iter, CachedStatement, Connection, OpenFlags, OptionalExtension,
@@ -1358,34 +1361,87 @@ impl Store for SqliteStore {
     fn id_neighbours(
         &self,
         tenant: &str,
-        id: MemoryId,
-    ) -> Result<(Option<MemoryId>, Option<MemoryId>)> {
+        ids: &[MemoryId],
+    ) -> Result<Vec<(Option<MemoryId>, Option<MemoryId>)>> {
         let conn = self.conn()?;
         // One statement for both sides; `+tenant` keeps the planner on the
         // id index (see find_by_prefix).
-        let (before, after): (Option<String>, Option<String>) = conn
+        let mut stmt = conn
             .prepare_cached(
                 "SELECT (SELECT id FROM memories WHERE id < ?1 AND +tenant = ?2 ORDER BY id DESC LIMIT 1), \
                         (SELECT id FROM memories WHERE id > ?1 AND +tenant = ?2 ORDER BY id LIMIT 1)",
             )
-            .and_then(|mut s| s.query_row(params![id.to_string(), tenant], |r| Ok((r.get(0)?, r.get(1)?))))
             .map_err(sql_err)?;
-        Ok((
-            before.map(|s| s.parse()).transpose()?,
-            after.map(|s| s.parse()).transpose()?,
-        ))
+        ids.iter()
+            .map(|id| {
+                let (before, after): (Option<String>, Option<String>) = stmt
+                    .query_row(params![id.to_string(), tenant], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })
+                    .map_err(sql_err)?;
+                Ok((
+                    before.map(|s| s.parse()).transpose()?,
+                    after.map(|s| s.parse()).transpose()?,
+                ))
+            })
+            .collect()
     }
 
-    fn embedding(&self, tenant: &str, id: MemoryId) -> Result<Option<Vec<f32>>> {
+    fn embeddings(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>> {
         let conn = self.conn()?;
-        let blob: Option<Option<Vec<u8>>> = conn
-            .prepare_cached(EMBEDDING_SQL)
-            .and_then(|mut s| {
-                s.query_row(params![id.to_string(), tenant], |r| r.get(0))
+        let mut stmt = conn.prepare_cached(EMBEDDING_SQL).map_err(sql_err)?;
+        ids.iter()
+            .map(|id| {
+                let blob: Option<Option<Vec<u8>>> = stmt
+                    .query_row(params![id.to_string(), tenant], |r| r.get(0))
                     .optional()
+                    .map_err(sql_err)?;
+                Ok(blob.flatten().map(|b| blob_vector(&b)))
             })
+            .collect()
+    }
+
+    fn insert_unless_duplicate(
+        &self,
+        memory: Memory,
+        vector: Vec<f32>,
+        threshold: f32,
+    ) -> Result<Inserted> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql_err)?;
-        Ok(blob.flatten().map(|b| blob_vector(&b)))
+        // Inside the write lock: what other writers committed is in the
+        // index once it caught up, and nobody writes until this commits.
+        self.sync_index(&tx, current_revs(&tx)?)?;
+        let mut filter = Filter::new(&memory.tenant, memory.created_at)
+            .scope(ScopeFilter::Exactly(memory.project.clone()));
+        filter.types = vec![memory.kind];
+        let hits = self.vector_index()?.search(&vector, &filter, 8);
+        let mut best: Option<(MemoryId, f32)> = None;
+        {
+            let mut stmt = tx.prepare_cached(EMBEDDING_SQL).map_err(sql_err)?;
+            for hit in hits {
+                let blob: Option<Option<Vec<u8>>> = stmt
+                    .query_row(params![hit.id.to_string(), memory.tenant], |r| r.get(0))
+                    .optional()
+                    .map_err(sql_err)?;
+                if let Some(stored) = blob.flatten() {
+                    let sim = cairn_core::rank::cosine(&vector, &blob_vector(&stored));
+                    if sim >= threshold && best.is_none_or(|(_, b)| sim > b) {
+                        best = Some((hit.id, sim));
+                    }
+                }
+            }
+        }
+        if let Some((id, similarity)) = best {
+            return Ok(Inserted::Duplicate { id, similarity });
+        }
+        let rev = bump(&tx, "rev")?;
+        RowWriter::new(&tx, rev)?.write(&memory, None, Some(&vector))?;
+        add_docs(&tx, 1)?;
+        tx.commit().map_err(sql_err)?;
+        Ok(Inserted::New)
     }
 
     fn list(
@@ -1470,46 +1526,6 @@ impl Store for SqliteStore {
         Ok(index.search(vector, filter, limit))
     }
 
-    fn warm_up(&self) -> Result<()> {
-        let loaded = self.vector_index()?.loaded;
-        if loaded {
-            return Ok(()); // catching up is cheap: `vector_search` does it
-        }
-        let conn = self.side_connection()?;
-        self.sync_index(&conn, current_revs(&conn)?)
-    }
-
-    fn preload(&self) -> Result<()> {
-        self.warm_up()?;
-        if self.keywords()?.is_some() {
-            return Ok(());
-        }
-        // Built from a snapshot on a connection of its own (seconds at
-        // 100,000 memories; searches meanwhile use FTS5), then caught up
-        // by the next search.
-        let index = load_keywords(&self.side_connection()?)?;
-        let mut guard = self.keywords_mut()?;
-        if guard.is_none() {
-            *guard = Some(index);
-        }
-        Ok(())
-    }
-
-    /// Saves a snapshot of the vector index when [`snapshot_pays_off`].
-    fn save_caches(&self) -> Result<()> {
-        let entries = {
-            let index = self.vector_index()?;
-            if !index.loaded {
-                return Ok(());
-            }
-            index.len()
-        };
-        if snapshot_pays_off(entries, self.decoded.load(Ordering::Relaxed)) {
-            self.save_index_snapshot()?;
-        }
-        Ok(())
-    }
-
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
         let mut conn = self.conn()?;
         let tx = conn
@@ -1545,6 +1561,10 @@ impl Store for SqliteStore {
         conn.prepare("SELECT DISTINCT tenant FROM memories ORDER BY tenant")
             .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
             .map_err(sql_err)
+    }
+
+    fn caches(&self) -> Option<&dyn StoreCaches> {
+        Some(self)
     }
 
     fn verify(&self) -> Result<()> {
@@ -1597,6 +1617,48 @@ impl Store for SqliteStore {
             newest,
             size_bytes: Some((pages * page_size) as u64),
         })
+    }
+}
+
+impl StoreCaches for SqliteStore {
+    fn warm_up(&self) -> Result<()> {
+        let loaded = self.vector_index()?.loaded;
+        if loaded {
+            return Ok(()); // catching up is cheap: `vector_search` does it
+        }
+        let conn = self.side_connection()?;
+        self.sync_index(&conn, current_revs(&conn)?)
+    }
+
+    fn preload(&self) -> Result<()> {
+        self.warm_up()?;
+        if self.keywords()?.is_some() {
+            return Ok(());
+        }
+        // Built from a snapshot on a connection of its own (seconds at
+        // 100,000 memories; searches meanwhile use FTS5), then caught up
+        // by the next search.
+        let index = load_keywords(&self.side_connection()?)?;
+        let mut guard = self.keywords_mut()?;
+        if guard.is_none() {
+            *guard = Some(index);
+        }
+        Ok(())
+    }
+
+    /// Saves a snapshot of the vector index when [`snapshot_pays_off`].
+    fn save_caches(&self) -> Result<()> {
+        let entries = {
+            let index = self.vector_index()?;
+            if !index.loaded {
+                return Ok(());
+            }
+            index.len()
+        };
+        if snapshot_pays_off(entries, self.decoded.load(Ordering::Relaxed)) {
+            self.save_index_snapshot()?;
+        }
+        Ok(())
     }
 }
 
@@ -1668,7 +1730,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("c.db")).unwrap();
         for _ in 0..3 {
-            store.embedding("default", MemoryId::new_at(0)).unwrap();
+            store.embeddings("default", &[MemoryId::new_at(0)]).unwrap();
         }
         let conn = store.conn().unwrap();
         let stmt = conn.prepare_cached(EMBEDDING_SQL).unwrap();

@@ -7,7 +7,7 @@ use std::thread;
 
 use cairn_core::conformance::{axis, sample, T0};
 use cairn_core::store::{Filter, ScopeFilter, WriteBatch};
-use cairn_core::{MemoryType, Store};
+use cairn_core::{MemoryType, Store, StoreCaches};
 use cairn_sqlite::SqliteStore;
 
 fn all(tenant: &str) -> Filter {

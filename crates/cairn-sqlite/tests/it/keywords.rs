@@ -5,7 +5,7 @@
 
 use cairn_core::conformance::{axis, sample, T0};
 use cairn_core::store::{Filter, ScopeFilter, WriteBatch};
-use cairn_core::{Memory, MemoryType, Store};
+use cairn_core::{Memory, MemoryType, Store, StoreCaches};
 use cairn_sqlite::{SqliteStore, PRUNE_ABOVE_DOCS};
 
 /// Words that exercise FTS5's tokenizer: stems, diacritics, case, digits,

@@ -26,7 +26,7 @@ mod keywords;
 mod preloaded {
     use std::sync::Arc;
 
-    use cairn_core::Store;
+    use cairn_core::{Store, StoreCaches};
     use cairn_sqlite::SqliteStore;
 
     fn fresh() -> Arc<dyn Store> {

@@ -1,0 +1,264 @@
+//! The engine: remember, recall, update, forget, import, export — the
+//! operations on memories, written once over a [`Store`] and an
+//! [`Embedder`]. Typed and validated; the application layer
+//! ([`crate::api`]) turns front ends' requests into these calls.
+//!
+//! Files by operation: [`remember`](self::remember) (dedup, contradiction
+//! warnings, supersession), [`recall`](self::recall) (search and ranking),
+//! [`update`](self::update), [`transfer`](self::transfer) (import, export,
+//! reindex). This file holds the engine itself: ids, reads, deletes.
+
+mod recall;
+mod remember;
+mod transfer;
+mod update;
+
+use std::sync::Arc;
+
+pub use recall::{RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
+pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
+pub use transfer::ImportReport;
+pub use update::UpdateRequest;
+
+use crate::memory::{normalize_id_prefix, Memory, MemoryId, Timestamp};
+use crate::rank::Fusion;
+use crate::store::{Filter, ListOrder, Store, StoreStats};
+use crate::tokens::TokenCounter;
+use crate::{Embedder, Error, ModelInfo, Result};
+
+/// A source of the current time (ms since epoch); swappable in tests.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// The weight a superseded memory keeps.
+pub const SUPERSEDED_WEIGHT: f64 = 0.1;
+
+/// Cairn's engine. Cheap to clone; share one per process.
+#[derive(Clone)]
+pub struct Cairn {
+    store: Arc<dyn Store>,
+    embedder: Arc<dyn Embedder>,
+    clock: Clock,
+    fusion: Fusion,
+    tokens: TokenCounter,
+}
+
+impl Cairn {
+    /// An engine over `store` and `embedder`, using the system clock.
+    pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>) -> Self {
+        Cairn {
+            store,
+            embedder,
+            clock: Arc::new(crate::time::now),
+            fusion: Fusion::default(),
+            tokens: TokenCounter::default(),
+        }
+    }
+
+    /// Replace the fusion parameters (ranking experiments).
+    pub fn with_fusion(mut self, fusion: Fusion) -> Self {
+        self.fusion = fusion;
+        self
+    }
+
+    /// Replace the clock (tests, benchmarks replaying history).
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The current time by this engine's clock.
+    pub fn now(&self) -> Timestamp {
+        (self.clock)()
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The embedder.
+    pub fn embedder(&self) -> &Arc<dyn Embedder> {
+        &self.embedder
+    }
+
+    /// The token counter every budget of this engine counts with.
+    pub fn tokens(&self) -> &TokenCounter {
+        &self.tokens
+    }
+
+    /// Check that the store's vectors were made by this engine's embedder,
+    /// recording the model on first use.
+    fn ensure_model(&self) -> Result<()> {
+        let current = self.embedder.model();
+        match self.store.model()? {
+            None => self.store.set_model(&current),
+            Some(stored) if stored == current => Ok(()),
+            Some(stored) => Err(Error::ModelMismatch {
+                stored: stored.to_string(),
+                current: current.to_string(),
+            }),
+        }
+    }
+
+    fn embed_one(&self, text: &str) -> Result<Vec<f32>> {
+        let v = self.embedder.embed(text)?;
+        let dim = self.embedder.model().dim;
+        if v.len() != dim {
+            return Err(Error::embedding(format!(
+                "embedder returned {} dimensions, expected {dim}",
+                v.len()
+            )));
+        }
+        Ok(v)
+    }
+
+    /// Resolve a full id or a unique prefix (≥ 4 characters) of one of
+    /// `tenant`'s memories.
+    pub fn resolve(&self, tenant: &str, id_or_prefix: &str) -> Result<MemoryId> {
+        let prefix = normalize_id_prefix(id_or_prefix)?;
+        if prefix.len() == 36 {
+            let id: MemoryId = prefix.parse()?;
+            return match self.store.get(tenant, &[id])?.is_empty() {
+                true => Err(Error::NotFound(id_or_prefix.trim().to_string())),
+                false => Ok(id),
+            };
+        }
+        let found = self.store.find_by_prefix(tenant, &prefix, 6)?;
+        match found.as_slice() {
+            [] => Err(Error::NotFound(id_or_prefix.trim().to_string())),
+            [one] => Ok(*one),
+            many => Err(Error::AmbiguousId {
+                prefix: id_or_prefix.trim().to_string(),
+                candidates: many.iter().take(5).map(|i| i.to_string()).collect(),
+            }),
+        }
+    }
+
+    /// The shortest prefix (at least 8 characters, never ending in a
+    /// hyphen) that names `id` alone among `tenant`'s memories — what humans
+    /// see and type back. UUIDv7 ids begin with their creation time, so
+    /// memories written within the same 65.5 s window (2^16 ms) share their
+    /// first 8 characters and get longer short ids, like git's abbreviated
+    /// hashes.
+    pub fn short_id(&self, tenant: &str, id: MemoryId) -> Result<String> {
+        self.short_id_at_least(tenant, id, 8)
+    }
+
+    /// [`Cairn::short_id`], but at least `min` characters long (rounded up
+    /// to the next length that does not end in a hyphen). Front ends whose
+    /// readers keep ids for later (models) ask for 13: the creation
+    /// millisecond, so an id shown now stays unique as memories are added.
+    pub fn short_id_at_least(&self, tenant: &str, id: MemoryId, min: usize) -> Result<String> {
+        Ok(self.short_ids(tenant, &[id], min)?.remove(0))
+    }
+
+    /// [`Cairn::short_id_at_least`] of many ids, with one store call.
+    pub fn short_ids(&self, tenant: &str, ids: &[MemoryId], min: usize) -> Result<Vec<String>> {
+        // Only the neighbours in id order can share a longer prefix than
+        // any other id.
+        let neighbours = self.store.id_neighbours(tenant, ids)?;
+        Ok(ids
+            .iter()
+            .zip(neighbours)
+            .map(|(id, (before, after))| shortest_unique(*id, [before, after], min))
+            .collect())
+    }
+
+    fn load(&self, tenant: &str, id: MemoryId) -> Result<Memory> {
+        self.store
+            .get(tenant, &[id])?
+            .pop()
+            .ok_or_else(|| Error::NotFound(id.to_string()))
+    }
+
+    /// Read one memory (counts as an access).
+    pub fn get(&self, tenant: &str, id_or_prefix: &str) -> Result<Memory> {
+        let id = self.resolve(tenant, id_or_prefix)?;
+        let memory = self.load(tenant, id)?;
+        self.store.record_access(tenant, &[id], self.now())?;
+        Ok(memory)
+    }
+
+    /// Delete memories by id or prefix; every id is resolved before anything
+    /// is deleted, so one bad id deletes nothing.
+    pub fn forget(&self, tenant: &str, ids_or_prefixes: &[String]) -> Result<Vec<MemoryId>> {
+        let ids = ids_or_prefixes
+            .iter()
+            .map(|s| self.resolve(tenant, s))
+            .collect::<Result<Vec<_>>>()?;
+        self.store.delete(tenant, &ids)?;
+        Ok(ids)
+    }
+
+    /// Memories passing a filter.
+    pub fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>> {
+        self.store.list(filter, order, limit, offset)
+    }
+
+    /// A filter for `tenant` at the engine's current time.
+    pub fn filter(&self, tenant: &str) -> Filter {
+        Filter::new(tenant, self.now())
+    }
+
+    /// Delete every memory passing `filter`; returns their ids.
+    pub fn forget_matching(&self, filter: &Filter) -> Result<Vec<MemoryId>> {
+        let ids: Vec<MemoryId> = self
+            .store
+            .list(filter, ListOrder::Oldest, usize::MAX, 0)?
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        self.store.delete(&filter.tenant, &ids)?;
+        Ok(ids)
+    }
+
+    /// Counts for `tenant`, and the store's model.
+    pub fn stats(&self, tenant: &str) -> Result<(StoreStats, Option<ModelInfo>)> {
+        Ok((self.store.stats(tenant, self.now())?, self.store.model()?))
+    }
+
+    /// Delete expired memories (all tenants); returns how many.
+    pub fn gc(&self) -> Result<usize> {
+        self.store.delete_expired(self.now())
+    }
+}
+
+/// The shortest prefix of `id` of at least `min` characters that no
+/// neighbour shares, at one of the lengths that do not end in a hyphen.
+fn shortest_unique(id: MemoryId, neighbours: [Option<MemoryId>; 2], min: usize) -> String {
+    let full = id.to_string();
+    let shared = neighbours
+        .into_iter()
+        .flatten()
+        .map(|other| {
+            let other = other.to_string();
+            full.bytes()
+                .zip(other.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        })
+        .max()
+        .unwrap_or(0);
+    match [8, 11, 13, 16, 18, 21, 23, 28]
+        .into_iter()
+        .find(|&len| len >= min && len > shared)
+    {
+        Some(len) => full[..len].to_string(),
+        None => full,
+    }
+}
+
+/// `m` marked as replaced by `by` at `at`: weight 0.1, `superseded_by`,
+/// `valid_to`.
+fn superseded(mut m: Memory, by: MemoryId, at: Timestamp) -> Memory {
+    m.weight = SUPERSEDED_WEIGHT;
+    m.superseded_by = Some(by);
+    m.valid_to = Some(at);
+    m
+}

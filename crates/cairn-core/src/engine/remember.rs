@@ -1,0 +1,285 @@
+//! Remember: dedup against near-identical memories, warn about related
+//! ones, apply supersession.
+
+use serde_json::{Map, Value};
+
+use super::{superseded, Cairn};
+use crate::memory::{
+    normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
+    MemoryType, Tier,
+};
+use crate::rank::{classify_similarity, cosine, Similarity, DEDUP_THRESHOLD};
+use crate::store::{Filter, Hit, Inserted, ScopeFilter, WriteBatch};
+use crate::Result;
+
+/// What to remember.
+#[derive(Debug, Clone)]
+pub struct RememberRequest {
+    /// Owner.
+    pub tenant: String,
+    /// The text.
+    pub content: String,
+    /// Type.
+    pub kind: MemoryType,
+    /// `None` = global.
+    pub project: Option<String>,
+    /// Tags (normalised on write).
+    pub tags: Vec<String>,
+    /// Extra data.
+    pub metadata: Map<String, Value>,
+    /// 0–1; default 0.5.
+    pub importance: Option<f64>,
+    /// Time to live in ms.
+    pub ttl_ms: Option<i64>,
+    /// Id or id prefix of a memory this one replaces.
+    pub supersedes: Option<String>,
+    /// Merge into a near-identical memory instead of adding (default on).
+    pub dedup: bool,
+    /// Origin; default `manual`.
+    pub source: Option<String>,
+}
+
+impl RememberRequest {
+    /// A request with defaults: a global `note`, dedup on.
+    pub fn new(tenant: impl Into<String>, content: impl Into<String>) -> Self {
+        RememberRequest {
+            tenant: tenant.into(),
+            content: content.into(),
+            kind: MemoryType::default(),
+            project: None,
+            tags: Vec::new(),
+            metadata: Map::new(),
+            importance: None,
+            ttl_ms: None,
+            supersedes: None,
+            dedup: true,
+            source: None,
+        }
+    }
+}
+
+/// Whether a write created a memory or merged into an existing one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteStatus {
+    /// A new memory.
+    Created,
+    /// Merged into a near-identical memory (cosine ≥ 0.92), whose id is kept.
+    Deduplicated,
+}
+
+/// An existing memory similar to one being written.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SimilarMemory {
+    /// Its id.
+    pub id: MemoryId,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: MemoryType,
+    /// Its text.
+    pub content: String,
+    /// Cosine similarity with the new memory.
+    pub similarity: f32,
+}
+
+/// The answer of [`Cairn::remember`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RememberOutcome {
+    /// The memory written (new, or the one merged into).
+    pub id: MemoryId,
+    /// Created or deduplicated.
+    pub status: WriteStatus,
+    /// Related memories (0.75 ≤ cosine < 0.92): they may contradict the new
+    /// one; decide whether to supersede, forget or keep both.
+    pub similar: Vec<SimilarMemory>,
+    /// The memory this one superseded.
+    pub superseded: Option<MemoryId>,
+    /// When deduplicated: the cosine similarity with the memory merged
+    /// into (at least [`DEDUP_THRESHOLD`]).
+    pub merged_similarity: Option<f32>,
+}
+
+impl Cairn {
+    /// Store a memory: dedup against near-identical memories, warn about
+    /// related ones, and apply `supersedes`.
+    ///
+    /// Dedup is race-free: when no duplicate is seen here, the store checks
+    /// again inside the insert's own transaction
+    /// ([`crate::Store::insert_unless_duplicate`]), and a duplicate another
+    /// writer stored meanwhile is merged into like one found here.
+    pub fn remember(&self, req: RememberRequest) -> Result<RememberOutcome> {
+        validate_content(&req.content)?;
+        let tags = normalize_tags(&req.tags)?;
+        let project = req.project.as_deref().map(normalize_project).transpose()?;
+        if let Some(i) = req.importance {
+            validate_unit("importance", i)?;
+        }
+        let now = self.now();
+        let old = req
+            .supersedes
+            .as_deref()
+            .map(|s| {
+                self.resolve(&req.tenant, s)
+                    .and_then(|id| self.load(&req.tenant, id))
+            })
+            .transpose()?;
+        self.ensure_model()?;
+        let vector = self.embed_one(&req.content)?;
+
+        // Memories the new one may duplicate or contradict: the same tenant,
+        // in the scopes a recall from this scope sees.
+        let mut filter = Filter::new(&req.tenant, now);
+        filter.scope = match &project {
+            Some(p) => ScopeFilter::Project(p.clone()),
+            None => ScopeFilter::Global,
+        };
+        let hits = self.store.vector_search(&vector, &filter, 8)?;
+        let neighbours = self.exact_similarities(&req.tenant, &vector, &hits)?;
+
+        // Episodes record distinct events: two identical turns at different
+        // times are two memories, never merged. Superseding writes are
+        // explicit replacements, never merged either.
+        let may_dedup = req.dedup && req.kind.tier() != Tier::Episodic && old.is_none();
+        let given = (req.importance, req.ttl_ms);
+        let memory = Memory {
+            id: MemoryId::new_at(now),
+            tenant: req.tenant.clone(),
+            content: req.content,
+            kind: req.kind,
+            project,
+            tags,
+            metadata: req.metadata,
+            importance: req.importance.unwrap_or(0.5),
+            weight: 1.0,
+            source: req.source.unwrap_or_else(|| "manual".to_string()),
+            created_at: now,
+            updated_at: now,
+            last_accessed_at: None,
+            access_count: 0,
+            expires_at: req.ttl_ms.map(|t| now + t),
+            valid_from: None,
+            valid_to: None,
+            supersedes: old.as_ref().map(|o| o.id),
+            superseded_by: None,
+        };
+        if may_dedup {
+            let seen = neighbours.iter().find(|(m, sim)| {
+                m.kind == memory.kind
+                    && m.project == memory.project
+                    && classify_similarity(*sim) == Similarity::Duplicate
+            });
+            let duplicate = match seen {
+                Some((existing, sim)) => Some((existing.clone(), *sim)),
+                None => match self.store.insert_unless_duplicate(
+                    memory.clone(),
+                    vector.clone(),
+                    DEDUP_THRESHOLD,
+                )? {
+                    Inserted::New => None,
+                    Inserted::Duplicate { id, similarity } => {
+                        Some((self.load(&memory.tenant, id)?, similarity))
+                    }
+                },
+            };
+            if let Some((existing, similarity)) = duplicate {
+                return self.merge(existing, memory, given, vector, similarity);
+            }
+        } else {
+            let mut batch = WriteBatch {
+                inserts: vec![(memory.clone(), vector)],
+                updates: vec![],
+            };
+            if let Some(o) = &old {
+                batch
+                    .updates
+                    .push((superseded(o.clone(), memory.id, now), None));
+            }
+            self.store.write(batch)?;
+        }
+        let similar = neighbours
+            .into_iter()
+            .filter(|(m, sim)| {
+                Some(m.id) != old.as_ref().map(|o| o.id)
+                    && classify_similarity(*sim) != Similarity::Unrelated
+            })
+            .map(|(m, sim)| SimilarMemory {
+                id: m.id,
+                kind: m.kind,
+                content: m.content,
+                similarity: sim,
+            })
+            .collect();
+        Ok(RememberOutcome {
+            id: memory.id,
+            status: WriteStatus::Created,
+            similar,
+            superseded: old.map(|o| o.id),
+            merged_similarity: None,
+        })
+    }
+
+    /// Merge the new memory into the near-identical `existing` one: its
+    /// text replaces the old, tags and metadata are merged, importance and
+    /// TTL replaced when `given` (importance, TTL) says so; the id is kept.
+    fn merge(
+        &self,
+        existing: Memory,
+        new: Memory,
+        given: (Option<f64>, Option<i64>),
+        vector: Vec<f32>,
+        similarity: f32,
+    ) -> Result<RememberOutcome> {
+        let mut merged = existing;
+        merged.tags = normalize_tags(merged.tags.iter().chain(&new.tags))?;
+        merged.content = new.content;
+        merged.metadata.extend(new.metadata);
+        if given.0.is_some() {
+            merged.importance = new.importance;
+        }
+        if given.1.is_some() {
+            merged.expires_at = new.expires_at;
+        }
+        merged.updated_at = new.updated_at;
+        let id = merged.id;
+        self.store.write(WriteBatch {
+            inserts: vec![],
+            updates: vec![(merged, Some(vector))],
+        })?;
+        Ok(RememberOutcome {
+            id,
+            status: WriteStatus::Deduplicated,
+            similar: Vec::new(),
+            superseded: None,
+            merged_similarity: Some(similarity),
+        })
+    }
+
+    /// Exact cosines between `vector` and the stored embeddings of `hits`,
+    /// with the memories, best first.
+    fn exact_similarities(
+        &self,
+        tenant: &str,
+        vector: &[f32],
+        hits: &[Hit],
+    ) -> Result<Vec<(Memory, f32)>> {
+        let ids: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
+        let memories = self.store.get(tenant, &ids)?;
+        let found: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
+        let embeddings = self.store.embeddings(tenant, &found)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for (m, e) in memories.into_iter().zip(embeddings) {
+            if let Some(e) = e {
+                let sim = cosine(vector, &e);
+                out.push((m, sim));
+            }
+        }
+        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(out)
+    }
+
+    /// Replace `old` by a new memory: `req.supersedes` is set to `old`.
+    pub fn supersede(&self, old: &str, mut req: RememberRequest) -> Result<RememberOutcome> {
+        req.supersedes = Some(old.to_string());
+        self.remember(req)
+    }
+}

@@ -1,0 +1,283 @@
+//! Import, export and reindex: whole stores in and out, a transaction or
+//! a page at a time.
+
+use super::{superseded, Cairn};
+use crate::memory::{Memory, MemoryId, Timestamp};
+use crate::store::{Filter, ListOrder, WriteBatch};
+use crate::wire::MemoryRecord;
+use crate::{Error, Result};
+
+/// What an import did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ImportReport {
+    /// Memories written.
+    pub imported: usize,
+    /// Records whose id was already in the store (left as they were).
+    pub skipped_existing: usize,
+    /// Records embedded during the import (the others carried embeddings).
+    pub embedded: usize,
+    /// Bad records: (line number, problem). Skipped unless strict.
+    pub errors: Vec<(usize, String)>,
+}
+
+/// Embedding batch size for imports and reindexing.
+const EMBED_BATCH: usize = 256;
+
+/// Records per transaction when importing records that carry embeddings.
+const WRITE_BATCH: usize = 8192;
+
+impl Cairn {
+    /// Import records (line number, parsed record or parse error).
+    ///
+    /// Ids and times are preserved; a record whose id is already stored is
+    /// skipped. Bad records are reported with their line number and skipped;
+    /// with `strict`, any bad record refuses the whole import before anything
+    /// is written. Records without an `embedding` are embedded in batches.
+    ///
+    /// The records are taken as they come (a stream, such as
+    /// [`crate::wire::JsonLines`], is written while it is still being read)
+    /// and written a transaction at a time, so an import that stops halfway
+    /// leaves whole transactions, and run again it skips the records whose
+    /// id is stored. `strict` takes them all first. `progress` is told how
+    /// many records are done.
+    pub fn import(
+        &self,
+        tenant: &str,
+        records: impl IntoIterator<Item = (usize, Result<MemoryRecord>)>,
+        strict: bool,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<ImportReport> {
+        let now = self.now();
+        let dim = self.embedder.model().dim;
+        let mut errors = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        // Each valid record, with whether it named its id (only those can
+        // already be stored: a new id is a fresh UUIDv7).
+        let valid = records.into_iter().filter_map(|(line, record)| {
+            let checked = record.and_then(|r| {
+                let named = r.id.is_some();
+                let (m, e) = r.into_memory(tenant, now)?;
+                if let Some(e) = &e {
+                    if e.len() != dim {
+                        return Err(Error::invalid(format!(
+                            "embedding has {} dimensions; this store uses {dim}",
+                            e.len()
+                        )));
+                    }
+                    if let Some(x) = e.iter().find(|x| !x.is_finite()) {
+                        return Err(Error::invalid(format!(
+                            "embedding has a value that is not a finite number ({x})"
+                        )));
+                    }
+                }
+                if !seen.insert(m.id) {
+                    return Err(Error::invalid(format!(
+                        "id {} appears twice in the input",
+                        m.id
+                    )));
+                }
+                Ok((m, e, named))
+            });
+            checked.map_err(|e| errors.push((line, e.to_string()))).ok()
+        });
+        let mut report = if strict {
+            let valid: Vec<_> = valid.collect();
+            if let Some((line, msg)) = errors.first() {
+                return Err(Error::invalid(format!(
+                    "line {line}: {msg} ({} bad line(s) in all; --strict imports nothing)",
+                    errors.len()
+                )));
+            }
+            self.write_imported(tenant, valid.into_iter(), progress)?
+        } else {
+            self.write_imported(tenant, valid, progress)?
+        };
+        report.errors = errors;
+        Ok(report)
+    }
+
+    /// The writing half of [`Cairn::import`]: valid records (memory,
+    /// embedding if given, whether it named its id), a transaction at a time.
+    fn write_imported(
+        &self,
+        tenant: &str,
+        records: impl Iterator<Item = (Memory, Option<Vec<f32>>, bool)>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<ImportReport> {
+        let mut report = ImportReport::default();
+        let mut records = records.peekable();
+        if records.peek().is_some() {
+            self.ensure_model()?;
+        }
+        let mut done = 0;
+        while records.peek().is_some() {
+            // Pre-embedded records go in big transactions, which spend less
+            // on commits and index merges; those to embed a model batch at a
+            // time (so that progress moves).
+            let mut chunk = Vec::new();
+            let mut to_embed = 0;
+            while chunk.len() < WRITE_BATCH && to_embed < EMBED_BATCH {
+                let Some(record) = records.next() else { break };
+                to_embed += usize::from(record.1.is_none());
+                chunk.push(record);
+            }
+            done += chunk.len();
+            let named: Vec<MemoryId> = chunk
+                .iter()
+                .filter(|(_, _, named)| *named)
+                .map(|(m, _, _)| m.id)
+                .collect();
+            let existing: std::collections::HashSet<MemoryId> = if named.is_empty() {
+                Default::default()
+            } else {
+                self.store
+                    .get(tenant, &named)?
+                    .into_iter()
+                    .map(|m| m.id)
+                    .collect()
+            };
+            let fresh: Vec<(Memory, Option<Vec<f32>>)> = chunk
+                .into_iter()
+                .filter(|(m, _, _)| !existing.contains(&m.id))
+                .map(|(m, e, _)| (m, e))
+                .collect();
+            report.skipped_existing += existing.len();
+            let refs: Vec<&str> = fresh
+                .iter()
+                .filter(|(_, e)| e.is_none())
+                .map(|(m, _)| m.embedding_text())
+                .collect();
+            let mut computed = if refs.is_empty() {
+                Vec::new()
+            } else {
+                self.embedder.embed_batch(&refs)?
+            }
+            .into_iter();
+            report.embedded += refs.len();
+            let mut batch = WriteBatch::default();
+            for (m, e) in fresh {
+                let v = match e {
+                    Some(v) => v,
+                    None => computed
+                        .next()
+                        .ok_or_else(|| Error::embedding("embedder returned too few vectors"))?,
+                };
+                batch.inserts.push((m, v));
+            }
+            report.imported += batch.inserts.len();
+            self.link_supersessions(tenant, &mut batch)?;
+            self.store.write(batch)?;
+            progress(done);
+        }
+        Ok(report)
+    }
+
+    /// For each inserted memory that names a memory it supersedes, mark that
+    /// one superseded (unless it already says so), in the same batch.
+    fn link_supersessions(&self, tenant: &str, batch: &mut WriteBatch) -> Result<()> {
+        let links: Vec<(MemoryId, MemoryId, Timestamp)> = batch
+            .inserts
+            .iter()
+            .filter_map(|(m, _)| m.supersedes.map(|old| (old, m.id, m.created_at)))
+            .collect();
+        for (old, new, at) in links {
+            if let Some((m, _)) = batch.inserts.iter_mut().find(|(m, _)| m.id == old) {
+                if m.superseded_by.is_none() {
+                    *m = superseded(m.clone(), new, at);
+                }
+            } else if let Some(m) = self.store.get(tenant, &[old])?.pop() {
+                if m.superseded_by.is_none() {
+                    batch.updates.push((superseded(m, new, at), None));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every memory of `tenant` (expired and superseded included), in id
+    /// order, as wire records; with `embeddings`, each carries its vector.
+    pub fn export(
+        &self,
+        tenant: &str,
+        embeddings: bool,
+        sink: &mut dyn FnMut(MemoryRecord) -> Result<()>,
+    ) -> Result<usize> {
+        self.for_each_page(self.filter(tenant).everything(), 1000, &mut |page| {
+            let vectors = match embeddings {
+                true => {
+                    let ids: Vec<MemoryId> = page.iter().map(|m| m.id).collect();
+                    self.store.embeddings(tenant, &ids)?
+                }
+                false => vec![None; page.len()],
+            };
+            for (m, vector) in page.iter().zip(vectors) {
+                let mut record = MemoryRecord::from_memory(m);
+                record.embedding = vector;
+                sink(record)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Every memory passing `filter`, in id order, handed to `f` a page of
+    /// `size` at a time (memory stays bounded, and a page costs its own
+    /// rows: see [`Filter::after`]); returns how many there were.
+    fn for_each_page(
+        &self,
+        mut filter: Filter,
+        size: usize,
+        f: &mut dyn FnMut(Vec<Memory>) -> Result<()>,
+    ) -> Result<usize> {
+        let mut count = 0;
+        loop {
+            let page = self.store.list(&filter, ListOrder::Id, size, 0)?;
+            let (len, last) = (page.len(), page.last().map(|m| m.id));
+            if len > 0 {
+                f(page)?;
+            }
+            count += len;
+            match last {
+                Some(last) if len == size => filter.after = Some(last),
+                _ => return Ok(count),
+            }
+        }
+    }
+
+    /// Re-embed every memory of every tenant with this engine's embedder and
+    /// record its model. A model batch is read, embedded and written at a
+    /// time, so memory stays bounded and a memory another process changes
+    /// meanwhile is overwritten by at most one batch's stale copy.
+    /// `progress(done, total)` is called after each batch.
+    pub fn reindex(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
+        let filters = self
+            .store
+            .tenants()?
+            .into_iter()
+            .map(|t| self.filter(&t).everything())
+            .collect::<Vec<_>>();
+        let total = filters
+            .iter()
+            .map(|f| self.store.count(f))
+            .sum::<Result<usize>>()?;
+        let mut done = 0;
+        for filter in filters {
+            self.for_each_page(filter, EMBED_BATCH, &mut |page| {
+                let refs: Vec<&str> = page.iter().map(Memory::embedding_text).collect();
+                let vectors = self.embedder.embed_batch(&refs)?;
+                done += page.len();
+                let updates = page
+                    .into_iter()
+                    .zip(vectors.into_iter().map(Some))
+                    .collect();
+                self.store.write(WriteBatch {
+                    inserts: vec![],
+                    updates,
+                })?;
+                progress(done, total.max(done));
+                Ok(())
+            })?;
+        }
+        self.store.set_model(&self.embedder.model())?;
+        Ok(done)
+    }
+}
