@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use cairn_core::{Cairn, RecallRequest, Store};
+use cairn_core::{Cairn, RecallRequest, Store, StoreCaches};
 use cairn_mcp::{CairnMcp, McpConfig};
 use cairn_sqlite::SqliteStore;
 use rmcp::model::CallToolRequestParams;
@@ -42,7 +42,7 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let cairn = Cairn::new(store.clone(), embedder.clone());
     crate::fill(&cairn, &sqlite, &corpus, &embedder, memories, tmp.path())?;
     // What `cairn serve` and `cairn mcp` do at start.
-    store.preload()?;
+    sqlite.preload()?;
     let texts: Vec<String> = (0..queries)
         .map(|q| corpus.query_text(q as u64 + 1))
         .collect();
@@ -82,10 +82,14 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let serving = tokio::spawn(cairn_mcp::http::serve(
+        let jobs = cairn_server::Jobs {
+            sweep_every: Duration::from_secs(3600),
+            save_caches_every: Duration::from_secs(3600),
+        };
+        let serving = tokio::spawn(cairn_server::serve(
             listener,
-            server.clone(),
-            Duration::from_secs(3600),
+            cairn_server::AppState::new(server.clone()),
+            jobs,
             async move {
                 let _ = stop_rx.await;
             },

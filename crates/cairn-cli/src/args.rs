@@ -31,7 +31,8 @@ const EXAMPLES: &str = "Examples:
   cairn list --project atlas --type decision
   cairn export > backup.jsonl
 
-Exit codes: 0 ok, 1 not found, 2 bad input, 3 internal error.";
+Exit codes: 0 ok, 1 not found, 2 bad input, 3 internal error, 4 store busy or
+unreachable (try again).";
 
 /// Commands.
 #[derive(Debug, Subcommand)]
@@ -129,6 +130,9 @@ pub struct ScopeArgs {
     /// See every project's memories.
     #[arg(long, conflicts_with = "project")]
     pub all_projects: bool,
+    /// Global memories only (overrides CAIRN_PROJECT).
+    #[arg(long, conflicts_with = "all_projects")]
+    pub global: bool,
 }
 
 /// `cairn remember`
@@ -138,13 +142,16 @@ pub struct RememberArgs {
     #[arg(required = true)]
     pub content: Vec<String>,
     /// Type: fact, preference, rule, decision, feedback, context, episode,
-    /// summary, procedure, note.
-    #[arg(long = "type", short = 't', default_value = "note")]
-    pub kind: String,
-    /// Project the memory belongs to [default: global].
+    /// summary, procedure, note [default: note; with --supersedes, the old
+    /// memory's].
+    #[arg(long = "type", short = 't')]
+    pub kind: Option<String>,
+    /// Project the memory belongs to [default: global; with --supersedes,
+    /// the old memory's].
     #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
     pub project: Option<String>,
-    /// A tag (repeatable; commas also separate).
+    /// A tag (repeatable; commas also separate) [default: none; with
+    /// --supersedes, the old memory's].
     #[arg(long = "tag", value_delimiter = ',')]
     pub tags: Vec<String>,
     /// Metadata as key=value (repeatable; values are strings).
@@ -218,12 +225,16 @@ pub struct RecallArgs {
     pub query: Vec<String>,
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// How many results.
+    /// How many results (1–1000).
     #[arg(long, short = 'n', default_value_t = 10)]
     pub limit: usize,
     /// How candidates are found.
     #[arg(long, value_enum, default_value_t = Mode::Hybrid)]
     pub mode: Mode,
+    /// Token budget (cl100k_base) for the results: those past it are left
+    /// out and counted.
+    #[arg(long, short = 'b')]
+    pub budget: Option<usize>,
     /// Show every factor of each score.
     #[arg(long)]
     pub explain: bool,
@@ -338,6 +349,9 @@ pub enum Sort {
     Accessed,
     /// Longest unused first.
     Stale,
+    /// In id order (creation order; pages stay right while memories are
+    /// added: continue with --cursor).
+    Id,
 }
 
 /// `cairn list`
@@ -348,12 +362,16 @@ pub struct ListArgs {
     /// Order.
     #[arg(long, value_enum, default_value_t = Sort::Newest)]
     pub sort: Sort,
-    /// How many.
+    /// How many (1–1000).
     #[arg(long, short = 'n', default_value_t = 50)]
     pub limit: usize,
     /// Skip this many.
     #[arg(long, default_value_t = 0)]
     pub offset: usize,
+    /// Continue a listing: the `next_cursor` of the previous page
+    /// (`--json` shows it).
+    #[arg(long)]
+    pub cursor: Option<String>,
 }
 
 /// `cairn update`

@@ -6,14 +6,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
-use cairn_core::context::ContextRequest;
-use cairn_core::store::{Filter, ListOrder, ScopeFilter};
-use cairn_core::time::{format_timestamp, parse_duration, parse_timestamp};
-use cairn_core::wire::{JsonLines, MemoryRecord, RecallItem, RecallResponse};
-use cairn_core::{
-    Cairn, Error, MemoryType, RecallRequest, RememberRequest, SearchMode, Store, UpdateRequest,
-    WriteStatus, DEFAULT_TENANT,
+use cairn_core::api::{
+    self, Caller, ContextInput, ForgetInput, ListInput, ListSort, MemoryView, RecallInput,
+    RememberInput, RememberOutput, Selection, UpdateInput,
 };
+use cairn_core::project::detect_project;
+use cairn_core::wire::JsonLines;
+use cairn_core::{Cairn, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT};
 use cairn_sqlite::SqliteStore;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value};
@@ -25,6 +24,11 @@ use crate::out::{self, paint};
 /// The local user's tenant.
 const TENANT: &str = DEFAULT_TENANT;
 
+/// The local user: the CLI's `--project` is always explicit.
+fn caller() -> Caller {
+    Caller::new(TENANT)
+}
+
 /// The default store file: `$XDG_DATA_HOME/cairn/cairn.db`.
 pub fn default_db_path() -> PathBuf {
     dirs::data_dir()
@@ -33,9 +37,27 @@ pub fn default_db_path() -> PathBuf {
         .join("cairn.db")
 }
 
+/// Whether a command may create the store: those that write memories, and
+/// servers. The others, given a store that does not exist, say so instead
+/// of creating an empty one (a typo in `--db` would look like lost
+/// memories). The default store is created by any command.
+fn creates_store(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Remember(_)
+            | Command::Supersede(_)
+            | Command::Import(_)
+            | Command::Mcp(_)
+            | Command::Serve(_)
+    )
+}
+
 fn open(cli: &Cli) -> Result<Cairn> {
-    let path = cli.db.clone().unwrap_or_else(default_db_path);
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path)?);
+    let store: Arc<dyn Store> = match &cli.db {
+        None => Arc::new(SqliteStore::open(default_db_path())?),
+        Some(path) if creates_store(&cli.command) => Arc::new(SqliteStore::open(path)?),
+        Some(path) => Arc::new(SqliteStore::open_existing(path)?),
+    };
     let embedder = Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir()));
     Ok(Cairn::new(store, embedder))
 }
@@ -55,7 +77,7 @@ pub fn run(cli: Cli) -> Result<()> {
     // After the answer is out (or the server stopped): what the next
     // process opens faster with. Failing to save it loses nothing, so it
     // only warns.
-    if let Err(e) = store.save_caches() {
+    if let Some(Err(e)) = store.caches().map(|c| c.save_caches()) {
         eprintln!(
             "{} {e}",
             paint("warning: could not save caches:", out::YELLOW)
@@ -86,13 +108,6 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
             unreachable!("handled above")
         }
     }
-}
-
-/// The shortest unique prefix of an id, for humans.
-fn short(cairn: &Cairn, id: cairn_core::MemoryId) -> String {
-    cairn
-        .short_id(TENANT, id)
-        .unwrap_or_else(|_| id.to_string())
 }
 
 fn print_json(v: &impl serde::Serialize) -> Result<()> {
@@ -144,144 +159,175 @@ fn parse_meta(pairs: &[String], json: Option<&str>) -> Result<Map<String, Value>
     Ok(map)
 }
 
-fn scope_of(s: &ScopeArgs) -> ScopeFilter {
-    match (&s.project, s.all_projects) {
-        (_, true) => ScopeFilter::All,
-        (Some(p), false) => ScopeFilter::Project(p.trim().to_string()),
-        (None, false) => ScopeFilter::Global,
+/// The selection of a command's filter flags.
+fn selection(f: &FilterArgs) -> Selection {
+    Selection {
+        // `--global` overrides a project set by CAIRN_PROJECT.
+        project: if f.scope.global {
+            None
+        } else {
+            f.scope.project.clone()
+        },
+        global: f.scope.global,
+        all_projects: f.scope.all_projects,
+        types: f.types.clone(),
+        tags: f.tags.clone(),
+        since: f.since.clone(),
+        until: f.until.clone(),
+        valid_at: f.valid_at.clone(),
+        include_expired: f.include_expired,
+        include_superseded: f.include_superseded,
     }
 }
 
-fn types_of(types: &[String]) -> Result<Vec<MemoryType>> {
-    Ok(types
-        .iter()
-        .map(|t| t.parse())
-        .collect::<cairn_core::Result<_>>()?)
+/// Shortest unique prefixes (8+ characters) for a table, in one store call.
+fn shorts(cairn: &Cairn, ids: &[MemoryId]) -> Result<Vec<String>> {
+    Ok(cairn.short_ids(TENANT, ids, 8)?)
 }
 
-fn time_arg(v: &Option<String>) -> Result<Option<i64>> {
-    Ok(v.as_deref().map(parse_timestamp).transpose()?)
-}
-
-fn filter_of(cairn: &Cairn, f: &FilterArgs) -> Result<Filter> {
-    let mut filter = cairn.filter(TENANT).scope(scope_of(&f.scope));
-    filter.types = types_of(&f.types)?;
-    filter.tags = cairn_core::memory::normalize_tags(&f.tags)?;
-    filter.created_after = time_arg(&f.since)?;
-    filter.created_before = time_arg(&f.until)?;
-    if let Some(at) = time_arg(&f.valid_at)? {
-        filter.valid_after = Some(at);
-        filter.valid_before = Some(at + 1);
+fn short(cairn: &Cairn, id: &str) -> String {
+    match id.parse::<MemoryId>() {
+        Ok(parsed) => shorts(cairn, &[parsed])
+            .ok()
+            .and_then(|mut s| s.pop())
+            .unwrap_or_else(|| id.to_string()),
+        Err(_) => id.to_string(),
     }
-    filter.include_expired = f.include_expired;
-    filter.include_superseded = f.include_superseded;
-    Ok(filter)
+}
+
+fn ids_of(views: &[MemoryView]) -> Vec<MemoryId> {
+    views.iter().filter_map(|v| v.id().parse().ok()).collect()
 }
 
 fn remember(cairn: &Cairn, a: RememberArgs, json: bool) -> Result<()> {
-    let mut req = RememberRequest::new(TENANT, text_arg(&a.content)?);
-    req.kind = a.kind.parse()?;
-    req.project = a.project;
-    req.tags = a.tags;
-    req.metadata = parse_meta(&a.meta, a.metadata.as_deref())?;
-    req.metadata.retain(|_, v| !v.is_null());
-    req.importance = a.importance;
-    req.ttl_ms = a.ttl.as_deref().map(parse_duration).transpose()?;
-    req.supersedes = a.supersedes;
-    req.dedup = !a.no_dedup;
-    req.source = a.source;
-    let outcome = cairn.remember(req)?;
+    let input = RememberInput {
+        content: text_arg(&a.content)?,
+        kind: a.kind,
+        project: a.project,
+        global: false,
+        tags: Some(a.tags),
+        metadata: Some(parse_meta(&a.meta, a.metadata.as_deref())?),
+        importance: a.importance,
+        ttl: a.ttl,
+        supersedes: a.supersedes,
+        dedup: Some(!a.no_dedup),
+        source: a.source,
+    };
+    let out = api::remember(cairn, &caller(), input)?;
     if json {
-        return print_json(&outcome);
+        return print_json(&out);
     }
-    match outcome.status {
-        WriteStatus::Created => println!(
-            "{} {}",
-            paint("remembered", out::GREEN),
-            short(cairn, outcome.id)
-        ),
+    print_remembered(cairn, &out);
+    Ok(())
+}
+
+fn print_remembered(cairn: &Cairn, out: &RememberOutput) {
+    match out.status {
+        WriteStatus::Created => {
+            println!(
+                "{} {}",
+                paint("remembered", out::GREEN),
+                short(cairn, &out.id)
+            )
+        }
         WriteStatus::Deduplicated => println!(
-            "{} into {} (a near-identical memory existed; content replaced, tags merged)",
+            "{} into {} (a near-identical memory existed{}; content replaced, tags merged)",
             paint("deduplicated", out::YELLOW),
-            short(cairn, outcome.id)
+            short(cairn, &out.id),
+            out.dedup
+                .map(|d| format!(": similarity {:.2} ≥ {:.2}", d.similarity, d.threshold))
+                .unwrap_or_default()
         ),
     }
-    if let Some(old) = outcome.superseded {
+    if let Some(old) = &out.superseded {
         println!(
             "superseded {} (weight 0.1, hidden from recall)",
             short(cairn, old)
         );
     }
-    if !outcome.similar.is_empty() {
+    if !out.similar.is_empty() {
         println!(
             "{} similar memories exist; if one is now wrong, `cairn supersede` or `cairn forget` it:",
             paint("note:", out::YELLOW)
         );
-        for s in &outcome.similar {
+        for s in &out.similar {
             println!(
                 "  {}  {:.2}  {}",
-                short(cairn, s.id),
+                short(cairn, &s.id),
                 s.similarity,
                 out::one_line(&s.content, 80)
             );
         }
     }
-    Ok(())
 }
 
 fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
-    let req = RecallRequest {
+    let input = RecallInput {
         query: a.query.join(" "),
-        filter: filter_of(cairn, &a.filter)?,
-        limit: a.limit,
-        mode: match a.mode {
-            Mode::Hybrid => SearchMode::Hybrid,
-            Mode::Keyword => SearchMode::Keyword,
-            Mode::Semantic => SearchMode::Semantic,
-        },
+        selection: selection(&a.filter),
+        limit: Some(a.limit),
+        mode: Some(
+            match a.mode {
+                Mode::Hybrid => SearchMode::Hybrid,
+                Mode::Keyword => SearchMode::Keyword,
+                Mode::Semantic => SearchMode::Semantic,
+            }
+            .as_str()
+            .to_string(),
+        ),
+        budget: a.budget,
+        explain: a.explain,
     };
-    let results = cairn.recall(&req)?;
+    let out = api::recall(cairn, &caller(), input)?;
     if json {
-        let response = RecallResponse {
-            results: results
-                .iter()
-                .map(|r| RecallItem {
-                    memory: MemoryRecord::from_memory(&r.memory),
-                    short_id: short(cairn, r.memory.id),
-                    score: r.explain.score,
-                    explain: a.explain.then(|| r.explain.clone()),
-                })
-                .collect(),
-        };
-        return print_json(&response);
+        return print_json(&out);
     }
-    if results.is_empty() {
+    if out.results.is_empty() {
         println!("no memories match");
         return Ok(());
     }
-    let rows: Vec<Vec<String>> = results
+    let views: Vec<MemoryView> = out.results.iter().map(|r| r.memory.clone()).collect();
+    let ids = shorts(cairn, &ids_of(&views))?;
+    let rows: Vec<Vec<String>> = out
+        .results
         .iter()
-        .map(|r| {
-            let m = &r.memory;
+        .zip(&ids)
+        .map(|(r, id)| {
+            let m = &r.memory.record;
             vec![
-                short(cairn, m.id),
-                format!("{:.4}", r.explain.score),
-                m.kind.to_string(),
+                id.clone(),
+                format!("{:.4}", r.score),
+                m.kind.clone().unwrap_or_default(),
                 m.project.clone().unwrap_or_else(|| "(global)".into()),
                 out::one_line(&m.content, 80),
             ]
         })
         .collect();
     out::table(&["ID", "SCORE", "TYPE", "SCOPE", "CONTENT"], &rows);
+    if out.omitted > 0 {
+        println!(
+            "{}",
+            paint(
+                &format!(
+                    "{} left out to stay within {} tokens (--budget)",
+                    api::plural(out.omitted, "match", "matches"),
+                    a.budget.unwrap_or_default()
+                ),
+                out::DIM
+            )
+        );
+    }
     if a.explain {
         println!();
         let rank = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
-        let rows: Vec<Vec<String>> = results
+        let rows: Vec<Vec<String>> = out
+            .results
             .iter()
-            .map(|r| {
-                let e = &r.explain;
-                vec![
-                    short(cairn, r.memory.id),
+            .zip(&ids)
+            .filter_map(|(r, id)| {
+                let e = r.explain.as_ref()?;
+                Some(vec![
+                    id.clone(),
                     rank(e.bm25_rank),
                     e.bm25_score.map_or("-".into(), |s| format!("{s:.3}")),
                     rank(e.vector_rank),
@@ -292,7 +338,7 @@ fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
                     format!("{:.1}", e.scope_weight),
                     format!("{:.2}", e.weight),
                     format!("{:.5}", e.score),
-                ]
+                ])
             })
             .collect();
         out::table(
@@ -312,23 +358,19 @@ fn context(cairn: &Cairn, a: ContextArgs, json: bool) -> Result<()> {
         Some(p) => Some(p),
         None if a.auto_project => std::env::current_dir()
             .ok()
-            .and_then(|d| cairn_mcp::project::detect_project(&d))
+            .and_then(|d| detect_project(&d))
             .map(|d| d.name),
         None => None,
     };
-    if a.budget < 50 {
-        return Err(Error::invalid(format!(
-            "--budget {} is too small: give at least 50 tokens",
-            a.budget
-        ))
-        .into());
-    }
-    let pack = cairn.context(&ContextRequest {
-        tenant: TENANT.into(),
-        topic,
-        project: project.map(|p| p.trim().to_string()),
-        budget: a.budget,
-    })?;
+    let pack = api::context(
+        cairn,
+        &caller(),
+        ContextInput {
+            topic,
+            project,
+            budget: Some(a.budget),
+        },
+    )?;
     if json || a.format == ContextFormat::Json {
         print_json(&pack)
     } else {
@@ -338,42 +380,57 @@ fn context(cairn: &Cairn, a: ContextArgs, json: bool) -> Result<()> {
 }
 
 fn get(cairn: &Cairn, id: &str, json: bool) -> Result<()> {
-    let m = cairn.get(TENANT, id)?;
+    let view = api::get(cairn, &caller(), id)?;
     if json {
-        return print_json(&MemoryRecord::from_memory(&m));
+        return print_json(&view);
     }
-    out::memory_detail(&m);
+    out::memory_detail(&view, &short(cairn, view.id()));
     Ok(())
 }
 
 fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
-    let filter = filter_of(cairn, &a.filter)?;
-    let order = match a.sort {
-        Sort::Newest => ListOrder::Newest,
-        Sort::Oldest => ListOrder::Oldest,
-        Sort::Updated => ListOrder::RecentlyUpdated,
-        Sort::Accessed => ListOrder::MostAccessed,
-        Sort::Stale => ListOrder::Stalest,
+    let sort = match a.sort {
+        Sort::Newest => ListSort::Newest,
+        Sort::Oldest => ListSort::Oldest,
+        Sort::Updated => ListSort::Updated,
+        Sort::Accessed => ListSort::Accessed,
+        Sort::Stale => ListSort::Stale,
+        Sort::Id => ListSort::Id,
     };
-    let list = cairn.list(&filter, order, a.limit, a.offset)?;
+    let input = ListInput {
+        selection: selection(&a.filter),
+        sort: Some(format!("{sort:?}").to_lowercase()),
+        limit: Some(a.limit),
+        offset: Some(a.offset),
+        cursor: a.cursor,
+    };
+    let out = api::list(cairn, &caller(), input)?;
     if json {
-        let records: Vec<MemoryRecord> = list.iter().map(MemoryRecord::from_memory).collect();
-        return print_json(&serde_json::json!({ "memories": records }));
+        return print_json(&out);
     }
-    if list.is_empty() {
+    if out.memories.is_empty() {
         println!("no memories");
         return Ok(());
     }
-    let total = cairn.store().count(&filter)?;
+    let ids = shorts(cairn, &ids_of(&out.memories))?;
     out::table(
         &["ID", "TYPE", "SCOPE", "TAGS", "UPDATED", "CONTENT"],
-        &out::memory_rows(&list, cairn.now(), |id| short(cairn, id)),
+        &out::memory_rows(&out.memories, &ids, cairn.now()),
     );
-    if total > list.len() + a.offset {
+    if out.next_offset.is_some() {
         println!(
             "{}",
             paint(
-                &format!("{} of {total} shown (--limit, --offset)", list.len()),
+                &format!(
+                    "{} of {} shown (--limit, --offset{})",
+                    out.memories.len(),
+                    out.total,
+                    if sort == ListSort::Id {
+                        ", --cursor"
+                    } else {
+                        ""
+                    }
+                ),
                 out::DIM
             )
         );
@@ -381,46 +438,38 @@ fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn print_memory_result(
-    cairn: &Cairn,
-    m: &cairn_core::Memory,
-    verb: &str,
-    json: bool,
-) -> Result<()> {
-    if json {
-        return print_json(&MemoryRecord::from_memory(m));
-    }
-    println!("{} {}", paint(verb, out::GREEN), short(cairn, m.id));
-    Ok(())
-}
-
 fn update(cairn: &Cairn, a: UpdateArgs, json: bool) -> Result<()> {
     let meta = parse_meta(&a.meta, None)?;
-    let req = UpdateRequest {
+    let input = UpdateInput {
         content: a.content.map(|c| text_arg(&[c])).transpose()?,
-        kind: a.kind.as_deref().map(str::parse).transpose()?,
-        project: if a.global {
-            Some(None)
-        } else {
-            a.project.map(Some)
-        },
+        kind: a.kind,
+        project: a.project,
+        global: a.global,
         tags: (!a.tags.is_empty()).then_some(a.tags),
         add_tags: a.add_tags,
         remove_tags: a.remove_tags,
         metadata: (!meta.is_empty()).then_some(meta),
         importance: a.importance,
         weight: a.weight,
-        ttl_ms: a.ttl.as_deref().map(parse_duration).transpose()?,
+        ttl: a.ttl,
         clear_ttl: a.no_ttl,
     };
-    let m = cairn.update(TENANT, &a.id, req)?;
-    print_memory_result(cairn, &m, "updated", json)
+    let out = api::update(cairn, &caller(), &a.id, input)?;
+    if json {
+        return print_json(&out);
+    }
+    println!(
+        "{} {}",
+        paint("updated", out::GREEN),
+        short(cairn, out.memory.id())
+    );
+    Ok(())
 }
 
 fn tag(cairn: &Cairn, id: &str, tags: Vec<String>, json: bool) -> Result<()> {
     let (remove, add): (Vec<String>, Vec<String>) =
         tags.into_iter().partition(|t| t.starts_with('-'));
-    let req = UpdateRequest {
+    let input = UpdateInput {
         add_tags: add
             .into_iter()
             .map(|t| t.trim_start_matches('+').to_string())
@@ -428,92 +477,67 @@ fn tag(cairn: &Cairn, id: &str, tags: Vec<String>, json: bool) -> Result<()> {
         remove_tags: remove.into_iter().map(|t| t[1..].to_string()).collect(),
         ..Default::default()
     };
-    let m = cairn.update(TENANT, id, req)?;
+    let out = api::update(cairn, &caller(), id, input)?;
     if json {
-        return print_json(&MemoryRecord::from_memory(&m));
+        return print_json(&out);
     }
+    let tags = &out.memory.record.tags;
     println!(
         "{} {}: {}",
         paint("tagged", out::GREEN),
-        short(cairn, m.id),
-        if m.tags.is_empty() {
+        short(cairn, out.memory.id()),
+        if tags.is_empty() {
             "(no tags)".into()
         } else {
-            m.tags.join(", ")
+            tags.join(", ")
         }
     );
     Ok(())
 }
 
 fn forget(cairn: &Cairn, a: ForgetArgs, json: bool) -> Result<()> {
-    let has_filter = a.filter.scope.project.is_some()
-        || a.filter.scope.all_projects
-        || !a.filter.types.is_empty()
-        || !a.filter.tags.is_empty()
-        || a.filter.since.is_some()
-        || a.filter.until.is_some();
-    let ids = match (a.ids.is_empty(), has_filter) {
-        (false, false) => cairn.forget(TENANT, &a.ids)?,
-        (true, true) => {
-            let mut filter = filter_of(cairn, &a.filter)?;
-            // Forgetting in a project means that project's memories only,
-            // never the global ones a recall there would also see.
-            if let ScopeFilter::Project(p) = &filter.scope {
-                filter.scope = ScopeFilter::Exactly(Some(p.clone()));
-            }
-            if !a.yes {
-                let n = cairn.store().count(&filter)?;
-                if json {
-                    return print_json(&serde_json::json!({"would_forget": n, "forgotten": 0}));
-                }
-                println!("{n} memories match; nothing deleted. Run again with --yes to delete them.");
-                return Ok(());
-            }
-            cairn.forget_matching(&filter)?
-        }
-        (false, true) => return Err(Error::invalid("give ids or a filter (--project, --type, --tag, --since, --until), not both").into()),
-        (true, false) => {
-            return Err(Error::invalid(
-                "nothing to forget: give ids, or a filter (--project, --type, --tag, --since, --until) with --yes",
-            )
-            .into())
-        }
+    let input = ForgetInput {
+        ids: a.ids,
+        selection: selection(&a.filter),
+        confirm: a.yes,
     };
+    let out = api::forget(cairn, &caller(), input)?;
     if json {
-        let ids: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
-        return print_json(&serde_json::json!({"forgotten": ids.len(), "ids": ids}));
+        return print_json(&out);
     }
-    println!(
-        "{} {} memor{}",
-        paint("forgot", out::GREEN),
-        ids.len(),
-        if ids.len() == 1 { "y" } else { "ies" }
-    );
+    match out.would_forget {
+        Some(n) => println!(
+            "{} match (scope: {}); nothing deleted. Run again with --yes to delete {}.",
+            api::plural(n, "memory", "memories"),
+            out.scope.as_deref().unwrap_or("all"),
+            if n == 1 { "it" } else { "them" }
+        ),
+        None => println!(
+            "{} {}",
+            paint("forgot", out::GREEN),
+            api::plural(out.forgotten, "memory", "memories")
+        ),
+    }
     Ok(())
 }
 
 fn supersede(cairn: &Cairn, a: SupersedeArgs, json: bool) -> Result<()> {
-    let old = cairn.get(TENANT, &a.old)?;
-    let mut req = RememberRequest::new(TENANT, text_arg(&a.content)?);
-    req.kind = match a.kind {
-        Some(k) => k.parse()?,
-        None => old.kind,
+    let input = RememberInput {
+        content: text_arg(&a.content)?,
+        kind: a.kind,
+        tags: Some(a.tags),
+        supersedes: Some(a.old),
+        ..Default::default()
     };
-    req.project = old.project.clone();
-    req.tags = if a.tags.is_empty() {
-        old.tags.clone()
-    } else {
-        a.tags
-    };
-    let outcome = cairn.supersede(&old.id.to_string(), req)?;
+    let out = api::remember(cairn, &caller(), input)?;
     if json {
-        return print_json(&outcome);
+        return print_json(&out);
     }
     println!(
         "{} {} with {}",
         paint("superseded", out::GREEN),
-        short(cairn, old.id),
-        short(cairn, outcome.id)
+        short(cairn, out.superseded.as_deref().unwrap_or_default()),
+        short(cairn, &out.id)
     );
     Ok(())
 }
@@ -618,8 +642,10 @@ fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
 fn export(cairn: &Cairn, a: ExportArgs) -> Result<()> {
     let write_all = |w: &mut dyn Write| -> Result<usize> {
         let n = cairn.export(TENANT, a.embeddings, &mut |record| {
-            serde_json::to_writer(&mut *w, &record).map_err(Error::storage)?;
-            w.write_all(b"\n").map_err(Error::storage)
+            serde_json::to_writer(&mut *w, &record)
+                .map_err(|e| Error::storage_from("writing the export", e))?;
+            w.write_all(b"\n")
+                .map_err(|e| Error::storage_from("writing the export", e))
         })?;
         w.flush()?;
         Ok(n)
@@ -669,10 +695,16 @@ fn tempfile_in(dir: &std::path::Path) -> Result<(PathBuf, File)> {
 }
 
 fn stats(cairn: &Cairn, json: bool) -> Result<()> {
-    let (s, model) = cairn.stats(TENANT)?;
+    let s = api::stats(cairn, &caller())?;
     if json {
-        return print_json(&serde_json::json!({"stats": s, "model": model}));
+        return print_json(&s);
     }
+    let counts = |m: &serde_json::Map<String, Value>| {
+        m.iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     println!("{} {}", paint("memories:", out::BOLD), s.total);
     println!(
         "{} {}  {} {}",
@@ -682,31 +714,20 @@ fn stats(cairn: &Cairn, json: bool) -> Result<()> {
         s.superseded
     );
     if !s.by_type.is_empty() {
-        let types: Vec<String> = s.by_type.iter().map(|(t, n)| format!("{t} {n}")).collect();
-        println!("{} {}", paint("by type:", out::BOLD), types.join(", "));
-        let projects: Vec<String> = s
-            .by_project
-            .iter()
-            .map(|(p, n)| format!("{} {n}", p.as_deref().unwrap_or("(global)")))
-            .collect();
+        println!("{} {}", paint("by type:", out::BOLD), counts(&s.by_type));
         println!(
             "{} {}",
             paint("by project:", out::BOLD),
-            projects.join(", ")
+            counts(&s.by_project)
         );
     }
-    if let (Some(o), Some(n)) = (s.oldest, s.newest) {
-        println!(
-            "{} {} → {}",
-            paint("created:", out::BOLD),
-            format_timestamp(o),
-            format_timestamp(n)
-        );
+    if let (Some(o), Some(n)) = (&s.oldest, &s.newest) {
+        println!("{} {o} → {n}", paint("created:", out::BOLD));
     }
     println!(
         "{} {}",
         paint("model:", out::BOLD),
-        model.map_or("(none yet)".to_string(), |m| m.to_string())
+        s.model.as_deref().unwrap_or("(none yet)")
     );
     if let Some(b) = s.size_bytes {
         println!(

@@ -26,20 +26,29 @@ const EXIT_BAD_INPUT: u8 = 2;
 /// Exit code for internal faults (storage, model).
 const EXIT_INTERNAL: u8 = 3;
 
+/// Exit code when the store is busy or unreachable (retry later).
+const EXIT_UNAVAILABLE: u8 = 4;
+
 fn exit_code(kind: ErrorKind) -> u8 {
     match kind {
-        ErrorKind::BadInput => EXIT_BAD_INPUT,
+        ErrorKind::InvalidInput
+        | ErrorKind::Ambiguous
+        | ErrorKind::Conflict
+        | ErrorKind::TooLarge => EXIT_BAD_INPUT,
         ErrorKind::NotFound => EXIT_NOT_FOUND,
+        ErrorKind::Unavailable => EXIT_UNAVAILABLE,
         ErrorKind::Internal => EXIT_INTERNAL,
     }
 }
 
 /// A reader that stopped reading (`cairn export | head`) is not an error.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    let broken = std::io::ErrorKind::BrokenPipe;
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            || e.to_string().contains("Broken pipe")
+            .is_some_and(|io| io.kind() == broken)
+            || e.downcast_ref::<cairn_core::Error>()
+                .is_some_and(|c| c.has_io_cause(broken))
     })
 }
 

@@ -4,8 +4,9 @@
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
+use cairn_core::api::MemoryView;
 use cairn_core::time::{ago, format_timestamp};
-use cairn_core::{Memory, MemoryId, Timestamp};
+use cairn_core::{Memory, Timestamp, DEFAULT_TENANT};
 
 pub const RED: &str = "31";
 pub const GREEN: &str = "32";
@@ -77,18 +78,23 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) {
     }
 }
 
-/// Rows of a memory listing.
-pub fn memory_rows(
-    list: &[Memory],
-    now: Timestamp,
-    short: impl Fn(MemoryId) -> String,
-) -> Vec<Vec<String>> {
+/// The memory a view shows (views are what every answer carries; this
+/// terminal front end formats the typed fields).
+fn memory_of(view: &MemoryView) -> Option<Memory> {
+    let record = view.record.clone();
+    record.into_memory(DEFAULT_TENANT, 0).ok().map(|(m, _)| m)
+}
+
+/// Rows of a memory listing, with the ids to show.
+pub fn memory_rows(list: &[MemoryView], shorts: &[String], now: Timestamp) -> Vec<Vec<String>> {
     list.iter()
-        .map(|m| {
+        .filter_map(memory_of)
+        .zip(shorts)
+        .map(|(m, short)| {
             vec![
-                short(m.id),
+                short.clone(),
                 m.kind.to_string(),
-                scope(m),
+                scope(&m),
                 m.tags.join(","),
                 ago(m.updated_at, now),
                 one_line(&m.content, 70),
@@ -98,9 +104,13 @@ pub fn memory_rows(
 }
 
 /// Print one memory in full.
-pub fn memory_detail(m: &Memory) {
+pub fn memory_detail(view: &MemoryView, short: &str) {
+    let Some(m) = &memory_of(view) else {
+        println!("{}", serde_json::to_string_pretty(view).unwrap_or_default());
+        return;
+    };
     let t = |v: Option<Timestamp>| v.map(format_timestamp).unwrap_or_else(|| "-".into());
-    println!("{} {}", paint("id:", BOLD), m.id);
+    println!("{} {} ({short})", paint("id:", BOLD), m.id);
     println!("{} {} ({:?})", paint("type:", BOLD), m.kind, m.kind.tier());
     println!("{} {}", paint("scope:", BOLD), scope(m));
     println!(

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
+use cairn_core::project::{detect_project, project_file_text, PROJECT_FILE};
 use cairn_core::time::parse_duration;
 use cairn_core::{Cairn, Error, DEFAULT_TENANT};
-use cairn_mcp::project::{detect_project, project_file_text, PROJECT_FILE};
 use cairn_mcp::{CairnMcp, McpConfig};
+use cairn_server::{AppState, Jobs};
 
 use crate::args::{InitArgs, McpArgs, ServeArgs, SetupArgs};
 use crate::setup::{self, Change, ServerCommand, Targets};
@@ -32,41 +33,6 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-/// How often a server offers to save what new processes open the store
-/// faster with (it saves only when that pays off: see
-/// `Store::save_caches`).
-const SAVE_CACHES_EVERY: Duration = Duration::from_secs(60);
-
-/// Load the embedding model and the store's in-memory indexes in the
-/// background, so that the first calls do not pay for them (searches
-/// before they are ready give the same results, more slowly); then save
-/// caches every [`SAVE_CACHES_EVERY`].
-fn warm_up(cairn: &Cairn) {
-    let store = cairn.store().clone();
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(SAVE_CACHES_EVERY);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tick.tick().await;
-            let store = store.clone();
-            if let Ok(Err(e)) = tokio::task::spawn_blocking(move || store.save_caches()).await {
-                tracing::warn!(error = %e, "caches could not be saved");
-            }
-        }
-    });
-    let cairn = cairn.clone();
-    tokio::task::spawn_blocking(move || {
-        if let Err(e) = cairn.embedder().embed("warm up") {
-            tracing::warn!(error = %e, "the embedding model could not be loaded");
-        }
-        let t = std::time::Instant::now();
-        match cairn.store().preload() {
-            Ok(()) => tracing::info!(ms = t.elapsed().as_millis() as u64, "indexes loaded"),
-            Err(e) => tracing::warn!(error = %e, "the in-memory indexes could not be built"),
-        }
-    });
-}
-
 fn cwd_project() -> Option<String> {
     let dir = std::env::current_dir().ok()?;
     detect_project(&dir).map(|d| d.name)
@@ -84,8 +50,17 @@ pub fn mcp(cairn: Cairn, a: McpArgs) -> Result<()> {
     tracing::info!(project = ?config.default_project, "serving MCP on stdio");
     let server = CairnMcp::new(cairn.clone(), config);
     runtime()?.block_on(async move {
-        warm_up(&cairn);
-        cairn_mcp::serve_stdio(server).await
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        cairn_server::jobs::warm_up(&cairn);
+        let saver = cairn_server::jobs::save_caches(
+            &cairn,
+            Jobs::default().save_caches_every,
+            shutdown.clone(),
+        );
+        let served = cairn_mcp::serve_stdio(server).await;
+        shutdown.cancel();
+        let _ = saver.await;
+        served
     })
 }
 
@@ -94,7 +69,11 @@ pub fn serve(cairn: Cairn, a: ServeArgs) -> Result<()> {
     let sweep_every = Duration::from_millis(parse_duration(&a.sweep_every)?.max(1000) as u64);
     let mut config = McpConfig::new(DEFAULT_TENANT);
     config.default_project = a.project.map(|p| p.trim().to_string());
-    let server = CairnMcp::new(cairn.clone(), config);
+    let state = AppState::new(CairnMcp::new(cairn, config));
+    let jobs = Jobs {
+        sweep_every,
+        ..Jobs::default()
+    };
     runtime()?.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await
@@ -105,9 +84,7 @@ pub fn serve(cairn: Cairn, a: ServeArgs) -> Result<()> {
         }
         // The address on stdout (the port may have been chosen by the OS).
         println!("cairn: MCP on http://{addr}/mcp (health: http://{addr}/healthz)");
-        warm_up(&cairn);
-        cairn_mcp::http::serve(listener, server, sweep_every, cairn_mcp::http::shutdown_signal())
-            .await?;
+        cairn_server::serve(listener, state, jobs, cairn_server::shutdown_signal()).await?;
         Ok(())
     })
 }

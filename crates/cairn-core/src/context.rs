@@ -15,6 +15,7 @@ use crate::store::{Filter, ListOrder, ScopeFilter};
 use crate::time::ago;
 use crate::tokens::count_tokens;
 use crate::Result;
+use crate::SHORT_ID_MIN;
 
 /// Memories not used for this long are listed as stale.
 pub const STALE_AFTER_MS: i64 = 30 * 86_400_000;
@@ -36,7 +37,7 @@ pub struct ContextRequest {
 }
 
 /// Why a memory is in the context.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Reason {
     /// Among the best matches for the topic.
@@ -52,9 +53,10 @@ pub enum Reason {
 }
 
 /// One memory in a context.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ContextItem {
     /// Id.
+    #[schemars(with = "String")]
     pub id: MemoryId,
     /// Shortest unique prefix of the id.
     pub short_id: String,
@@ -78,7 +80,7 @@ pub struct ContextItem {
 }
 
 /// An assembled context.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ContextPack {
     /// The topic asked for.
     pub topic: Option<String>,
@@ -116,13 +118,6 @@ impl Cairn {
                 }
             }
         };
-        if let Some(topic) = req.topic.as_deref().filter(|t| !t.trim().is_empty()) {
-            let mut r = RecallRequest::new(&req.tenant, topic);
-            r.filter.scope = scope.clone();
-            r.limit = 15;
-            let found = self.search(&r)?.into_iter().map(|r| r.memory).collect();
-            push(found, Reason::Match, &mut candidates);
-        }
         let mut rules = filter.clone();
         rules.types = MemoryType::ALL
             .iter()
@@ -134,6 +129,13 @@ impl Cairn {
             Reason::Rule,
             &mut candidates,
         );
+        if let Some(topic) = req.topic.as_deref().filter(|t| !t.trim().is_empty()) {
+            let mut r = RecallRequest::new(&req.tenant, topic);
+            r.filter.scope = scope.clone();
+            r.limit = 15;
+            let found = self.search(&r)?.into_iter().map(|r| r.memory).collect();
+            push(found, Reason::Match, &mut candidates);
+        }
         push(
             self.list(&filter, ListOrder::RecentlyUpdated, 10, 0)?,
             Reason::Recent,
@@ -152,10 +154,12 @@ impl Cairn {
             .collect();
         push(stale, Reason::Stale, &mut candidates);
         let visible = self.store().count(&filter)?;
-        let shorts: HashMap<MemoryId, String> = candidates
+        let ids: Vec<MemoryId> = candidates.iter().map(|(m, _)| m.id).collect();
+        let shorts: HashMap<MemoryId, String> = ids
             .iter()
-            .map(|(m, _)| Ok((m.id, self.short_id(&req.tenant, m.id)?)))
-            .collect::<Result<_>>()?;
+            .copied()
+            .zip(self.short_ids(&req.tenant, &ids, SHORT_ID_MIN)?)
+            .collect();
         Ok(assemble(req, candidates, visible, now, &shorts))
     }
 }
@@ -199,7 +203,7 @@ fn render(
     now: Timestamp,
 ) -> String {
     let mut out = heading(req);
-    for kind in MemoryType::ALL {
+    for kind in display_order() {
         let group: Vec<&ContextItem> = items.iter().filter(|i| i.kind == *kind).collect();
         if group.is_empty() {
             continue;
@@ -227,6 +231,17 @@ fn render(
         }
     );
     out
+}
+
+/// The order of the groups: the procedural tier (rules, procedures) first,
+/// since an agent must follow them whatever else it reads, then the other
+/// types in their usual order.
+fn display_order() -> impl Iterator<Item = &'static MemoryType> {
+    let procedural = |k: &&MemoryType| k.tier() == Tier::Procedural;
+    let all = MemoryType::ALL.iter();
+    all.clone()
+        .filter(procedural)
+        .chain(all.filter(move |k| !procedural(k)))
 }
 
 fn plural(kind: MemoryType) -> &'static str {
@@ -267,8 +282,8 @@ fn render_counted(
     (text, counted)
 }
 
-/// Fill the budget in candidate order (matches, rules, recent, frequent,
-/// stale), then render; drop the last admitted item until the exact count
+/// Fill the budget in candidate order (rules and procedures, topic
+/// matches, recent, frequent, stale), then render; drop the last admitted item until the exact count
 /// fits.
 fn assemble(
     req: &ContextRequest,
@@ -402,15 +417,26 @@ mod tests {
     }
 
     #[test]
-    fn grouped_by_type_in_fixed_order() {
+    fn procedural_groups_come_first() {
         let candidates = vec![
-            (memory(1, MemoryType::Note, "a note"), Reason::Recent),
-            (memory(2, MemoryType::Rule, "a rule"), Reason::Rule),
+            (memory(1, MemoryType::Fact, "a fact"), Reason::Match),
+            (memory(2, MemoryType::Note, "a note"), Reason::Recent),
+            (
+                memory(3, MemoryType::Preference, "a preference"),
+                Reason::Recent,
+            ),
+            (
+                memory(4, MemoryType::Procedure, "a procedure"),
+                Reason::Rule,
+            ),
+            (memory(5, MemoryType::Rule, "a rule"), Reason::Rule),
         ];
-        let pack = assemble(&request(1000), candidates, 2, 0, &HashMap::new());
-        let rules = pack.markdown.find("## Rules").unwrap();
-        let notes = pack.markdown.find("## Notes").unwrap();
-        assert!(rules < notes);
+        let pack = assemble(&request(1000), candidates, 5, 0, &HashMap::new());
+        let at = |h: &str| pack.markdown.find(h).unwrap_or_else(|| panic!("{h}"));
+        assert!(at("## Rules") < at("## Procedures"));
+        assert!(at("## Procedures") < at("## Facts"));
+        assert!(at("## Facts") < at("## Preferences"));
+        assert!(at("## Preferences") < at("## Notes"));
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //!
 //! The heart of Cairn, a persistent memory for AI agents: the memory record
 //! ([`Memory`]), the [`Store`] and [`Embedder`] traits, the ranking math
-//! ([`rank`]), recall and writing ([`Cairn`]), context assembly
-//! ([`context`]) and the wire format shared by every front end ([`wire`]).
+//! ([`rank`]), the engine ([`Cairn`]: recall and writing), context assembly
+//! ([`context`]), the application layer every front end calls ([`api`]),
+//! project detection ([`project`]) and the wire format ([`wire`]).
 //!
 //! ## Invariants
 //! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
@@ -11,12 +12,14 @@
 //! - It is synchronous; async front ends cross over with `spawn_blocking`.
 //! - Every ranking formula is a pure function in [`rank`] with its tests.
 
+pub mod api;
 pub mod context;
 pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod memory;
 pub mod memstore;
+pub mod project;
 pub mod rank;
 pub mod store;
 pub mod time;
@@ -27,6 +30,11 @@ pub mod wire;
 pub mod conformance;
 
 pub use embed::{Embedder, ModelInfo};
+
+/// Shortest id prefix in answers (`xxxxxxxx-xxxx`: the creation
+/// millisecond of a UUIDv7), so that an id shown now stays unique as
+/// memories are added. Humans' tables show shorter ones (8 characters).
+pub const SHORT_ID_MIN: usize = 13;
 pub use engine::{
     Cairn, RecallRequest, Recalled, RememberOutcome, RememberRequest, SearchMode, UpdateRequest,
     WriteStatus,

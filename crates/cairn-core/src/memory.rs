@@ -97,7 +97,7 @@ macro_rules! memory_types {
     ($( $(#[$attr:meta])* $variant:ident => $name:literal, $tier:ident, $doc:literal; )*) => {
         /// What kind of thing a memory is. Covers the vocabularies of the seed
         /// systems; each type belongs to one [`Tier`].
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default, schemars::JsonSchema)]
         #[serde(rename_all = "lowercase")]
         pub enum MemoryType {
             $( #[doc = $doc] $(#[$attr])* $variant, )*

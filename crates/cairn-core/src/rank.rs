@@ -181,7 +181,7 @@ pub fn scope_weight(global: bool) -> f64 {
 }
 
 /// Every factor of one result's final score, for `--explain`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct ScoreBreakdown {
     /// 1-based rank in the keyword (BM25) list, if the memory was in it.
     pub bm25_rank: Option<usize>,

@@ -1,5 +1,6 @@
 //! The wire format shared by every front end: the JSON Lines record of
-//! `import`/`export`, and the JSON shape of recall results.
+//! `import`/`export` (also the body of every memory in an answer, see
+//! [`crate::api::MemoryView`]), and its streaming reader.
 //!
 //! This is a stable contract (other tools depend on it): fields are only
 //! ever added, never renamed. Times are RFC 3339 strings in UTC with
@@ -11,14 +12,13 @@ use crate::memory::{
     normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
     MemoryType, Timestamp,
 };
-use crate::rank::ScoreBreakdown;
 use crate::time::{format_timestamp, parse_timestamp};
 use crate::{Error, Result};
 
 /// One memory as a JSON object: a line of `cairn export`, a line `cairn
 /// import` accepts (where only `content` is required), and the body of a
 /// recall result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MemoryRecord {
     /// Full UUID; generated when absent on import.
@@ -167,29 +167,6 @@ impl MemoryRecord {
 pub fn parse_record_line(line: &str) -> Result<MemoryRecord> {
     serde_json::from_str::<MemoryRecord>(line)
         .map_err(|e| Error::invalid(format!("not a valid memory record: {e}")))
-}
-
-/// One recall result on the wire: the memory, its short id and its score,
-/// and with `explain` every factor of the score.
-#[derive(Debug, Clone, Serialize)]
-pub struct RecallItem {
-    /// The memory.
-    #[serde(flatten)]
-    pub memory: MemoryRecord,
-    /// First 8 characters of the id.
-    pub short_id: String,
-    /// Final score (higher is better).
-    pub score: f64,
-    /// Every factor of the score, when asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub explain: Option<ScoreBreakdown>,
-}
-
-/// The JSON answer of `recall`: `{"results": [...]}`.
-#[derive(Debug, Clone, Serialize)]
-pub struct RecallResponse {
-    /// Best first.
-    pub results: Vec<RecallItem>,
 }
 
 /// Text read and parsed at a time by [`JsonLines`].

@@ -19,14 +19,15 @@
 //!   to stderr.
 
 pub mod help;
-pub mod http;
+
 pub mod lines;
-pub mod project;
+mod render;
 pub mod server;
+mod tools;
 pub mod types;
 
 pub use lines::serve_lines;
-pub use server::{CairnMcp, McpConfig};
+pub use server::{CairnMcp, McpConfig, RequestTenant};
 
 /// Serve `server` over this process's stdin and stdout until the client
 /// disconnects (see [`serve_lines`]).

@@ -2,9 +2,9 @@
 //! their doc comments) are what a model reads, so every field says what it
 //! means and what it defaults to.
 
-use cairn_core::memory::Memory;
-use cairn_core::rank::ScoreBreakdown;
-use cairn_core::time::format_timestamp;
+use cairn_core::api::{
+    ContextInput, ForgetInput, ListInput, RecallInput, RememberInput, Selection, UpdateInput,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -81,7 +81,8 @@ pub struct RecallParams {
     /// Which memories.
     #[serde(flatten)]
     pub filter: FilterParams,
-    /// Most results to return, 1 to 100 (default 10).
+    /// Most results to return, 1 to 1000 (default 10; use `budget` to
+    /// bound the answer's length).
     #[serde(default)]
     pub limit: Option<usize>,
     /// hybrid (default: keywords and meaning), keyword (exact words) or
@@ -211,16 +212,20 @@ pub struct ListParams {
     /// Also show memories replaced by newer ones.
     #[serde(default)]
     pub include_superseded: bool,
-    /// newest (default), oldest, updated, accessed (most used) or stale
-    /// (longest unused: candidates to review or forget).
+    /// newest (default), oldest, updated, accessed (most used), stale
+    /// (longest unused: candidates to review or forget) or id (stable
+    /// pages while memories are added).
     #[serde(default)]
     pub sort: Option<String>,
-    /// Page size, 1 to 200 (default 20).
+    /// Page size, 1 to 1000 (default 20).
     #[serde(default)]
     pub limit: Option<usize>,
     /// Skip this many (for the next page, use `next_offset`).
     #[serde(default)]
     pub offset: Option<usize>,
+    /// Continue after a page: its `next_cursor` (instead of `offset`).
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 /// Arguments of `help`.
@@ -239,205 +244,9 @@ pub struct HelpParams {
 pub struct NoParams {}
 
 // ---------------------------------------------------------------- outputs
-
-/// A memory as the tools return it.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct MemoryOut {
-    /// Full id.
-    pub id: String,
-    /// Shortest unique prefix of the id: what to pass back.
-    pub short_id: String,
-    /// The text.
-    pub content: String,
-    /// Type.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Project; null = global.
-    pub project: Option<String>,
-    /// Tags.
-    pub tags: Vec<String>,
-    /// Extra data.
-    #[serde(skip_serializing_if = "Map::is_empty")]
-    pub metadata: Map<String, Value>,
-    /// 0–1.
-    pub importance: f64,
-    /// Score multiplier (0.1 once superseded).
-    pub weight: f64,
-    /// RFC 3339.
-    pub created_at: String,
-    /// RFC 3339.
-    pub updated_at: String,
-    /// Times recalled or read.
-    pub access_count: u64,
-    /// When it expires (RFC 3339), if it has a TTL.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<String>,
-    /// Id of the memory it replaced.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub supersedes: Option<String>,
-    /// Id of the memory that replaced it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub superseded_by: Option<String>,
-}
-
-impl MemoryOut {
-    /// The output form of `m`, with its short id.
-    pub fn new(m: &Memory, short_id: String) -> Self {
-        MemoryOut {
-            id: m.id.to_string(),
-            short_id,
-            content: m.content.clone(),
-            kind: m.kind.as_str().to_string(),
-            project: m.project.clone(),
-            tags: m.tags.clone(),
-            metadata: m.metadata.clone(),
-            importance: m.importance,
-            weight: m.weight,
-            created_at: format_timestamp(m.created_at),
-            updated_at: format_timestamp(m.updated_at),
-            access_count: m.access_count,
-            expires_at: m.expires_at.map(format_timestamp),
-            supersedes: m.supersedes.map(|i| i.to_string()),
-            superseded_by: m.superseded_by.map(|i| i.to_string()),
-        }
-    }
-}
-
-/// A memory similar to one just written.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SimilarOut {
-    /// Full id.
-    pub id: String,
-    /// Short id.
-    pub short_id: String,
-    /// Type.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Cosine similarity with the new memory (0.75–0.92).
-    pub similarity: f32,
-    /// Its text.
-    pub content: String,
-}
-
-/// What `remember` did.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct RememberOut {
-    /// The memory written (new, or the near-identical one merged into).
-    pub id: String,
-    /// Short id.
-    pub short_id: String,
-    /// created, or deduplicated (merged into an existing near-identical
-    /// memory, whose id is kept).
-    pub status: String,
-    /// The project it was stored in; null = global.
-    pub project: Option<String>,
-    /// The memory it superseded, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub superseded: Option<String>,
-    /// Related memories that may contradict this one: if one is now wrong,
-    /// supersede or forget it.
-    pub similar: Vec<SimilarOut>,
-}
-
-/// One recall result.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct RecallHit {
-    /// The memory.
-    #[serde(flatten)]
-    pub memory: MemoryOut,
-    /// Final score, higher is better.
-    pub score: f64,
-    /// Every factor of the score (when `explain` was asked).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<Value>")]
-    pub explain: Option<ScoreBreakdown>,
-}
-
-/// What `recall` found.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct RecallOut {
-    /// Best first.
-    pub results: Vec<RecallHit>,
-    /// Matches left out to stay within `budget`.
-    pub omitted: usize,
-    /// Tokens (cl100k) of the returned memories' text.
-    pub tokens: usize,
-    /// The scope searched: a project name, "global" or "all".
-    pub scope: String,
-}
-
-/// The session-start context.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ContextOut {
-    /// The context as Markdown: read it and follow its rules.
-    pub markdown: String,
-    /// Exact tokens of `markdown`.
-    pub tokens: usize,
-    /// The budget.
-    pub budget: usize,
-    /// The project; null = global only.
-    pub project: Option<String>,
-    /// Memories included.
-    pub included: usize,
-    /// Candidates left out for lack of budget.
-    pub omitted: usize,
-}
-
-/// What `update` did.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct UpdateOut {
-    /// The memory after the change.
-    pub memory: MemoryOut,
-}
-
-/// What `forget` did.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ForgetOut {
-    /// How many were deleted.
-    pub forgotten: usize,
-    /// Their ids.
-    pub ids: Vec<String>,
-    /// With a filter and no `confirm`: how many would be deleted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub would_forget: Option<usize>,
-}
-
-/// A page of memories.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ListOut {
-    /// The page.
-    pub memories: Vec<MemoryOut>,
-    /// Memories matching the filter in all.
-    pub total: usize,
-    /// Offset of this page.
-    pub offset: usize,
-    /// Offset of the next page, if there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_offset: Option<usize>,
-}
-
-/// Counts of the store.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct StatsOut {
-    /// Every memory, including expired and superseded ones.
-    pub total: usize,
-    /// Expired, awaiting deletion.
-    pub expired: usize,
-    /// Replaced by newer memories.
-    pub superseded: usize,
-    /// Count per type.
-    pub by_type: Map<String, Value>,
-    /// Count per project ("(global)" for global memories).
-    pub by_project: Map<String, Value>,
-    /// Oldest creation time.
-    pub oldest: Option<String>,
-    /// Newest creation time.
-    pub newest: Option<String>,
-    /// Embedding model of the store.
-    pub model: Option<String>,
-    /// The session's project, if one was detected or configured.
-    pub session_project: Option<String>,
-}
+// Every tool answers a type of the application layer (`cairn_core::api`),
+// the same JSON the CLI's `--json` and the REST API give; only `help` is
+// the server's own.
 
 /// A help text.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -448,4 +257,113 @@ pub struct HelpOut {
     pub text: String,
     /// Other topics.
     pub topics: Vec<String>,
+}
+
+// ------------------------------------------------------------ conversions
+
+impl FilterParams {
+    fn selection(self) -> Selection {
+        Selection {
+            project: self.project,
+            all_projects: self.all_projects,
+            types: self.types,
+            tags: self.tags,
+            since: self.since,
+            until: self.until,
+            ..Default::default()
+        }
+    }
+}
+
+impl From<RememberParams> for RememberInput {
+    fn from(p: RememberParams) -> Self {
+        RememberInput {
+            content: p.content,
+            kind: p.kind,
+            project: p.project,
+            global: p.global,
+            tags: Some(p.tags),
+            metadata: p.metadata,
+            importance: p.importance,
+            ttl: p.ttl,
+            supersedes: p.supersedes,
+            dedup: None,
+            source: Some("mcp".into()),
+        }
+    }
+}
+
+impl From<RecallParams> for RecallInput {
+    fn from(p: RecallParams) -> Self {
+        RecallInput {
+            query: p.query,
+            selection: p.filter.selection(),
+            limit: p.limit,
+            mode: p.mode,
+            budget: p.budget,
+            explain: p.explain,
+        }
+    }
+}
+
+impl From<ContextParams> for ContextInput {
+    fn from(p: ContextParams) -> Self {
+        ContextInput {
+            topic: p.topic,
+            project: p.project,
+            budget: p.budget,
+        }
+    }
+}
+
+impl From<UpdateParams> for UpdateInput {
+    fn from(p: UpdateParams) -> Self {
+        UpdateInput {
+            content: p.content,
+            kind: p.kind,
+            project: p.project,
+            global: p.global,
+            tags: p.tags,
+            add_tags: p.add_tags,
+            remove_tags: p.remove_tags,
+            metadata: p.metadata,
+            importance: p.importance,
+            weight: p.weight,
+            ttl: p.ttl,
+            clear_ttl: p.clear_ttl,
+        }
+    }
+}
+
+impl From<ForgetParams> for ForgetInput {
+    fn from(p: ForgetParams) -> Self {
+        ForgetInput {
+            ids: p.id.into_iter().collect(),
+            selection: Selection {
+                project: p.project,
+                global: p.global,
+                types: p.types,
+                tags: p.tags,
+                since: p.since,
+                until: p.until,
+                ..Default::default()
+            },
+            confirm: p.confirm,
+        }
+    }
+}
+
+impl From<ListParams> for ListInput {
+    fn from(p: ListParams) -> Self {
+        let mut selection = p.filter.selection();
+        selection.include_expired = p.include_expired;
+        selection.include_superseded = p.include_superseded;
+        ListInput {
+            selection,
+            sort: p.sort,
+            limit: p.limit,
+            offset: p.offset,
+            cursor: p.cursor,
+        }
+    }
 }

@@ -153,6 +153,19 @@ macro_rules! memory_columns {
 const MEMORY_COLUMNS: &str = memory_columns!();
 
 impl SqliteStore {
+    /// Open the store at `path`, which must exist (a read must never
+    /// create a store).
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        if !path.exists() {
+            return Err(Error::invalid(format!(
+                "no store at {}: check the path (a store is created by the first write, such as `cairn remember`)",
+                path.display()
+            )));
+        }
+        Self::open(path)
+    }
+
     /// Open (creating if needed) the store at `path`, migrating it to the
     /// current schema. Parent directories are created.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {

@@ -171,6 +171,12 @@ impl Cairn {
             .ok_or_else(|| Error::NotFound(id.to_string()))
     }
 
+    /// Read one memory without counting an access.
+    pub fn peek(&self, tenant: &str, id_or_prefix: &str) -> Result<Memory> {
+        let id = self.resolve(tenant, id_or_prefix)?;
+        self.load(tenant, id)
+    }
+
     /// Read one memory (counts as an access).
     pub fn get(&self, tenant: &str, id_or_prefix: &str) -> Result<Memory> {
         let id = self.resolve(tenant, id_or_prefix)?;

@@ -1,13 +1,16 @@
 //! In-process tests of the MCP server: a real rmcp client and the server
 //! over an in-memory pipe, a real SQLite store in a temporary directory,
-//! and the real all-MiniLM-L6-v2 model (fetched by `scripts/fetch-model.sh`).
+//! and the conformance suite's small deterministic embedder (texts that
+//! share words are similar), so that they need no model. The real model is
+//! exercised end to end by the CLI's tests and `scripts/mcp-e2e.sh`.
 
 #![allow(missing_docs)]
 
 mod mcp;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
+use cairn_core::conformance::LexicalEmbedder;
 use cairn_core::{Cairn, Embedder, Store};
 use cairn_mcp::{CairnMcp, McpConfig};
 use cairn_sqlite::SqliteStore;
@@ -16,17 +19,9 @@ use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceError, ServiceExt};
 use serde_json::Value;
 
-/// One model for every test in this binary.
+/// The embedder of these tests.
 pub fn embedder() -> Arc<dyn Embedder> {
-    static MODEL: OnceLock<Arc<dyn Embedder>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let dir = cairn_embed::default_model_dir();
-            let m = cairn_embed::load_or_fetch(&dir, &mut |msg| eprintln!("{msg}"))
-                .expect("the MiniLM model (run scripts/fetch-model.sh)");
-            Arc::new(m)
-        })
-        .clone()
+    Arc::new(LexicalEmbedder)
 }
 
 /// A store in a temporary directory and helpers to connect clients to it.

@@ -565,7 +565,7 @@ async fn the_project_comes_from_the_clients_roots() {
     std::fs::create_dir_all(&work).unwrap();
     std::fs::write(
         work.join(".cairn"),
-        cairn_mcp::project::project_file_text("from-roots"),
+        cairn_core::project::project_file_text("from-roots"),
     )
     .unwrap();
     let server = env.server(Some("configured")).for_session();
@@ -681,100 +681,4 @@ async fn a_line_that_is_not_json_gets_a_parse_error_and_serving_goes_on() {
     assert_eq!(again["error"]["code"], -32700);
     drop(to_server);
     serving.await.unwrap().unwrap();
-}
-
-/// `cairn serve`'s router on a loopback port, spoken to in raw HTTP/1.1
-/// (so that status codes and headers are exactly what a client sees).
-struct RawHttp {
-    addr: std::net::SocketAddr,
-    stop: tokio::sync::oneshot::Sender<()>,
-    serving: tokio::task::JoinHandle<std::io::Result<()>>,
-    _env: Env,
-}
-
-impl RawHttp {
-    async fn start() -> RawHttp {
-        let env = Env::new();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let serving = tokio::spawn(cairn_mcp::http::serve(
-            listener,
-            env.server(None),
-            std::time::Duration::from_secs(60),
-            async {
-                let _ = stopped.await;
-            },
-        ));
-        RawHttp {
-            addr,
-            stop,
-            serving,
-            _env: env,
-        }
-    }
-
-    /// The whole reply (status line, headers, body) to `method /mcp`.
-    async fn send(&self, method: &str, session: Option<&str>, body: &str) -> String {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let mut tcp = tokio::net::TcpStream::connect(self.addr).await.unwrap();
-        let session = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
-        let req = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-06-18\r\n\
-             {session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        tcp.write_all(req.as_bytes()).await.unwrap();
-        let mut reply = String::new();
-        tcp.read_to_string(&mut reply).await.unwrap();
-        reply
-    }
-
-    async fn stop(self) {
-        self.stop.send(()).unwrap();
-        self.serving.await.unwrap().unwrap();
-    }
-}
-
-const RAW_INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-
-#[tokio::test]
-async fn http_answers_a_body_that_is_not_json_with_a_parse_error() {
-    let http = RawHttp::start().await;
-    let reply = http
-        .send("POST", None, "{\"jsonrpc\": \"2.0\", \"id\": 1,")
-        .await;
-    assert!(reply.starts_with("HTTP/1.1 400"), "{reply}");
-    let body = reply.split("\r\n\r\n").nth(1).unwrap();
-    let v: serde_json::Value = serde_json::from_str(body).unwrap();
-    assert_eq!(v["error"]["code"], -32700, "{v}");
-    assert!(v["id"].is_null());
-    // A well-formed initialize still reaches the MCP service.
-    let reply = http.send("POST", None, RAW_INITIALIZE).await;
-    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-    assert!(reply.contains("serverInfo"), "{reply}");
-    http.stop().await;
-}
-
-#[tokio::test]
-async fn http_ends_a_session_on_delete_with_204() {
-    let http = RawHttp::start().await;
-    let reply = http.send("POST", None, RAW_INITIALIZE).await;
-    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-    let session = reply
-        .lines()
-        .find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_string())
-        })
-        .expect("a session id");
-    let reply = http.send("DELETE", Some(&session), "").await;
-    assert!(reply.starts_with("HTTP/1.1 204"), "{reply}");
-    // The session is gone.
-    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-    let reply = http.send("POST", Some(&session), ping).await;
-    assert!(reply.starts_with("HTTP/1.1 404"), "{reply}");
-    http.stop().await;
 }

@@ -1,34 +1,29 @@
-//! The HTTP server: an axum router with the MCP endpoint (streamable HTTP)
-//! at `/mcp` and `/healthz`, graceful shutdown, and a periodic sweep that
-//! deletes expired memories. Later front ends (REST API, web UI) are more
-//! routes on this router.
+//! The application: an axum router with the MCP endpoint (streamable HTTP)
+//! at `/mcp` and `/healthz`. Later front ends (REST API, web UI) are more
+//! routes on this router, over the same [`AppState`].
 
-use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::server::CairnMcp;
+use crate::AppState;
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
 
 /// The application: `/mcp` (each MCP session gets its own handler over the
 /// shared engine) and `/healthz`. `shutdown` ends open MCP sessions.
-pub fn router(server: CairnMcp, shutdown: CancellationToken) -> Router {
+pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
     let config = StreamableHttpServerConfig::default()
         .with_sse_retry(None)
         .with_cancellation_token(shutdown);
-    let factory = server.clone();
+    let factory = state.mcp.clone();
     let mcp = StreamableHttpService::new(
         move || Ok(factory.for_session()),
         Arc::new(LocalSessionManager::default()),
@@ -39,7 +34,7 @@ pub fn router(server: CairnMcp, shutdown: CancellationToken) -> Router {
         .route("/healthz", get(healthz))
         .layer(axum::middleware::from_fn(parse_errors))
         .layer(axum::middleware::from_fn(session_end))
-        .with_state(server)
+        .with_state(state)
 }
 
 /// Largest MCP request body read (content is limited to 1 MiB; JSON
@@ -68,7 +63,7 @@ async fn parse_errors(
         }
     };
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
-        let body = crate::lines::parse_error(&e.to_string());
+        let body = cairn_mcp::lines::parse_error(&e.to_string());
         return (StatusCode::BAD_REQUEST, Json(body)).into_response();
     }
     next.run(axum::extract::Request::from_parts(
@@ -94,10 +89,8 @@ async fn session_end(
     response
 }
 
-async fn healthz(
-    axum::extract::State(server): axum::extract::State<CairnMcp>,
-) -> impl IntoResponse {
-    let cairn = server.cairn().clone();
+async fn healthz(axum::extract::State(state): axum::extract::State<AppState>) -> impl IntoResponse {
+    let cairn = state.cairn.clone();
     let stats = tokio::task::spawn_blocking(move || cairn.stats(cairn_core::DEFAULT_TENANT)).await;
     match stats {
         Ok(Ok(_)) => (
@@ -113,76 +106,4 @@ async fn healthz(
             Json(serde_json::json!({"status": "error"})),
         ),
     }
-}
-
-/// Delete expired memories every `every` until `shutdown`.
-pub async fn sweep_expired(server: CairnMcp, every: Duration, shutdown: CancellationToken) {
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = shutdown.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        let cairn = server.cairn().clone();
-        match tokio::task::spawn_blocking(move || cairn.gc()).await {
-            Ok(Ok(0)) => {}
-            Ok(Ok(n)) => tracing::info!(deleted = n, "swept expired memories"),
-            Ok(Err(e)) => tracing::warn!(error = %e, "sweep of expired memories failed"),
-            Err(e) => tracing::warn!(error = %e, "sweep task failed"),
-        }
-    }
-}
-
-/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
-    }
-}
-
-/// Serve on `listener` until `stop` resolves, sweeping expired memories
-/// every `sweep_every`; then stop accepting, end MCP sessions and return.
-pub async fn serve(
-    listener: TcpListener,
-    server: CairnMcp,
-    sweep_every: Duration,
-    stop: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let shutdown = CancellationToken::new();
-    let sweeper = tokio::spawn(sweep_expired(server.clone(), sweep_every, shutdown.clone()));
-    let app = router(server, shutdown.clone());
-    let on_stop = shutdown.clone();
-    // Responses go out in several writes (headers, SSE events): without
-    // TCP_NODELAY, Nagle's algorithm and delayed ACKs add ~40 ms per call.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
-        }
-    });
-    let result = axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            stop.await;
-            tracing::info!("shutting down");
-            on_stop.cancel();
-        })
-        .await;
-    shutdown.cancel();
-    let _ = sweeper.await;
-    result
 }

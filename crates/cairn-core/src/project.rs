@@ -82,7 +82,9 @@ pub fn path_of_file_uri(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(percent_decode(path)))
 }
 
-pub(crate) fn percent_decode(s: &str) -> String {
+/// Decode `%XX` escapes (a `file://` URI's path); invalid escapes stay as
+/// they are.
+pub fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -1,0 +1,75 @@
+//! The application layer: every operation a front end offers, written once.
+//!
+//! Requests arrive as front ends receive them — names, times and durations
+//! as text, options left out — and are validated and resolved here into the
+//! engine's typed calls; responses are what front ends render. The CLI's
+//! `--json`, MCP's structured content and the REST API serialise the same
+//! response types, so the same operation answers the same JSON everywhere.
+//! Front ends only parse their input into these requests and render these
+//! responses.
+//!
+//! Rules that belong to no single front end live here: how a selection of
+//! memories becomes a [`Filter`](crate::Filter) (and what "a project" means
+//! when recalling versus forgetting), what a superseding memory inherits,
+//! the recall budget, dry-run deletes, page sizes and cursors.
+//!
+//! ## Invariants
+//! - Knows nothing of terminals, HTTP or MCP; serde only.
+//! - Every call names its [`Caller`]: the tenant is never implicit.
+
+mod read;
+mod selection;
+mod view;
+mod write;
+
+pub use read::{
+    context, get, list, recall, stats, ContextInput, ListInput, ListOutput, RecallHit, RecallInput,
+    RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,
+};
+pub use selection::{ListSort, Selection};
+pub use view::{MemoryView, SimilarView};
+pub use write::{
+    forget, remember, scope_label, update, DedupView, ForgetInput, ForgetOutput, RememberInput,
+    RememberOutput, UpdateInput, UpdateOutput,
+};
+
+/// Who is asking: the tenant every read and write is confined to, and the
+/// project of calls that name none (an MCP session's project; `None` for
+/// the CLI, whose `--project` is always explicit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// The tenant.
+    pub tenant: String,
+    /// The default project.
+    pub project: Option<String>,
+}
+
+impl Caller {
+    /// A caller of `tenant` with no default project.
+    pub fn new(tenant: impl Into<String>) -> Self {
+        Caller {
+            tenant: tenant.into(),
+            project: None,
+        }
+    }
+
+    /// Builder: the project of calls that name none.
+    pub fn with_project(mut self, project: Option<String>) -> Self {
+        self.project = project
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty());
+        self
+    }
+}
+
+/// Trimmed, non-empty text.
+pub(crate) fn non_empty(s: Option<&str>) -> Option<String> {
+    s.map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// "1 memory", "2 memories".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -1,0 +1,321 @@
+//! Remember, update, forget.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{non_empty, Caller, MemoryView, Selection, SimilarView};
+use crate::engine::{Cairn, RememberRequest, UpdateRequest, WriteStatus};
+use crate::memory::MemoryId;
+use crate::rank::DEDUP_THRESHOLD;
+use crate::store::ScopeFilter;
+use crate::time::parse_duration;
+use crate::{Error, Result, SHORT_ID_MIN};
+
+/// What to remember.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct RememberInput {
+    /// The text (at most 1 MiB).
+    pub content: String,
+    /// Type name (default `note`; when superseding, the old memory's).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Project (default: when superseding, the old memory's; else the
+    /// caller's; else global).
+    pub project: Option<String>,
+    /// Store as a global memory (overrides every project default).
+    pub global: bool,
+    /// Tags (default: when superseding, the old memory's; else none).
+    pub tags: Option<Vec<String>>,
+    /// Extra data; `null` values are dropped.
+    pub metadata: Option<Map<String, Value>>,
+    /// 0–1 (default 0.5).
+    pub importance: Option<f64>,
+    /// Time to live: `30m`, `24h`, `7d`, `2w`.
+    pub ttl: Option<String>,
+    /// Id or unique prefix of the memory this one replaces.
+    pub supersedes: Option<String>,
+    /// Merge into a near-identical memory instead of adding one (default
+    /// true).
+    pub dedup: Option<bool>,
+    /// Where it came from (default `manual`).
+    pub source: Option<String>,
+}
+
+impl RememberInput {
+    /// A request to remember `content` with every default.
+    pub fn new(content: impl Into<String>) -> Self {
+        RememberInput {
+            content: content.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// How a memory merged into an existing one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+pub struct DedupView {
+    /// Cosine similarity with the memory merged into.
+    pub similarity: f32,
+    /// The threshold it met.
+    pub threshold: f32,
+}
+
+/// What a remember did, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RememberOutput {
+    /// The memory written: new, or the near-identical one merged into.
+    pub id: String,
+    /// Its short id.
+    pub short_id: String,
+    /// `created`, or `deduplicated` (merged into an existing near-identical
+    /// memory, whose id is kept: its text is replaced, tags and metadata
+    /// merged).
+    #[schemars(with = "String")]
+    pub status: WriteStatus,
+    /// When deduplicated: how similar, against which threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<DedupView>,
+    /// The project it is stored in; `null` = global.
+    pub project: Option<String>,
+    /// The memory it superseded (hidden from recall, kept for history).
+    pub superseded: Option<String>,
+    /// Related memories (similarity 0.75–0.92) that may contradict it: if
+    /// one is now wrong, supersede or forget it.
+    pub similar: Vec<SimilarView>,
+}
+
+/// Remember a memory. A superseding memory inherits the type, project and
+/// tags of the one it replaces unless the request gives them.
+pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<RememberOutput> {
+    let tenant = caller.tenant.as_str();
+    let old = match non_empty(input.supersedes.as_deref()) {
+        Some(s) => Some(cairn.peek(tenant, &s)?),
+        None => None,
+    };
+    let mut req = RememberRequest::new(tenant, input.content);
+    req.kind = match (non_empty(input.kind.as_deref()), &old) {
+        (Some(k), _) => k.parse()?,
+        (None, Some(o)) => o.kind,
+        (None, None) => Default::default(),
+    };
+    req.project = match (input.global, non_empty(input.project.as_deref()), &old) {
+        (true, Some(p), _) => {
+            return Err(Error::invalid(format!(
+                "give a project ({p}) or global, not both"
+            )))
+        }
+        (true, None, _) => None,
+        (false, Some(p), _) => Some(p),
+        (false, None, Some(o)) => o.project.clone(),
+        (false, None, None) => caller.project.clone(),
+    };
+    req.tags = match (input.tags.filter(|t| !t.is_empty()), &old) {
+        (Some(t), _) => t,
+        (None, Some(o)) => o.tags.clone(),
+        (None, None) => Vec::new(),
+    };
+    req.metadata = input.metadata.unwrap_or_default();
+    req.metadata.retain(|_, v| !v.is_null());
+    req.importance = input.importance;
+    req.ttl_ms = non_empty(input.ttl.as_deref())
+        .map(|t| parse_duration(&t))
+        .transpose()?;
+    req.supersedes = old.as_ref().map(|o| o.id.to_string());
+    req.dedup = input.dedup.unwrap_or(true);
+    req.source = non_empty(input.source.as_deref());
+    let project = req.project.clone();
+    let outcome = cairn.remember(req)?;
+    let mut ids: Vec<MemoryId> = vec![outcome.id];
+    ids.extend(outcome.similar.iter().map(|s| s.id));
+    let mut shorts = cairn.short_ids(tenant, &ids, SHORT_ID_MIN)?.into_iter();
+    let short_id = shorts.next().unwrap_or_default();
+    Ok(RememberOutput {
+        id: outcome.id.to_string(),
+        short_id,
+        status: outcome.status,
+        dedup: outcome.merged_similarity.map(|similarity| DedupView {
+            similarity,
+            threshold: DEDUP_THRESHOLD,
+        }),
+        project: project.map(|p| p.trim().to_string()),
+        superseded: outcome.superseded.map(|i| i.to_string()),
+        similar: outcome
+            .similar
+            .into_iter()
+            .zip(shorts)
+            .map(|(s, short_id)| SimilarView {
+                id: s.id.to_string(),
+                short_id,
+                kind: s.kind,
+                content: s.content,
+                similarity: s.similarity,
+            })
+            .collect(),
+    })
+}
+
+/// Changes to a memory; what is left out stays as it is.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct UpdateInput {
+    /// New text (re-embeds the memory).
+    pub content: Option<String>,
+    /// New type.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Move to this project.
+    pub project: Option<String>,
+    /// Make it global.
+    pub global: bool,
+    /// Replace every tag.
+    pub tags: Option<Vec<String>>,
+    /// Add these tags.
+    pub add_tags: Vec<String>,
+    /// Remove these tags.
+    pub remove_tags: Vec<String>,
+    /// Merge into the metadata; a `null` value removes its key.
+    pub metadata: Option<Map<String, Value>>,
+    /// New importance (0–1).
+    pub importance: Option<f64>,
+    /// New weight (0–100; superseded memories have 0.1).
+    pub weight: Option<f64>,
+    /// New time to live from now (`30m`, `7d`, ...).
+    pub ttl: Option<String>,
+    /// Remove the time to live.
+    pub clear_ttl: bool,
+}
+
+/// A memory after an update.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct UpdateOutput {
+    /// The memory as it is now.
+    pub memory: MemoryView,
+}
+
+/// Change a memory (by id or unique prefix); answers it as it is now.
+pub fn update(
+    cairn: &Cairn,
+    caller: &Caller,
+    id: &str,
+    input: UpdateInput,
+) -> Result<UpdateOutput> {
+    let project = match (input.global, non_empty(input.project.as_deref())) {
+        (true, Some(p)) => {
+            return Err(Error::invalid(format!(
+                "give a project ({p}) or global, not both"
+            )))
+        }
+        (true, None) => Some(None),
+        (false, p) => p.map(Some),
+    };
+    if input.clear_ttl && input.ttl.is_some() {
+        return Err(Error::invalid("give a ttl or clear it, not both"));
+    }
+    let req = UpdateRequest {
+        content: input.content,
+        kind: non_empty(input.kind.as_deref())
+            .map(|k| k.parse())
+            .transpose()?,
+        project,
+        tags: input.tags,
+        add_tags: input.add_tags,
+        remove_tags: input.remove_tags,
+        metadata: input.metadata,
+        importance: input.importance,
+        weight: input.weight,
+        ttl_ms: non_empty(input.ttl.as_deref())
+            .map(|t| parse_duration(&t))
+            .transpose()?,
+        clear_ttl: input.clear_ttl,
+    };
+    let m = cairn.update(&caller.tenant, id, req)?;
+    Ok(UpdateOutput {
+        memory: MemoryView::of(cairn, &caller.tenant, &m)?,
+    })
+}
+
+/// What to forget: ids, or a selection (a dry run unless confirmed).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ForgetInput {
+    /// Ids or unique prefixes. Give these, or a selection, not both.
+    pub ids: Vec<String>,
+    /// Which memories (a project means its own memories only).
+    #[serde(flatten)]
+    pub selection: Selection,
+    /// With a selection: false (default) only counts what would be
+    /// deleted; true deletes.
+    pub confirm: bool,
+}
+
+/// What a forget did (or, unconfirmed, would do).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ForgetOutput {
+    /// How many were deleted.
+    pub forgotten: usize,
+    /// Their ids.
+    pub ids: Vec<String>,
+    /// Unconfirmed, with a selection: how many would be deleted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_forget: Option<usize>,
+    /// The scope a selection applied to: a project, `global` or `all`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+/// Forget memories by id (every id is resolved first, so one bad id
+/// deletes nothing), or every memory of a selection once confirmed.
+pub fn forget(cairn: &Cairn, caller: &Caller, input: ForgetInput) -> Result<ForgetOutput> {
+    let ids: Vec<String> = input
+        .ids
+        .iter()
+        .filter_map(|i| non_empty(Some(i)))
+        .collect();
+    let deleted = match (ids.is_empty(), input.selection.has_conditions()) {
+        (false, false) => cairn.forget(&caller.tenant, &ids)?,
+        (false, true) => {
+            return Err(Error::invalid(
+                "give ids or a filter (project, global, types, tags, since, until), not both",
+            ))
+        }
+        (true, false) => return Err(Error::invalid(
+            "nothing to forget: give ids, or a filter (project, global, types, tags, since, until)",
+        )),
+        (true, true) => {
+            let filter = input.selection.owned(caller, cairn.now())?;
+            let scope = Some(scope_label(&filter.scope));
+            if !input.confirm {
+                return Ok(ForgetOutput {
+                    forgotten: 0,
+                    ids: Vec::new(),
+                    would_forget: Some(cairn.store().count(&filter)?),
+                    scope,
+                });
+            }
+            let ids = cairn.forget_matching(&filter)?;
+            return Ok(ForgetOutput {
+                forgotten: ids.len(),
+                ids: ids.iter().map(|i| i.to_string()).collect(),
+                would_forget: None,
+                scope,
+            });
+        }
+    };
+    Ok(ForgetOutput {
+        forgotten: deleted.len(),
+        ids: deleted.iter().map(|i| i.to_string()).collect(),
+        would_forget: None,
+        scope: None,
+    })
+}
+
+/// A scope for humans: a project name, `global` or `all`.
+pub fn scope_label(scope: &ScopeFilter) -> String {
+    match scope {
+        ScopeFilter::Global | ScopeFilter::Exactly(None) => "global".into(),
+        ScopeFilter::Project(p) | ScopeFilter::Exactly(Some(p)) => p.clone(),
+        ScopeFilter::All => "all".into(),
+    }
+}

@@ -1,0 +1,276 @@
+//! The nine tools. Each parses its arguments into an application-layer
+//! request, calls `cairn_core::api` off the async workers, and answers the
+//! response as structured content with a compact text for the model. Their
+//! doc comments are the descriptions a model reads.
+
+use cairn_core::api::{
+    self, ContextInput, ForgetOutput, ListOutput, MemoryView, RecallOutput, RememberOutput,
+    StatsOutput, UpdateOutput,
+};
+use cairn_core::context::ContextPack;
+use rmcp::handler::server::tool::schema_for_output;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, Extensions};
+use rmcp::{tool, tool_router};
+
+use crate::help;
+use crate::render::{self, error_result, reply};
+use crate::server::CairnMcp;
+use crate::types::*;
+
+#[tool_router(vis = "pub(crate)")]
+impl CairnMcp {
+    /// Store a memory for later sessions. Use it right away for things that
+    /// were hard to find or that the user would not want to repeat: decisions
+    /// and why, preferences, rules, facts about where and how things are.
+    /// One fact per memory, short and specific. Near-identical memories are
+    /// merged (status `deduplicated`); related ones come back in `similar`:
+    /// if one of them is now wrong, call `remember` with `supersedes` set to
+    /// its id, or `forget` it. A superseding memory keeps the old one's
+    /// type, project and tags unless you give them. Returns the id, the
+    /// status and similar memories.
+    #[tool(
+        name = "remember",
+        output_schema = schema_for_output::<RememberOutput>(),
+        annotations(
+            title = "Remember",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn remember(
+        &self,
+        Parameters(p): Parameters<RememberParams>,
+        ext: Extensions,
+    ) -> CallToolResult {
+        let out = self
+            .call(&ext, move |c, caller| api::remember(c, caller, p.into()))
+            .await;
+        answer(out, render::remembered)
+    }
+
+    /// Search memory before acting on anything you may have learnt before:
+    /// where something runs, how the user wants things done, why something
+    /// was decided, what failed last time. Ask in natural language. Returns
+    /// memories best first with scores and short ids, within `budget` tokens
+    /// if given. Searches the session's project and global memories unless
+    /// `project` or `all_projects` says otherwise.
+    #[tool(
+        name = "recall",
+        output_schema = schema_for_output::<RecallOutput>(),
+        annotations(
+            title = "Recall",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn recall(
+        &self,
+        Parameters(p): Parameters<RecallParams>,
+        ext: Extensions,
+    ) -> CallToolResult {
+        let budget = p.budget;
+        let out = self
+            .call(&ext, move |c, caller| api::recall(c, caller, p.into()))
+            .await;
+        answer(out, |r| r.to_text(budget))
+    }
+
+    /// What to read at the start of a session: the rules to follow, the
+    /// memories matching the topic, recent and frequently used ones, and
+    /// stale ones to review, grouped by type as Markdown within a token
+    /// budget. Call it once when work starts (give the task as `topic`).
+    #[tool(
+        name = "context",
+        output_schema = schema_for_output::<ContextPack>(),
+        annotations(
+            title = "Session context",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn context(
+        &self,
+        Parameters(p): Parameters<ContextParams>,
+        ext: Extensions,
+    ) -> CallToolResult {
+        let input: ContextInput = p.into();
+        let out = self
+            .call(&ext, move |c, caller| api::context(c, caller, input))
+            .await;
+        answer(out, |pack| pack.markdown.clone())
+    }
+
+    /// Read one memory in full by its id or a unique prefix (as shown by
+    /// recall and list). Counts as a use of the memory.
+    #[tool(
+        name = "get",
+        output_schema = schema_for_output::<MemoryView>(),
+        annotations(
+            title = "Get a memory",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn get(&self, Parameters(p): Parameters<GetParams>, ext: Extensions) -> CallToolResult {
+        let out = self
+            .call(&ext, move |c, caller| api::get(c, caller, &p.id))
+            .await;
+        answer(out, render::memory)
+    }
+
+    /// Change a memory in place: text, type, project, tags, metadata,
+    /// importance, weight or TTL. When a fact changed, prefer `remember`
+    /// with `supersedes` (keeps history); use `update` to fix a mistake or
+    /// re-label. Returns the memory after the change.
+    #[tool(
+        name = "update",
+        output_schema = schema_for_output::<UpdateOutput>(),
+        annotations(
+            title = "Update a memory",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn update(
+        &self,
+        Parameters(p): Parameters<UpdateParams>,
+        ext: Extensions,
+    ) -> CallToolResult {
+        let id = p.id.clone();
+        let out = self
+            .call(&ext, move |c, caller| api::update(c, caller, &id, p.into()))
+            .await;
+        answer(out, |u| {
+            format!(
+                "updated {}\n{}",
+                u.memory.short_id,
+                render::memory(&u.memory)
+            )
+        })
+    }
+
+    /// Delete memories for good. Give `id` to delete one memory that is
+    /// wrong or useless. Or give a filter (project, global, types, tags,
+    /// since, until): without `confirm` it only reports how many would be
+    /// deleted; call again with `confirm: true` to delete them. To replace
+    /// an outdated fact, prefer `remember` with `supersedes`.
+    #[tool(
+        name = "forget",
+        output_schema = schema_for_output::<ForgetOutput>(),
+        annotations(
+            title = "Forget",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn forget(
+        &self,
+        Parameters(p): Parameters<ForgetParams>,
+        ext: Extensions,
+    ) -> CallToolResult {
+        let out = self
+            .call(&ext, move |c, caller| api::forget(c, caller, p.into()))
+            .await;
+        answer(out, render::forgotten)
+    }
+
+    /// Browse memories with filters, sorted and paged (no query: use
+    /// `recall` to search). `sort: "stale"` lists the longest unused ones,
+    /// candidates to review or forget. Returns a page, the total and where
+    /// the next page starts.
+    #[tool(
+        name = "list",
+        output_schema = schema_for_output::<ListOutput>(),
+        annotations(
+            title = "List memories",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn list(&self, Parameters(p): Parameters<ListParams>, ext: Extensions) -> CallToolResult {
+        let out = self
+            .call(&ext, move |c, caller| api::list(c, caller, p.into()))
+            .await;
+        answer(out, render::page)
+    }
+
+    /// Counts of the memory store: totals, expired, superseded, per type and
+    /// per project, the embedding model, and the session's project.
+    #[tool(
+        name = "stats",
+        output_schema = schema_for_output::<StatsOutput>(),
+        annotations(
+            title = "Memory statistics",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn stats(&self, _p: Parameters<NoParams>, ext: Extensions) -> CallToolResult {
+        let out = self.call(&ext, api::stats).await;
+        answer(out, render::stats)
+    }
+
+    /// How to use Cairn well: what to remember and when to recall (topic
+    /// `protocol`), the memory types, projects, forgetting, the tools.
+    #[tool(
+        name = "help",
+        output_schema = schema_for_output::<HelpOut>(),
+        annotations(
+            title = "Help",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn help(&self, Parameters(p): Parameters<HelpParams>) -> CallToolResult {
+        let topic = p
+            .topic
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "overview".into());
+        match help::topic(&topic) {
+            Some(text) => reply(
+                text.clone(),
+                &HelpOut {
+                    topic,
+                    text,
+                    topics: help::TOPICS.iter().map(|t| t.to_string()).collect(),
+                },
+            ),
+            None => error_result(&cairn_core::Error::invalid(format!(
+                "no help topic `{topic}`; topics: {}",
+                help::TOPICS.join(", ")
+            ))),
+        }
+    }
+}
+
+/// A tool's answer: the response with its text, or the error as a tool
+/// result.
+fn answer<T: serde::Serialize>(
+    out: cairn_core::Result<T>,
+    text: impl FnOnce(&T) -> String,
+) -> CallToolResult {
+    match out {
+        Ok(value) => reply(text(&value), &value),
+        Err(e) => error_result(&e),
+    }
+}

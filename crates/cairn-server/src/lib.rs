@@ -1,0 +1,124 @@
+//! # cairn-server
+//!
+//! Cairn as a long-running service: one axum application ([`app`]) over
+//! shared state ([`AppState`]: the engine and the MCP handler), the
+//! background jobs a server runs ([`jobs`]: expiry sweep, cache saving,
+//! warm-up; later consolidation), and graceful shutdown ([`serve`]).
+//! `cairn serve` is this crate behind a command line.
+//!
+//! ## Invariants
+//! - The routes are thin: MCP requests go to `cairn-mcp`'s handler, and
+//!   every other front end (REST, web UI) calls `cairn_core::api`; no
+//!   business rule lives here.
+//! - The tenant of a request is decided per request (an HTTP extension,
+//!   [`cairn_mcp::RequestTenant`]), never fixed per process.
+//! - Engine calls leave the async workers (`spawn_blocking` or
+//!   `block_in_place`): the core is synchronous.
+
+pub mod app;
+pub mod jobs;
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::serve::ListenerExt;
+use cairn_core::Cairn;
+use cairn_mcp::CairnMcp;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+pub use app::{router, MCP_PATH};
+
+/// What every route and job shares. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    /// The engine.
+    pub cairn: Cairn,
+    /// The MCP handler (cloned per MCP session).
+    pub mcp: CairnMcp,
+}
+
+impl AppState {
+    /// State over `mcp`'s engine.
+    pub fn new(mcp: CairnMcp) -> Self {
+        AppState {
+            cairn: mcp.cairn().clone(),
+            mcp,
+        }
+    }
+}
+
+/// How a server runs its background jobs.
+#[derive(Debug, Clone, Copy)]
+pub struct Jobs {
+    /// How often expired memories are deleted.
+    pub sweep_every: Duration,
+    /// How often the store may save what new processes open it faster
+    /// with (it saves only when that pays off).
+    pub save_caches_every: Duration,
+}
+
+impl Default for Jobs {
+    fn default() -> Self {
+        Jobs {
+            sweep_every: Duration::from_secs(60),
+            save_caches_every: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Serve the application on `listener` until `stop` resolves, running the
+/// background jobs; then stop accepting, end MCP sessions, stop the jobs
+/// and return.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    jobs: Jobs,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let shutdown = CancellationToken::new();
+    let background = jobs::start(&state.cairn, jobs, shutdown.clone());
+    let app = router(state, shutdown.clone());
+    let on_stop = shutdown.clone();
+    // Responses go out in several writes (headers, SSE events): without
+    // TCP_NODELAY, Nagle's algorithm and delayed ACKs delay each call.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
+    let result = axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            stop.await;
+            tracing::info!("shutting down");
+            on_stop.cancel();
+        })
+        .await;
+    shutdown.cancel();
+    for job in background {
+        let _ = job.await;
+    }
+    result
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

@@ -1,0 +1,74 @@
+//! The application in-process (`tower::ServiceExt::oneshot`, no port):
+//! an in-memory store and the conformance suite's small deterministic
+//! embedder, so these tests need no model and no disk.
+
+#![allow(missing_docs)]
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use cairn_core::conformance::LexicalEmbedder;
+use cairn_core::{Cairn, MemoryStore};
+use cairn_mcp::{CairnMcp, McpConfig};
+use cairn_server::{router, AppState, MCP_PATH};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+mod http;
+
+/// Fresh state: an in-memory store, the deterministic embedder.
+pub fn state() -> AppState {
+    let cairn = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+    AppState::new(CairnMcp::new(cairn, McpConfig::new("default")))
+}
+
+fn app() -> axum::Router {
+    router(state(), CancellationToken::new())
+}
+
+async fn json(response: axum::response::Response) -> Value {
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}: {bytes:?}"))
+}
+
+#[tokio::test]
+async fn healthz_reports_ok_and_the_version() {
+    let response = app()
+        .oneshot(Request::get("/healthz").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = json(response).await;
+    assert_eq!(body["status"], "ok");
+    assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_gets_the_json_rpc_parse_error() {
+    let response = app()
+        .oneshot(
+            Request::post(MCP_PATH)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(Body::from("{not json"))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let body = json(response).await;
+    assert_eq!(body["error"]["code"], -32700);
+    assert_eq!(body["id"], Value::Null);
+}
+
+#[tokio::test]
+async fn unknown_routes_are_404() {
+    let response = app()
+        .oneshot(Request::get("/nowhere").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+}
