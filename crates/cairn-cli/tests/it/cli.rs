@@ -258,7 +258,7 @@ fn id_prefixes_errors_and_exit_codes() {
     let out = env.run_with(&["remember", "-"], Some(&big));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 MiB"));
-    assert_eq!(env.json(&["stats"])["stats"]["total"], 2);
+    assert_eq!(env.json(&["stats"])["total"], 2);
     env.assert_healthy();
 }
 
@@ -341,13 +341,10 @@ fn dedup_contradictions_supersede_ttl_and_forget() {
         "only project tmp's own memories: {dry}"
     );
     assert_eq!(dry["forgotten"], 0);
-    let before = env.json(&["stats"])["stats"]["total"].as_u64().unwrap();
+    let before = env.json(&["stats"])["total"].as_u64().unwrap();
     let done = env.json(&["forget", "--project", "tmp", "--yes"]);
     assert_eq!(done["forgotten"], 2);
-    assert_eq!(
-        env.json(&["stats"])["stats"]["total"].as_u64().unwrap(),
-        before - 2
-    );
+    assert_eq!(env.json(&["stats"])["total"].as_u64().unwrap(), before - 2);
     env.assert_healthy();
 }
 
@@ -511,7 +508,7 @@ fn two_processes_writing_at_once_lose_nothing() {
         );
         assert!(!String::from_utf8_lossy(&out.stderr).contains("locked"));
     }
-    assert_eq!(env.json(&["stats"])["stats"]["total"], 201);
+    assert_eq!(env.json(&["stats"])["total"], 201);
     // Each writer's memories are found by a process started afterwards.
     let r = env.json(&["recall", "1x99", "--mode", "keyword"]);
     assert!(r["results"][0]["content"]

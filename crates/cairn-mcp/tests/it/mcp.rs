@@ -289,7 +289,7 @@ async fn forget_by_id_and_by_filter_with_confirmation() {
     )
     .await;
     let nothing = call_err(&client, "forget", json!({})).await;
-    assert!(nothing.contains("give `id`"), "{nothing}");
+    assert!(nothing.contains("give ids, or a filter"), "{nothing}");
     let both = call_err(&client, "forget", json!({"id": "abcd", "tags": ["old"]})).await;
     assert!(both.contains("not both"), "{both}");
     let dry = call(
