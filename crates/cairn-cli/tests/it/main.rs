@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 mod cli;
+mod same_json;
 mod setup;
 
 use std::path::{Path, PathBuf};

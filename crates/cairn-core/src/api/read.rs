@@ -352,3 +352,100 @@ pub fn context(cairn: &Cairn, caller: &Caller, input: ContextInput) -> Result<Co
         budget,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::api::{remember, RememberInput};
+    use crate::conformance::LexicalEmbedder;
+    use crate::tokens::count_tokens;
+    use crate::MemoryStore;
+
+    fn cairn_with(n: usize) -> (Cairn, Caller) {
+        let c = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+        let caller = Caller::new("t");
+        for i in 0..n {
+            let text = format!("deploy note {i}: the deploy runs from ci runner {i}");
+            remember(&c, &caller, RememberInput::new(text)).unwrap();
+        }
+        (c, caller)
+    }
+
+    #[test]
+    fn recall_stays_within_the_budget_and_counts_exactly() {
+        let (c, caller) = cairn_with(7);
+        let all = recall(
+            &c,
+            &caller,
+            RecallInput {
+                query: "deploy".into(),
+                mode: Some("keyword".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!((all.results.len(), all.omitted), (7, 0));
+        let counted: usize = all.results.iter().map(|r| count_tokens(&r.line)).sum();
+        assert_eq!(all.tokens, counted);
+        let budget = all.tokens / 2;
+        let half = recall(
+            &c,
+            &caller,
+            RecallInput {
+                query: "deploy".into(),
+                mode: Some("keyword".into()),
+                budget: Some(budget),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(half.tokens <= budget);
+        assert!(!half.results.is_empty());
+        assert_eq!(half.results.len() + half.omitted, 7);
+        assert!(half.to_text(Some(budget)).contains("left out"));
+    }
+
+    #[test]
+    fn id_cursors_page_through_everything_once() {
+        let (c, caller) = cairn_with(5);
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = list(
+                &c,
+                &caller,
+                ListInput {
+                    sort: Some("id".into()),
+                    limit: Some(2),
+                    cursor: cursor.take(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(page.total, 5);
+            assert_eq!(page.offset, seen.len());
+            seen.extend(page.memories.iter().map(|m| m.id().to_string()));
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        let mut sorted = seen.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(seen, sorted, "in id order, each once");
+        assert_eq!(seen.len(), 5);
+        let bad = ListInput {
+            cursor: Some("nonsense".into()),
+            ..Default::default()
+        };
+        assert!(list(&c, &caller, bad).is_err());
+        let over = ListInput {
+            limit: Some(MAX_PAGE + 1),
+            ..Default::default()
+        };
+        assert!(list(&c, &caller, over).is_err());
+    }
+}

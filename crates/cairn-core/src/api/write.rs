@@ -319,3 +319,110 @@ pub fn scope_label(scope: &ScopeFilter) -> String {
         ScopeFilter::All => "all".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::conformance::LexicalEmbedder;
+    use crate::MemoryStore;
+
+    fn cairn() -> Cairn {
+        Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder))
+    }
+
+    #[test]
+    fn a_superseding_memory_inherits_what_it_does_not_give() {
+        let c = cairn();
+        let caller = Caller::new("t").with_project(Some("session".into()));
+        let old = remember(
+            &c,
+            &caller,
+            RememberInput {
+                kind: Some("decision".into()),
+                project: Some("atlas".into()),
+                tags: Some(vec!["db".into()]),
+                ..RememberInput::new("we use MySQL for atlas")
+            },
+        )
+        .unwrap();
+        let new = remember(
+            &c,
+            &caller,
+            RememberInput {
+                supersedes: Some(old.short_id.clone()),
+                ..RememberInput::new("we moved atlas to PostgreSQL")
+            },
+        )
+        .unwrap();
+        assert_eq!(new.superseded.as_deref(), Some(old.id.as_str()));
+        assert_eq!(new.project.as_deref(), Some("atlas"), "not the session's");
+        let m = c.peek("t", &new.id).unwrap();
+        assert_eq!(m.kind, crate::MemoryType::Decision);
+        assert_eq!(m.tags, vec!["db"]);
+        // What the request gives wins.
+        let given = remember(
+            &c,
+            &caller,
+            RememberInput {
+                supersedes: Some(new.id.clone()),
+                kind: Some("fact".into()),
+                global: true,
+                tags: Some(vec!["infra".into()]),
+                ..RememberInput::new("atlas runs PostgreSQL 16")
+            },
+        )
+        .unwrap();
+        let m = c.peek("t", &given.id).unwrap();
+        assert_eq!(
+            (m.kind, m.project, m.tags),
+            (crate::MemoryType::Fact, None, vec!["infra".to_string()])
+        );
+        // Without supersedes, the caller's project.
+        let plain = remember(&c, &caller, RememberInput::new("a plain note")).unwrap();
+        assert_eq!(plain.project.as_deref(), Some("session"));
+    }
+
+    #[test]
+    fn forget_by_filter_counts_first_and_only_deletes_when_confirmed() {
+        let c = cairn();
+        let caller = Caller::new("t");
+        for text in ["scratch one", "scratch two"] {
+            let input = RememberInput {
+                project: Some("tmp".into()),
+                ..RememberInput::new(text)
+            };
+            remember(&c, &caller, input).unwrap();
+        }
+        remember(&c, &caller, RememberInput::new("a global note")).unwrap();
+        let selection = Selection {
+            project: Some("tmp".into()),
+            ..Default::default()
+        };
+        let dry = forget(
+            &c,
+            &caller,
+            ForgetInput {
+                selection: selection.clone(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!((dry.would_forget, dry.forgotten), (Some(2), 0));
+        assert_eq!(dry.scope.as_deref(), Some("tmp"));
+        let done = forget(
+            &c,
+            &caller,
+            ForgetInput {
+                selection,
+                confirm: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(done.forgotten, 2);
+        assert_eq!(c.stats("t").unwrap().0.total, 1);
+        assert!(forget(&c, &caller, ForgetInput::default()).is_err());
+    }
+}
