@@ -20,6 +20,7 @@
 
 pub mod help;
 pub mod http;
+pub mod jsonrpc;
 pub mod lines;
 pub mod project;
 pub mod server;
