@@ -19,7 +19,7 @@
 //!   to stderr.
 
 pub mod help;
-
+pub mod jsonrpc;
 pub mod lines;
 mod render;
 pub mod server;

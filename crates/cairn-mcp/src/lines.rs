@@ -1,12 +1,16 @@
-//! MCP over newline-delimited JSON-RPC (the stdio transport), with JSON-RPC
-//! parse errors answered.
+//! MCP over newline-delimited JSON-RPC (the stdio transport), with the
+//! lines rmcp would drop answered.
 //!
-//! rmcp's own line transport drops a line that is not JSON without a word,
-//! which leaves a client waiting forever. Here every input line is checked
-//! first: one that does not parse gets the JSON-RPC 2.0 parse error
-//! (`-32700`, `id: null`) and the server keeps serving; the others go to
-//! rmcp unchanged. Output lines are written whole, one at a time, so that a
-//! parse error never lands inside a server message.
+//! rmcp's own line transport drops a line that is not JSON, or that is
+//! nested deeper than its parser accepts, without a word, which leaves a
+//! client waiting forever. Here every input line is checked first
+//! ([`crate::jsonrpc::classify`]): one that is not JSON gets the JSON-RPC
+//! parse error (`-32700`, `id: null`), a request nested too deeply gets
+//! Invalid Request (`-32600`) with its own id, a notification nested too
+//! deeply is logged (JSON-RPC forbids replying to it), and the server keeps
+//! serving; the other lines go to rmcp unchanged. Output lines are written
+//! whole, one at a time, so that an error never lands inside a server
+//! message.
 
 use std::sync::Arc;
 
@@ -14,19 +18,8 @@ use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
+use crate::jsonrpc::{classify, parse_error, too_deep_error, Incoming, TooDeep};
 use crate::server::CairnMcp;
-
-/// The JSON-RPC 2.0 parse error for a message that is not JSON.
-pub fn parse_error(problem: &str) -> serde_json::Value {
-    serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {
-            "code": -32700,
-            "message": format!("Parse error: the message is not JSON ({problem}); send one JSON-RPC message"),
-        },
-    })
-}
 
 /// Serve `server` over newline-delimited JSON-RPC read from `input` and
 /// written to `output`, until `input` ends.
@@ -46,19 +39,28 @@ where
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<serde::de::IgnoredAny>(&line) {
-                Ok(_) => {
+            let reply = match classify(line.as_bytes()) {
+                Incoming::Message => {
                     to_server.write_all(line.as_bytes()).await?;
                     to_server.write_all(b"\n").await?;
+                    continue;
                 }
-                Err(e) => {
+                Incoming::NotJson(e) => {
                     tracing::debug!(error = %e, "a line that is not JSON");
-                    let mut out = out.lock().await;
-                    let reply = format!("{}\n", parse_error(&e.to_string()));
-                    out.write_all(reply.as_bytes()).await?;
-                    out.flush().await?;
+                    parse_error(&e.to_string())
                 }
-            }
+                Incoming::TooDeep(TooDeep::Request { id }) => {
+                    tracing::warn!(%id, "a request nested too deeply");
+                    too_deep_error(id)
+                }
+                Incoming::TooDeep(TooDeep::Notification { method }) => {
+                    tracing::warn!(?method, "a notification nested too deeply, dropped");
+                    continue;
+                }
+            };
+            let mut out = out.lock().await;
+            out.write_all(format!("{reply}\n").as_bytes()).await?;
+            out.flush().await?;
         }
         to_server.shutdown().await
     });

@@ -12,6 +12,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use cairn_mcp::jsonrpc::{self, Incoming, TooDeep};
+
 use crate::AppState;
 
 /// The path of the MCP endpoint.
@@ -43,7 +45,11 @@ const MAX_MCP_BODY: usize = 4 << 20;
 
 /// A POST to `/mcp` whose body is not JSON gets the JSON-RPC parse error
 /// (`-32700`, `id: null`) with HTTP 400, as JSON-RPC asks; rmcp alone
-/// answers such a body with a bare HTTP 415.
+/// answers such a body with a bare HTTP 415. So does a body nested deeper
+/// than rmcp's parser accepts, which gets Invalid Request (`-32600`) with
+/// the request's own id instead (`id: null` for a notification, which the
+/// streamable HTTP transport still answers with an HTTP error status).
+/// See [`crate::jsonrpc`].
 async fn parse_errors(
     req: axum::extract::Request,
     next: axum::middleware::Next,
@@ -62,8 +68,19 @@ async fn parse_errors(
                 .into_response()
         }
     };
-    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
-        let body = cairn_mcp::lines::parse_error(&e.to_string());
+    let error = match jsonrpc::classify(&bytes) {
+        Incoming::Message => None,
+        Incoming::NotJson(e) => Some(jsonrpc::parse_error(&e.to_string())),
+        Incoming::TooDeep(TooDeep::Request { id }) => {
+            tracing::warn!(%id, "a request nested too deeply");
+            Some(jsonrpc::too_deep_error(id))
+        }
+        Incoming::TooDeep(TooDeep::Notification { method }) => {
+            tracing::warn!(?method, "a notification nested too deeply");
+            Some(jsonrpc::too_deep_error(serde_json::Value::Null))
+        }
+    };
+    if let Some(body) = error {
         return (StatusCode::BAD_REQUEST, Json(body)).into_response();
     }
     next.run(axum::extract::Request::from_parts(

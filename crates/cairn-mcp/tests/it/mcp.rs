@@ -682,3 +682,69 @@ async fn a_line_that_is_not_json_gets_a_parse_error_and_serving_goes_on() {
     drop(to_server);
     serving.await.unwrap().unwrap();
 }
+
+const RAW_INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// A tools/call (id 7, or a notification when `id` is `None`) whose
+/// argument holds 200 arrays inside one another: deeper than the JSON
+/// parser's limit of 128 levels.
+fn deep_call(id: Option<u32>) -> String {
+    let id = id.map_or(String::new(), |id| format!(r#""id":{id},"#));
+    format!(
+        r#"{{"jsonrpc":"2.0",{id}"method":"tools/call","params":{{"name":"remember","arguments":{{"content":"x","metadata":{{"a":{}{}}}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    )
+}
+
+#[tokio::test]
+async fn a_line_nested_too_deeply_gets_an_error_with_its_id_and_serving_goes_on() {
+    use std::time::Duration;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let env = Env::new();
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(cairn_mcp::serve_lines(
+        env.server(None).for_session(),
+        server_in,
+        server_out,
+    ));
+    let mut replies = BufReader::new(from_server).lines();
+    let mut send = async |line: &str| {
+        to_server.write_all(line.as_bytes()).await.unwrap();
+        to_server.write_all(b"\n").await.unwrap();
+    };
+    let mut next = async || -> serde_json::Value {
+        let reply = tokio::time::timeout(Duration::from_secs(5), replies.next_line())
+            .await
+            .expect("a reply within 5 s")
+            .unwrap()
+            .expect("a reply line");
+        serde_json::from_str(&reply).expect("replies are JSON")
+    };
+    send(&RAW_INITIALIZE.replace(r#""id":1"#, r#""id":6"#)).await;
+    let init = next().await;
+    assert_eq!(init["id"], 6, "{init}");
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+
+    send(&deep_call(Some(7))).await;
+    let deep = next().await;
+    assert_eq!(deep["id"], 7, "{deep}");
+    assert_eq!(deep["error"]["code"], -32600, "{deep}");
+    assert!(
+        deep["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nested 128 or more levels deep"),
+        "{deep}"
+    );
+    // A notification that deep gets no reply: the next reply is the ping's.
+    send(&deep_call(None)).await;
+    send(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
+    let ping = next().await;
+    assert_eq!(ping["id"], 8, "{ping}");
+    assert!(ping["result"].is_object(), "{ping}");
+    drop(to_server);
+    serving.await.unwrap().unwrap();
+}

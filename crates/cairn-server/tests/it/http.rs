@@ -96,3 +96,60 @@ async fn http_ends_a_session_on_delete_with_204() {
     assert!(reply.starts_with("HTTP/1.1 404"), "{reply}");
     http.stop().await;
 }
+
+/// A tools/call (id 7, or a notification when `id` is `None`) whose
+/// argument holds 200 arrays inside one another: deeper than the JSON
+/// parser's limit of 128 levels.
+fn deep_call(id: Option<u32>) -> String {
+    let id = id.map_or(String::new(), |id| format!(r#""id":{id},"#));
+    format!(
+        r#"{{"jsonrpc":"2.0",{id}"method":"tools/call","params":{{"name":"remember","arguments":{{"content":"x","metadata":{{"a":{}{}}}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    )
+}
+
+#[tokio::test]
+async fn http_answers_a_body_nested_too_deeply_with_an_error_carrying_its_id() {
+    let http = RawHttp::start().await;
+    let reply = http.send("POST", None, RAW_INITIALIZE).await;
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    let session = reply
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .expect("a session id");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let reply = http.send("POST", Some(&session), initialized).await;
+    assert!(reply.starts_with("HTTP/1.1 202"), "{reply}");
+
+    let json_body = |reply: &str| -> serde_json::Value {
+        let body = reply.split("\r\n\r\n").nth(1).unwrap();
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {reply}"))
+    };
+    let reply = http.send("POST", Some(&session), &deep_call(Some(7))).await;
+    assert!(reply.starts_with("HTTP/1.1 400"), "{reply}");
+    let v = json_body(&reply);
+    assert_eq!(v["id"], 7, "{v}");
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nested 128 or more levels deep"),
+        "{v}"
+    );
+    // A notification that deep is refused too, with no id to answer.
+    let reply = http.send("POST", Some(&session), &deep_call(None)).await;
+    assert!(reply.starts_with("HTTP/1.1 400"), "{reply}");
+    assert!(json_body(&reply)["id"].is_null(), "{reply}");
+    // The session still serves.
+    let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    let reply = http.send("POST", Some(&session), ping).await;
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.contains(r#""id":8"#), "{reply}");
+    http.stop().await;
+}
