@@ -34,14 +34,22 @@ where
 
     let out = output.clone();
     let reader = tokio::spawn(async move {
-        let mut lines = BufReader::new(input).lines();
-        while let Some(line) = lines.next_line().await? {
-            if line.trim().is_empty() {
+        // Bytes, not text: a line that is not UTF-8 gets the parse error
+        // like any other line that is not JSON, and reading goes on.
+        let mut input = BufReader::new(input);
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            if input.read_until(b'\n', &mut bytes).await? == 0 {
+                break;
+            }
+            let line = bytes.trim_ascii();
+            if line.is_empty() {
                 continue;
             }
-            let reply = match classify(line.as_bytes()) {
+            let reply = match classify(line) {
                 Incoming::Message => {
-                    to_server.write_all(line.as_bytes()).await?;
+                    to_server.write_all(line).await?;
                     to_server.write_all(b"\n").await?;
                     continue;
                 }

@@ -658,13 +658,13 @@ async fn a_line_that_is_not_json_gets_a_parse_error_and_serving_goes_on() {
         server_out,
     ));
     let mut replies = BufReader::new(from_server).lines();
-    let mut next = async |line: &str| -> serde_json::Value {
-        to_server.write_all(line.as_bytes()).await.unwrap();
+    let mut next = async |line: &[u8]| -> serde_json::Value {
+        to_server.write_all(line).await.unwrap();
         to_server.write_all(b"\n").await.unwrap();
         let reply = replies.next_line().await.unwrap().expect("a reply line");
         serde_json::from_str(&reply).expect("replies are JSON")
     };
-    let bad = next("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ").await;
+    let bad = next(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ").await;
     assert_eq!(bad["error"]["code"], -32700, "{bad}");
     assert!(bad["id"].is_null());
     assert!(bad["error"]["message"]
@@ -672,13 +672,18 @@ async fn a_line_that_is_not_json_gets_a_parse_error_and_serving_goes_on() {
         .unwrap()
         .contains("not JSON"));
     let init = next(
-        r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        br#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
     )
     .await;
     assert_eq!(init["id"], 7, "{init}");
     assert!(init["result"]["serverInfo"].is_object(), "{init}");
-    let again = next("garbage").await;
+    let again = next(b"garbage").await;
     assert_eq!(again["error"]["code"], -32700);
+    // A line that is not UTF-8 is not JSON either; serving goes on.
+    let invalid = next(b"{\"id\": \"\xff\xfe\"}").await;
+    assert_eq!(invalid["error"]["code"], -32700, "{invalid}");
+    let ping = next(br#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
+    assert_eq!(ping["id"], 8, "{ping}");
     drop(to_server);
     serving.await.unwrap().unwrap();
 }
