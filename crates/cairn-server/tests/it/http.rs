@@ -1,6 +1,8 @@
 //! The server on a loopback port, spoken to in raw HTTP/1.1.
 
-use cairn_server::Jobs;
+use cairn_mcp::RequestTenant;
+use cairn_server::{router, AppState, Jobs};
+use tokio_util::sync::CancellationToken;
 
 use crate::state;
 
@@ -14,17 +16,41 @@ struct RawHttp {
 
 impl RawHttp {
     async fn start() -> RawHttp {
+        Self::start_as(None, state()).await
+    }
+
+    /// With `tenant`, every request carries it as its [`RequestTenant`], as
+    /// the server's authentication will put it there.
+    async fn start_as(tenant: Option<&'static str>, state: AppState) -> RawHttp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let serving = tokio::spawn(cairn_server::serve(
-            listener,
-            state(),
-            Jobs::default(),
-            async {
-                let _ = stopped.await;
-            },
-        ));
+        let stopped = async {
+            let _ = stopped.await;
+        };
+        let serving = match tenant {
+            None => tokio::spawn(cairn_server::serve(
+                listener,
+                state,
+                Jobs::default(),
+                stopped,
+            )),
+            Some(tenant) => {
+                let app =
+                    router(state, CancellationToken::new()).layer(axum::middleware::map_request(
+                        move |mut req: axum::extract::Request| async move {
+                            req.extensions_mut()
+                                .insert(RequestTenant(tenant.to_string()));
+                            req
+                        },
+                    ));
+                tokio::spawn(async move {
+                    axum::serve(listener, app)
+                        .with_graceful_shutdown(stopped)
+                        .await
+                })
+            }
+        };
         RawHttp {
             addr,
             stop,
@@ -151,5 +177,34 @@ async fn http_answers_a_body_nested_too_deeply_with_an_error_carrying_its_id() {
     let reply = http.send("POST", Some(&session), ping).await;
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     assert!(reply.contains(r#""id":8"#), "{reply}");
+    http.stop().await;
+}
+
+/// The session id a reply to `initialize` carries.
+fn session_of(reply: &str) -> String {
+    reply
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .expect("a session id")
+}
+
+#[tokio::test]
+async fn each_request_acts_for_the_tenant_it_carries() {
+    let state = state();
+    let cairn = state.cairn.clone();
+    let http = RawHttp::start_as(Some("alice"), state).await;
+    let session = session_of(&http.send("POST", None, RAW_INITIALIZE).await);
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    http.send("POST", Some(&session), initialized).await;
+    let remember = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"content":"alice keeps her notes here"}}}"#;
+    let reply = http.send("POST", Some(&session), remember).await;
+    assert!(reply.contains("remembered"), "{reply}");
+    let stats = |tenant: &str| cairn.stats(tenant).unwrap().0.total;
+    assert_eq!(stats("alice"), 1);
+    assert_eq!(stats("default"), 0, "not the configured tenant");
     http.stop().await;
 }
