@@ -116,7 +116,7 @@ async fn healthz(axum::extract::State(state): axum::extract::State<AppState>) ->
         ),
         Ok(Err(e)) => (
             StatusCode::SERVICE_UNAVAILABLE,
-            Json(serde_json::json!({"status": "error", "error": e.to_string()})),
+            Json(serde_json::json!({"status": "error", "error": e.code()})),
         ),
         Err(_) => (
             StatusCode::SERVICE_UNAVAILABLE,

@@ -16,6 +16,7 @@
 //!   `block_in_place`): the core is synchronous.
 
 pub mod app;
+pub mod error;
 pub mod jobs;
 
 use std::future::Future;
@@ -28,6 +29,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 pub use app::{router, MCP_PATH};
+pub use error::ApiError;
 
 /// What every route and job shares. Cheap to clone.
 #[derive(Clone)]
