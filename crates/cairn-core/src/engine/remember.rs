@@ -276,10 +276,4 @@ impl Cairn {
         out.sort_by(|a, b| b.1.total_cmp(&a.1));
         Ok(out)
     }
-
-    /// Replace `old` by a new memory: `req.supersedes` is set to `old`.
-    pub fn supersede(&self, old: &str, mut req: RememberRequest) -> Result<RememberOutcome> {
-        req.supersedes = Some(old.to_string());
-        self.remember(req)
-    }
 }
