@@ -16,9 +16,9 @@ use std::hash::Hash;
 /// `w / (k + r)`. Cormack et al. (2009) used 60, which flattens the top of
 /// both lists so that one list's first place barely beats its tenth; with
 /// lists of a few dozen candidates a small `k` keeps each list's own order
-/// meaningful. Chosen on LoCoMo evidence recall (docs/BENCHMARKS.md): k = 5
-/// with [`VECTOR_WEIGHT`] 0.4, against k = 60 with equal weights, raised
-/// hybrid recall@10 from 0.64 to 0.71 and put hybrid ahead of keyword-only
+/// meaningful. Chosen on LoCoMo evidence recall with [`VECTOR_WEIGHT`]
+/// (docs/BENCHMARKS.md has the ablation): against k = 60 with equal
+/// weights it raised hybrid recall and put hybrid ahead of keyword-only
 /// search at every cut-off.
 pub const RRF_K: f64 = 5.0;
 
@@ -27,10 +27,9 @@ pub const KEYWORD_WEIGHT: f64 = 1.0;
 
 /// Weight of the vector ranking in the fusion. Below the keyword weight:
 /// a memory that shares the query's rare words is a stronger signal than
-/// the nearest neighbour of a small sentence-embedding model (on LoCoMo,
-/// BM25 alone reaches recall@10 0.70, vectors alone 0.45); the vectors
-/// still lift what keyword search misses (hybrid 0.71, and ahead at every
-/// k). With this weight a first place among vectors counts as much as a
+/// the nearest neighbour of a small sentence-embedding model (on LoCoMo
+/// BM25 alone recalls far more evidence than vectors alone); the vectors
+/// still lift what keyword search misses. With this weight a first place among vectors counts as much as a
 /// tenth place among keywords.
 pub const VECTOR_WEIGHT: f64 = 0.4;
 

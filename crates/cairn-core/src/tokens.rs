@@ -2,8 +2,7 @@
 //!
 //! Counting runs on every recall line and context item, so it uses
 //! `bpe-openai`, which counts without building the token list and without
-//! the backtracking regex of the reference implementation (about 3× faster
-//! than `tiktoken-rs` here). The counts are the reference's
+//! the backtracking regex of the reference implementation. The counts are the reference's
 //! `encode_ordinary` counts: text that looks like a special token
 //! (`<|endoftext|>`) is counted as the ordinary text it is, as a chat API
 //! would see it. The test below checks parity with `tiktoken-rs`.
