@@ -106,14 +106,7 @@ async fn http_ends_a_session_on_delete_with_204() {
     let http = RawHttp::start().await;
     let reply = http.send("POST", None, RAW_INITIALIZE).await;
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-    let session = reply
-        .lines()
-        .find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_string())
-        })
-        .expect("a session id");
+    let session = session_of(&reply);
     let reply = http.send("DELETE", Some(&session), "").await;
     assert!(reply.starts_with("HTTP/1.1 204"), "{reply}");
     // The session is gone.
@@ -140,14 +133,7 @@ async fn http_answers_a_body_nested_too_deeply_with_an_error_carrying_its_id() {
     let http = RawHttp::start().await;
     let reply = http.send("POST", None, RAW_INITIALIZE).await;
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-    let session = reply
-        .lines()
-        .find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_string())
-        })
-        .expect("a session id");
+    let session = session_of(&reply);
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let reply = http.send("POST", Some(&session), initialized).await;
     assert!(reply.starts_with("HTTP/1.1 202"), "{reply}");
