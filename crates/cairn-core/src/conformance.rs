@@ -17,12 +17,16 @@ use serde_json::json;
 
 use crate::engine::{Cairn, RecallRequest, RememberRequest, SearchMode, WriteStatus};
 use crate::memory::{Memory, MemoryId, MemoryType};
-use crate::store::{Filter, Hit, ListOrder, RankFactors, ScopeFilter, Store, WriteBatch};
+use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, Store, WriteBatch};
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
+/// The one dimension of every vector in the suite: MiniLM's, so that a
+/// backend with a typed vector column passes it as it is.
+pub const DIM: usize = 384;
+
 /// A deterministic bag-of-words embedder: each lowercase word is hashed
-/// (FNV-1a) to one of 64 dimensions with a sign, and the sum is
+/// (FNV-1a) to one of [`DIM`] dimensions with a sign, and the sum is
 /// L2-normalised. Texts sharing words are similar; identical texts have
 /// cosine 1. For tests of the engine's logic only.
 pub struct LexicalEmbedder;
@@ -31,12 +35,12 @@ impl Embedder for LexicalEmbedder {
     fn model(&self) -> ModelInfo {
         ModelInfo {
             name: "lexical-test".into(),
-            dim: 64,
+            dim: DIM,
         }
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        Ok(texts.iter().map(|t| lexical_vector(t, 64)).collect())
+        Ok(texts.iter().map(|t| lexical_vector(t, DIM)).collect())
     }
 }
 
@@ -137,7 +141,7 @@ pub fn check_roundtrip(store: Arc<dyn Store>) {
     m.supersedes = Some(MemoryId::new_at(T0 - 100));
     m.superseded_by = Some(MemoryId::new_at(T0 + 100));
     m.weight = 0.1;
-    let v = axis(3, 16);
+    let v = axis(3, DIM);
     insert(&*store, vec![(m.clone(), v.clone())]);
     assert_eq!(store.get("default", &[m.id]).unwrap(), vec![m.clone()]);
     let e = store
@@ -158,11 +162,11 @@ pub fn check_roundtrip(store: Arc<dyn Store>) {
 /// A batch with one bad write writes nothing.
 pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
     let a = sample(1, "default", None, MemoryType::Note, "first");
-    insert(&*store, vec![(a.clone(), axis(1, 8))]);
+    insert(&*store, vec![(a.clone(), axis(1, DIM))]);
     let b = sample(2, "default", None, MemoryType::Note, "second");
     // Duplicate id in the batch: refused whole.
     let err = store.write(WriteBatch {
-        inserts: vec![(b.clone(), axis(2, 8)), (a.clone(), axis(1, 8))],
+        inserts: vec![(b.clone(), axis(2, DIM)), (a.clone(), axis(1, DIM))],
         updates: vec![],
     });
     assert!(err.is_err());
@@ -191,7 +195,7 @@ pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
 /// Updates replace the record and keep or replace the embedding.
 pub fn check_update(store: Arc<dyn Store>) {
     let a = sample(1, "default", None, MemoryType::Note, "original text");
-    insert(&*store, vec![(a.clone(), axis(1, 8))]);
+    insert(&*store, vec![(a.clone(), axis(1, DIM))]);
     let mut b = a.clone();
     b.content = "replacement words".into();
     b.tags = vec!["zulu".into()];
@@ -208,7 +212,7 @@ pub fn check_update(store: Arc<dyn Store>) {
             .unwrap()
             .remove(0)
             .unwrap(),
-        axis(1, 8)
+        axis(1, DIM)
     );
     // The keyword index follows the content.
     let f = filter_all("default");
@@ -221,7 +225,7 @@ pub fn check_update(store: Arc<dyn Store>) {
     store
         .write(WriteBatch {
             inserts: vec![],
-            updates: vec![(b, Some(axis(5, 8)))],
+            updates: vec![(b, Some(axis(5, DIM)))],
         })
         .unwrap();
     assert_eq!(
@@ -230,9 +234,12 @@ pub fn check_update(store: Arc<dyn Store>) {
             .unwrap()
             .remove(0)
             .unwrap(),
-        axis(5, 8)
+        axis(5, DIM)
     );
-    assert_eq!(store.vector_search(&axis(5, 8), &f, 1).unwrap()[0].id, a.id);
+    assert_eq!(
+        store.vector_search(&axis(5, DIM), &f, 1).unwrap()[0].id,
+        a.id
+    );
 }
 
 /// Short ids are the shortest unique prefixes (of the allowed lengths),
@@ -241,7 +248,7 @@ pub fn check_short_ids(store: Arc<dyn Store>) {
     let with_id = |n: u32, id: &str| {
         let mut m = sample(n, "default", None, MemoryType::Note, &format!("memory {n}"));
         m.id = id.parse().unwrap();
-        (m, axis(n as usize % 8, 8))
+        (m, axis(n as usize % 8, DIM))
     };
     let x1 = "0193aaaa-bbbb-7ccc-8ddd-000000000001";
     let x2 = "0193aaaa-bbbb-7ccc-8ddd-000000000002";
@@ -254,7 +261,7 @@ pub fn check_short_ids(store: Arc<dyn Store>) {
     // Another tenant's id next to y does not lengthen y's short id.
     let mut other = sample(5, "other", None, MemoryType::Note, "elsewhere");
     other.id = "0193aaab-0000-7000-8000-000000000001".parse().unwrap();
-    insert(&*store, vec![(other, axis(5, 8))]);
+    insert(&*store, vec![(other, axis(5, DIM))]);
     let cairn = engine(store);
     let short = |id: &str, min: usize| {
         cairn
@@ -279,7 +286,7 @@ pub fn check_delete_and_prefix(store: Arc<dyn Store>) {
     let b = sample(2, "other", None, MemoryType::Note, "two");
     insert(
         &*store,
-        vec![(a.clone(), axis(1, 8)), (b.clone(), axis(2, 8))],
+        vec![(a.clone(), axis(1, DIM)), (b.clone(), axis(2, DIM))],
     );
     let prefix = &a.id.to_string()[..13];
     assert_eq!(
@@ -299,7 +306,7 @@ pub fn check_delete_and_prefix(store: Arc<dyn Store>) {
     );
     // Neighbours in id order, per tenant.
     let c = sample(3, "default", None, MemoryType::Note, "three");
-    insert(&*store, vec![(c.clone(), axis(3, 8))]);
+    insert(&*store, vec![(c.clone(), axis(3, DIM))]);
     let (first, last) = if a.id < c.id {
         (a.id, c.id)
     } else {
@@ -333,7 +340,7 @@ pub fn check_delete_and_prefix(store: Arc<dyn Store>) {
         .unwrap()
         .is_empty());
     assert!(store
-        .vector_search(&axis(1, 8), &filter_all("default"), 5)
+        .vector_search(&axis(1, DIM), &filter_all("default"), 5)
         .unwrap()
         .is_empty());
 }
@@ -363,7 +370,7 @@ pub fn check_filters_and_listing(store: Arc<dyn Store>) {
         .into_iter()
         .enumerate()
     {
-        items.push((m.clone(), axis(i + 1, 8)));
+        items.push((m.clone(), axis(i + 1, DIM)));
     }
     insert(&*store, items);
     let ids = |f: &Filter, o: ListOrder| -> Vec<MemoryId> {
@@ -428,7 +435,7 @@ pub fn check_filters_and_listing(store: Arc<dyn Store>) {
         .collect();
     assert_eq!(kw, vec![g.id]);
     let vs: Vec<MemoryId> = store
-        .vector_search(&axis(3, 8), &atlas, 10)
+        .vector_search(&axis(3, DIM), &atlas, 10)
         .unwrap()
         .iter()
         .map(|h| h.id)
@@ -446,7 +453,7 @@ pub fn check_paging_with_a_cursor(store: Arc<dyn Store>) {
         .map(|i| {
             let mut m = sample(i, "default", None, MemoryType::Fact, "cursor stone");
             m.created_at = T0 - i64::from(i / 3);
-            (m, axis(i as usize, 8))
+            (m, axis(i as usize, DIM))
         })
         .collect();
     let mut all: Vec<MemoryId> = items.iter().map(|(m, _)| m.id).collect();
@@ -492,7 +499,7 @@ pub fn check_paging_with_a_cursor(store: Arc<dyn Store>) {
         later
     );
     assert_eq!(
-        found(store.vector_search(&axis(1, 8), &after, 20).unwrap()),
+        found(store.vector_search(&axis(1, DIM), &after, 20).unwrap()),
         later
     );
 }
@@ -529,9 +536,9 @@ pub fn check_keyword_search(store: Arc<dyn Store>) {
     insert(
         &*store,
         vec![
-            (a.clone(), axis(1, 8)),
-            (b.clone(), axis(2, 8)),
-            (c.clone(), axis(3, 8)),
+            (a.clone(), axis(1, DIM)),
+            (b.clone(), axis(2, DIM)),
+            (c.clone(), axis(3, DIM)),
         ],
     );
     let f = filter_all("default");
@@ -595,7 +602,7 @@ pub fn check_vector_search(store: Arc<dyn Store>) {
     for i in 0..30u32 {
         items.push((
             sample(i, "default", None, MemoryType::Note, &format!("note {i}")),
-            axis(i as usize + 1, 32),
+            axis(i as usize + 1, DIM),
         ));
     }
     insert(&*store, items.clone());
@@ -607,8 +614,6 @@ pub fn check_vector_search(store: Arc<dyn Store>) {
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
         assert_eq!(hits.len(), 5);
     }
-    // A vector of another dimension matches nothing and is no error.
-    assert!(store.vector_search(&axis(1, 16), &f, 5).unwrap().is_empty());
 }
 
 /// Accesses are counted; expired memories are collected; stats add up.
@@ -620,9 +625,9 @@ pub fn check_access_expiry_stats(store: Arc<dyn Store>) {
     insert(
         &*store,
         vec![
-            (a.clone(), axis(1, 8)),
-            (b.clone(), axis(2, 8)),
-            (c.clone(), axis(3, 8)),
+            (a.clone(), axis(1, DIM)),
+            (b.clone(), axis(2, DIM)),
+            (c.clone(), axis(3, DIM)),
         ],
     );
     store
@@ -667,7 +672,7 @@ pub fn check_hit_factors(store: Arc<dyn Store>) {
     let b = sample(2, "default", None, MemoryType::Fact, "granite valley");
     insert(
         &*store,
-        vec![(a.clone(), axis(1, 8)), (b.clone(), axis(2, 8))],
+        vec![(a.clone(), axis(1, DIM)), (b.clone(), axis(2, DIM))],
     );
     let filter = filter_all("default");
     let factors_of = |hits: Vec<Hit>, id: MemoryId| {
@@ -690,7 +695,7 @@ pub fn check_hit_factors(store: Arc<dyn Store>) {
         global: false,
         weight: 0.5,
     };
-    assert_eq!(both(a.id, &axis(1, 8)), untouched);
+    assert_eq!(both(a.id, &axis(1, DIM)), untouched);
     store
         .record_access("default", &[b.id, b.id], T0 + 50)
         .unwrap();
@@ -700,8 +705,8 @@ pub fn check_hit_factors(store: Arc<dyn Store>) {
         global: true,
         weight: 1.0,
     };
-    assert_eq!(both(b.id, &axis(2, 8)), accessed);
-    assert_eq!(both(a.id, &axis(1, 8)), untouched);
+    assert_eq!(both(b.id, &axis(2, DIM)), accessed);
+    assert_eq!(both(a.id, &axis(1, DIM)), untouched);
 }
 
 /// The model is recorded and read back.
@@ -709,7 +714,7 @@ pub fn check_model(store: Arc<dyn Store>) {
     assert_eq!(store.model().unwrap(), None);
     let m = ModelInfo {
         name: "x".into(),
-        dim: 8,
+        dim: DIM,
     };
     store.set_model(&m).unwrap();
     assert_eq!(store.model().unwrap(), Some(m));
@@ -978,7 +983,7 @@ pub fn engine_model_mismatch(store: Arc<dyn Store>) {
     store
         .set_model(&ModelInfo {
             name: "another-model".into(),
-            dim: 64,
+            dim: DIM,
         })
         .unwrap();
     let err = cairn
@@ -1035,6 +1040,271 @@ pub fn engine_reindex_covers_every_tenant(store: Arc<dyn Store>) {
         }
     }
     assert_eq!(store.model().unwrap(), Some(LexicalEmbedder.model()));
+}
+
+/// The model's dimension for a store: 384-d vectors are allowed from then on.
+fn with_model(store: &dyn Store) {
+    store
+        .set_model(&ModelInfo {
+            name: "conformance".into(),
+            dim: DIM,
+        })
+        .expect("set_model");
+}
+
+/// Once a model is recorded, a vector of another length is refused with a
+/// message that names both dimensions, and nothing is written.
+pub fn check_wrong_dimension_is_a_clear_error(store: Arc<dyn Store>) {
+    with_model(&*store);
+    let a = sample(1, "default", None, MemoryType::Fact, "a fact");
+    let short = |n: usize| vec![0.1f32; n];
+    let wrong = |e: Error, n: usize| {
+        assert!(matches!(e, Error::InvalidInput(_)), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&n.to_string()) && text.contains("384"),
+            "{text}"
+        );
+    };
+    let e = store
+        .write(WriteBatch {
+            inserts: vec![(a.clone(), short(383))],
+            updates: vec![],
+        })
+        .unwrap_err();
+    wrong(e, 383);
+    let e = store
+        .insert_unless_duplicate(a.clone(), short(100), 0.92)
+        .unwrap_err();
+    wrong(e, 100);
+    let e = store
+        .vector_search(&short(10), &filter_all("default"), 5)
+        .unwrap_err();
+    wrong(e, 10);
+    assert_eq!(store.count(&filter_all("default")).unwrap(), 0);
+    insert(&*store, vec![(a.clone(), axis(1, DIM))]);
+    assert_eq!(store.count(&filter_all("default")).unwrap(), 1);
+}
+
+/// Embeddings and id neighbours of many ids in one call: in the order
+/// asked, confined to the tenant, `None` for what is not there.
+pub fn check_batched_reads(store: Arc<dyn Store>) {
+    let ms: Vec<Memory> = (0..4)
+        .map(|i| sample(i, "default", None, MemoryType::Note, &format!("note {i}")))
+        .collect();
+    insert(
+        &*store,
+        ms.iter()
+            .enumerate()
+            .map(|(i, m)| (m.clone(), axis(i + 1, DIM)))
+            .collect(),
+    );
+    let theirs = sample(9, "other", None, MemoryType::Note, "not yours");
+    insert(&*store, vec![(theirs.clone(), axis(9, DIM))]);
+    let unknown = MemoryId::new_at(T0 + 500);
+    let asked = [ms[2].id, unknown, ms[0].id, theirs.id];
+    let got = store.embeddings("default", &asked).unwrap();
+    assert_eq!(got.len(), 4);
+    assert_eq!(got[0].as_deref(), Some(axis(3, DIM).as_slice()));
+    assert!(got[1].is_none() && got[3].is_none());
+    assert_eq!(got[2].as_deref(), Some(axis(1, DIM).as_slice()));
+    let near = store
+        .id_neighbours("default", &[ms[1].id, ms[0].id, ms[3].id])
+        .unwrap();
+    assert_eq!(near[0], (Some(ms[0].id), Some(ms[2].id)));
+    assert_eq!(near[1], (None, Some(ms[1].id)));
+    assert_eq!(near[2].0, Some(ms[2].id), "not another tenant's");
+    assert!(store.embeddings("default", &[]).unwrap().is_empty());
+}
+
+/// `insert_unless_duplicate` finds a stored near-twin of the same tenant,
+/// type and project that is neither expired nor superseded, and writes
+/// nothing then; anything else is inserted.
+pub fn check_insert_unless_duplicate(store: Arc<dyn Store>) {
+    with_model(&*store);
+    let v = axis(7, DIM);
+    let twin = |i: u32, tenant: &str, project: Option<&str>, kind: MemoryType| {
+        sample(
+            i,
+            tenant,
+            project,
+            kind,
+            "the deploy key lives in the vault",
+        )
+    };
+    let first = twin(1, "default", Some("atlas"), MemoryType::Fact);
+    assert_eq!(
+        store
+            .insert_unless_duplicate(first.clone(), v.clone(), 0.92)
+            .unwrap(),
+        Inserted::New
+    );
+    match store
+        .insert_unless_duplicate(
+            twin(2, "default", Some("atlas"), MemoryType::Fact),
+            v.clone(),
+            0.92,
+        )
+        .unwrap()
+    {
+        Inserted::Duplicate { id, similarity } => {
+            assert_eq!(id, first.id);
+            assert!(similarity > 0.99, "{similarity}");
+        }
+        other => panic!("expected a duplicate, got {other:?}"),
+    }
+    assert_eq!(store.count(&filter_all("default")).unwrap(), 1);
+    let others = [
+        twin(3, "default", Some("atlas"), MemoryType::Rule),
+        twin(4, "default", None, MemoryType::Fact),
+        twin(5, "other", Some("atlas"), MemoryType::Fact),
+    ];
+    for m in others {
+        assert_eq!(
+            store.insert_unless_duplicate(m, v.clone(), 0.92).unwrap(),
+            Inserted::New
+        );
+    }
+    // A near-twin that expired or was superseded does not count.
+    let mut expired = twin(6, "default", Some("beta"), MemoryType::Fact);
+    expired.expires_at = Some(T0);
+    let mut superseded = twin(7, "default", Some("gamma"), MemoryType::Fact);
+    superseded.superseded_by = Some(first.id);
+    insert(&*store, vec![(expired, v.clone()), (superseded, v.clone())]);
+    for (i, project) in [(8, "beta"), (9, "gamma")] {
+        let m = twin(i, "default", Some(project), MemoryType::Fact);
+        assert_eq!(
+            store.insert_unless_duplicate(m, v.clone(), 0.92).unwrap(),
+            Inserted::New,
+            "{project}"
+        );
+    }
+    // Below the threshold: inserted.
+    let far = twin(10, "default", Some("atlas"), MemoryType::Fact);
+    assert_eq!(
+        store
+            .insert_unless_duplicate(far, axis(8, DIM), 0.92)
+            .unwrap(),
+        Inserted::New
+    );
+    // An id that is stored: refused.
+    let e = store
+        .insert_unless_duplicate(first, axis(9, DIM), 0.92)
+        .unwrap_err();
+    assert!(matches!(e, Error::DuplicateId(_)), "{e:?}");
+}
+
+/// Two threads remembering the same text at the same moment leave one
+/// memory (the store re-checks inside the insert's transaction).
+pub fn engine_concurrent_dedup(store: Arc<dyn Store>) {
+    let cairn = engine(store.clone());
+    for round in 0..20 {
+        let text = format!("round {round}: the build cache lives on the ci runner");
+        let barrier = std::sync::Barrier::new(2);
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    let mut req = RememberRequest::new("default", text.clone());
+                    req.kind = MemoryType::Fact;
+                    barrier.wait();
+                    cairn.remember(req).unwrap()
+                });
+            }
+        });
+        let mut f = filter_all("default");
+        f.types = vec![MemoryType::Fact];
+        let same = store
+            .list(&f, ListOrder::Oldest, 100, 0)
+            .unwrap()
+            .into_iter()
+            .filter(|m| m.content == text)
+            .count();
+        assert_eq!(same, 1, "round {round}");
+    }
+}
+
+/// Keyword search scores exactly `rank::bm25_term` over the corpus's own
+/// counts (content, tags and metadata weighted 1, 1 and 0.5; the row count
+/// and average length over every stored memory, all tenants): so every
+/// backend ranks this corpus identically. The words are ones a Porter
+/// stemmer leaves as they are (SQLite stems; the in-memory store does not).
+pub fn check_bm25_matches_the_formula(store: Arc<dyn Store>) {
+    let corpus: [(&str, &str, &[&str], &str); 8] = [
+        ("default", "red fox and red box", &["fox"], "map"),
+        ("default", "blue box on a red cart", &["cart"], "red"),
+        (
+            "default",
+            "the owl sat on the tree",
+            &["owl", "tree"],
+            "sun",
+        ),
+        ("default", "a cup and a pen", &[], "fox fox"),
+        ("default", "sun sun sun over the sea", &["sea"], ""),
+        ("default", "fox", &[], ""),
+        ("other", "red fox of another tenant", &["fox"], "red"),
+        ("default", "nothing to see here at all", &["misc"], "box"),
+    ];
+    let mut memories = Vec::new();
+    for (i, (tenant, content, tags, meta)) in corpus.iter().enumerate() {
+        let mut m = sample(i as u32, tenant, None, MemoryType::Note, content);
+        m.tags = tags.iter().map(|t| t.to_string()).collect();
+        m.metadata = json!({ "about": meta })
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        memories.push((m, axis(i + 1, DIM)));
+    }
+    insert(&*store, memories.clone());
+    let words = |m: &Memory| -> [Vec<String>; 3] {
+        let split = |t: &str| crate::store::query_terms(t);
+        [
+            split(&m.content),
+            split(&m.tags.join(" ")),
+            split(&crate::memstore::metadata_text(&m.metadata)),
+        ]
+    };
+    let rows = memories.len() as f64;
+    let len = |f: &[Vec<String>; 3]| f.iter().map(Vec::len).sum::<usize>() as f64;
+    let avgdl = memories.iter().map(|(m, _)| len(&words(m))).sum::<f64>() / rows;
+    for query in ["red fox", "box", "sun tree", "fox cart"] {
+        let terms = crate::store::keyword_terms(query);
+        let mut expected: Vec<(MemoryId, f64)> = memories
+            .iter()
+            .filter(|(m, _)| m.tenant == "default")
+            .filter_map(|(m, _)| {
+                let f = words(m);
+                let mut score = 0.0;
+                let mut matched = false;
+                for t in &terms {
+                    let n = memories
+                        .iter()
+                        .filter(|(o, _)| words(o).iter().flatten().any(|w| w == t))
+                        .count() as f64;
+                    let freq: f64 = f
+                        .iter()
+                        .zip(crate::rank::BM25_FIELD_WEIGHTS)
+                        .map(|(ws, w)| w * ws.iter().filter(|x| *x == t).count() as f64)
+                        .sum();
+                    if freq > 0.0 {
+                        matched = true;
+                        score += crate::rank::bm25_term(rows, n, freq, len(&f), avgdl);
+                    }
+                }
+                matched.then_some((m.id, score))
+            })
+            .collect();
+        expected.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+        let hits = store
+            .keyword_search(query, &filter_all("default"), 20)
+            .unwrap();
+        let got: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
+        let want: Vec<MemoryId> = expected.iter().map(|e| e.0).collect();
+        assert_eq!(got, want, "{query}");
+        for (hit, (_, score)) in hits.iter().zip(&expected) {
+            let error = (hit.score - score).abs() / score.abs().max(1e-12);
+            assert!(error < 1e-9, "{query}: {} against {score}", hit.score);
+        }
+    }
 }
 
 /// Generate one `#[test]` per conformance check for a backend.
@@ -1119,6 +1389,26 @@ macro_rules! store_conformance_tests {
             #[test]
             fn engine_reindex_covers_every_tenant() {
                 c::engine_reindex_covers_every_tenant($make)
+            }
+            #[test]
+            fn wrong_dimension_is_a_clear_error() {
+                c::check_wrong_dimension_is_a_clear_error($make)
+            }
+            #[test]
+            fn batched_reads() {
+                c::check_batched_reads($make)
+            }
+            #[test]
+            fn insert_unless_duplicate() {
+                c::check_insert_unless_duplicate($make)
+            }
+            #[test]
+            fn engine_concurrent_dedup() {
+                c::engine_concurrent_dedup($make)
+            }
+            #[test]
+            fn bm25_matches_the_formula() {
+                c::check_bm25_matches_the_formula($make)
             }
         }
     };

@@ -1,24 +1,23 @@
 //! [`MemoryStore`]: a `Store` held in RAM.
 //!
 //! For tests, for ephemeral agents, and as the reference the conformance
-//! suite checks other backends against. Exact (brute-force) vector search and
-//! a straightforward BM25; nothing survives the process.
+//! suite checks other backends against. Exact (brute-force) vector search,
+//! and BM25 scored as SQLite's FTS5 scores it (`rank::bm25_term`, the same
+//! field weights, row count and average length over every stored memory).
+//! Words are split and lowercased as FTS5's `unicode61` does, but not
+//! stemmed: SQLite's `porter` tokenizer also matches `deploys` with
+//! `deploy`, which this store does not. Nothing survives the process.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::RwLock;
 
 use crate::memory::{Memory, MemoryId, Timestamp};
-use crate::rank::cosine;
+use crate::rank::{bm25_term, cosine, BM25_FIELD_WEIGHTS};
 use crate::store::{
     keyword_terms, query_terms, Filter, Filterable, Hit, Inserted, ListOrder, RankFactors, Store,
     StoreStats, WriteBatch,
 };
 use crate::{Error, ModelInfo, Result};
-
-/// BM25 term-frequency saturation.
-pub const BM25_K1: f64 = 1.2;
-/// BM25 length normalisation.
-pub const BM25_B: f64 = 0.75;
 
 #[derive(Default)]
 struct State {
@@ -51,14 +50,14 @@ impl MemoryStore {
     }
 }
 
-/// The searchable words of a memory: content, tags and metadata values.
-pub fn searchable_terms(m: &Memory) -> Vec<String> {
-    let mut terms = query_terms(&m.content);
-    for t in &m.tags {
-        terms.extend(query_terms(t));
-    }
-    terms.extend(query_terms(&metadata_text(&m.metadata)));
-    terms
+/// The searchable words of a memory by field, in the order of
+/// [`BM25_FIELD_WEIGHTS`]: content, tags, metadata values.
+pub fn field_terms(m: &Memory) -> [Vec<String>; 3] {
+    [
+        query_terms(&m.content),
+        query_terms(&m.tags.join(" ")),
+        query_terms(&metadata_text(&m.metadata)),
+    ]
 }
 
 /// The values of a metadata object (recursively), joined by spaces: what
@@ -294,44 +293,54 @@ impl Store for MemoryStore {
     }
 
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        let terms: HashSet<String> = keyword_terms(query).into_iter().collect();
+        let terms = keyword_terms(query);
         if terms.is_empty() {
             return Ok(Vec::new());
         }
         let state = self.read()?;
-        let docs: Vec<(&Memory, Vec<String>)> = state
+        // As FTS5: the row count, average length and rows per term are
+        // those of every stored memory; the filter only picks the hits.
+        let fields: Vec<(&Memory, [Vec<String>; 3])> = state
             .memories
             .values()
-            .filter(|(m, _)| filter.matches(m))
-            .map(|(m, _)| (m, searchable_terms(m)))
+            .map(|(m, _)| (m, field_terms(m)))
             .collect();
-        let n = docs.len() as f64;
-        let avg_len = docs.iter().map(|(_, t)| t.len()).sum::<usize>() as f64 / n.max(1.0);
-        let mut df: HashMap<&str, usize> = HashMap::new();
-        for (_, words) in &docs {
-            let unique: HashSet<&str> = words.iter().map(String::as_str).collect();
-            for t in unique {
-                if terms.contains(t) {
-                    *df.entry(t).or_default() += 1;
-                }
-            }
-        }
-        let mut hits: Vec<Hit> = docs
+        let rows = fields.len() as f64;
+        let lengths: Vec<f64> = fields
             .iter()
-            .filter_map(|(m, words)| {
-                let len = words.len() as f64;
+            .map(|(_, f)| f.iter().map(Vec::len).sum::<usize>() as f64)
+            .collect();
+        let avgdl = lengths.iter().sum::<f64>() / rows.max(1.0);
+        let with_term: Vec<f64> = terms
+            .iter()
+            .map(|t| {
+                fields
+                    .iter()
+                    .filter(|(_, f)| f.iter().flatten().any(|w| w == t))
+                    .count() as f64
+            })
+            .collect();
+        let mut hits: Vec<Hit> = fields
+            .iter()
+            .zip(&lengths)
+            .filter(|((m, _), _)| filter.matches(*m))
+            .filter_map(|((m, f), &len)| {
                 let mut score = 0.0;
-                for t in &terms {
-                    let tf = words.iter().filter(|w| *w == t).count() as f64;
-                    if tf == 0.0 {
-                        continue;
+                let mut matched = false;
+                for (t, &n) in terms.iter().zip(&with_term) {
+                    let freq: f64 = f
+                        .iter()
+                        .zip(BM25_FIELD_WEIGHTS)
+                        .map(|(words, weight)| {
+                            weight * words.iter().filter(|w| *w == t).count() as f64
+                        })
+                        .sum();
+                    if freq > 0.0 {
+                        matched = true;
+                        score += bm25_term(rows, n, freq, len, avgdl);
                     }
-                    let d = df[t.as_str()] as f64;
-                    let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
-                    score += idf * tf * (BM25_K1 + 1.0)
-                        / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg_len.max(1.0)));
                 }
-                (score > 0.0).then(|| Hit {
+                matched.then(|| Hit {
                     id: m.id,
                     score,
                     factors: RankFactors::of(m),

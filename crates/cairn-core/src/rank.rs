@@ -368,4 +368,23 @@ mod tests {
         assert_eq!(classify_similarity(0.75), Similarity::Related);
         assert_eq!(classify_similarity(0.7499), Similarity::Unrelated);
     }
+
+    #[test]
+    fn bm25_rewards_rare_terms_and_short_rows() {
+        // Same frequency and length: the rarer term scores higher.
+        assert!(
+            bm25_term(1000.0, 10.0, 1.0, 10.0, 10.0) > bm25_term(1000.0, 100.0, 1.0, 10.0, 10.0)
+        );
+        // Same term: a shorter row scores higher, more occurrences too.
+        assert!(bm25_term(1000.0, 10.0, 1.0, 5.0, 10.0) > bm25_term(1000.0, 10.0, 1.0, 20.0, 10.0));
+        assert!(
+            bm25_term(1000.0, 10.0, 2.0, 10.0, 10.0) > bm25_term(1000.0, 10.0, 1.0, 10.0, 10.0)
+        );
+        // A term in most rows still counts a little, never negatively.
+        let common = bm25_term(100.0, 90.0, 1.0, 10.0, 10.0);
+        assert!(common > 0.0 && common < 1e-5, "{common}");
+        // At average length, f = 1: idf · (k1 + 1) / (1 + k1).
+        let idf = (990.5f64 / 10.5).ln();
+        assert!((bm25_term(1000.0, 10.0, 1.0, 10.0, 10.0) - idf).abs() < 1e-12);
+    }
 }

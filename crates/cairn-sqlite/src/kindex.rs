@@ -3,9 +3,9 @@
 //!
 //! # Why
 //! FTS5 computes BM25 row by row, reading each matching row's size from
-//! `%_docsize` and joining it to `memories` for the filter: about 1.7 µs per
-//! matching row, 5 ms per query at 100,000 memories. Here a matching row
-//! costs a posting read and a hash lookup.
+//! `%_docsize` and joining it to `memories` for the filter, which grows with
+//! every matching row (docs/BENCHMARKS.md has the figures). Here a matching
+//! row costs a posting read and a hash lookup.
 //!
 //! # Same answers as FTS5
 //! - **Tokens** come from FTS5 itself, never from a re-implementation of its
@@ -14,8 +14,8 @@
 //!   FTS5 table with the same tokenizer (see `lib.rs`).
 //! - **Scores** follow `bm25()` of SQLite's `fts5_aux.c` operation by
 //!   operation (same IDF floor, same order of additions), so the two paths
-//!   give the same floats for the same counts. [`bm25_term`] is that
-//!   formula.
+//!   give the same floats for the same counts. `cairn_core::rank::bm25_term`
+//!   is that formula, shared with every backend.
 //! - Row count and average length are this index's own exact figures. FTS5
 //!   keeps running totals instead, which a contentless table cannot always
 //!   correct on delete; after deletes the two can differ in the last digits.
@@ -28,30 +28,8 @@
 
 use std::collections::HashMap;
 
+use cairn_core::rank::{bm25_term, BM25_FIELD_WEIGHTS};
 use rustc_hash::FxHashMap;
-
-/// BM25 `k1`, as FTS5.
-pub const K1: f64 = 1.2;
-/// BM25 `b`, as FTS5.
-pub const B: f64 = 0.75;
-/// Weights of `memories_fts`'s columns in BM25: content, tags, metadata
-/// (metadata counts half: it holds context, not the memory itself).
-pub const COLUMN_WEIGHTS: [f64; 3] = [1.0, 1.0, 0.5];
-
-/// One term's contribution to a row's BM25 score, exactly as FTS5 computes
-/// it:
-///
-/// `idf · (f · (k1 + 1)) / (f + k1 · (1 − b + b · D / avgdl))`
-///
-/// with `idf = ln((N − n + 0.5) / (n + 0.5))`, floored at 10⁻⁶ (a term in
-/// more than half the rows still counts a little), where `N` is the number
-/// of rows, `n` the rows containing the term, `f` the term's occurrences in
-/// the row weighted by column, and `D` the row's length in tokens.
-pub fn bm25_term(rows: f64, rows_with_term: f64, freq: f64, len: f64, avgdl: f64) -> f64 {
-    let idf = ((rows - rows_with_term + 0.5) / (rows_with_term + 0.5)).ln();
-    let idf = if idf <= 0.0 { 1e-6 } else { idf };
-    idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1.0 - B + B * len / avgdl)))
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Posting {
@@ -127,7 +105,7 @@ impl KeywordIndex {
         self.tokens += 1;
         // Metadata counts half: weights are multiples of 0.5, so `f32`
         // sums are exact.
-        let weight = COLUMN_WEIGHTS.get(column).copied().unwrap_or(1.0) as f32;
+        let weight = BM25_FIELD_WEIGHTS.get(column).copied().unwrap_or(1.0) as f32;
         let list = &mut self.postings[id as usize];
         match list.last_mut() {
             Some(last) if last.doc == doc => last.freq += weight,
@@ -193,25 +171,6 @@ impl KeywordIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bm25_rewards_rare_terms_and_short_rows() {
-        // Same frequency and length: the rarer term scores higher.
-        assert!(
-            bm25_term(1000.0, 10.0, 1.0, 10.0, 10.0) > bm25_term(1000.0, 100.0, 1.0, 10.0, 10.0)
-        );
-        // Same term: a shorter row scores higher, more occurrences too.
-        assert!(bm25_term(1000.0, 10.0, 1.0, 5.0, 10.0) > bm25_term(1000.0, 10.0, 1.0, 20.0, 10.0));
-        assert!(
-            bm25_term(1000.0, 10.0, 2.0, 10.0, 10.0) > bm25_term(1000.0, 10.0, 1.0, 10.0, 10.0)
-        );
-        // A term in most rows still counts a little, never negatively.
-        let common = bm25_term(100.0, 90.0, 1.0, 10.0, 10.0);
-        assert!(common > 0.0 && common < 1e-5, "{common}");
-        // At average length, f = 1: idf · (k1 + 1) / (1 + k1).
-        let idf = (990.5f64 / 10.5).ln();
-        assert!((bm25_term(1000.0, 10.0, 1.0, 10.0, 10.0) - idf).abs() < 1e-12);
-    }
 
     #[test]
     fn postings_follow_adds_and_removes() {

@@ -137,8 +137,65 @@ pub struct SqliteStore {
     decoded: AtomicUsize,
 }
 
+/// The embedding model recorded in the store, if any.
+fn recorded_model(conn: &Connection) -> Result<Option<ModelInfo>> {
+    let get = |key: &str| -> Result<Option<String>> {
+        conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")
+            .and_then(|mut s| s.query_row([key], |r| r.get(0)))
+            .optional()
+            .map_err(sql_err)
+    };
+    match (get("model_name")?, get("model_dim")?) {
+        (Some(name), Some(dim)) => Ok(Some(ModelInfo {
+            name,
+            dim: dim.parse().map_err(Error::storage)?,
+        })),
+        _ => Ok(None),
+    }
+}
+
+/// Refuse a vector whose length is not the recorded model's dimension.
+fn check_vector(conn: &Connection, vector: &[f32]) -> Result<()> {
+    cairn_core::memstore::check_dimension(recorded_model(conn)?.as_ref(), vector)
+}
+
+/// An SQLite error as Cairn's: a lock still held after the busy timeout
+/// is [`Error::Unavailable`] (retry later), anything else a storage fault;
+/// the SQLite error is kept as the cause.
 fn sql_err(e: rusqlite::Error) -> Error {
-    Error::storage(e)
+    use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+    match e.sqlite_error_code() {
+        Some(DatabaseBusy | DatabaseLocked) => {
+            Error::unavailable_from("the database is locked by another writer", e)
+        }
+        _ => Error::storage_from("", e),
+    }
+}
+
+/// Create `dir` and its missing parents, those created readable by their
+/// owner only (memories are private); an existing directory is left as it
+/// is.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Create the store file, readable and writable by its owner only, unless
+/// it exists (an existing file is left as it is). SQLite gives the files
+/// it makes beside it (`-wal`, `-shm`) the same permissions.
+fn create_private_file(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 /// The columns of `memories` that make a [`Memory`], in the order
@@ -178,10 +235,12 @@ impl SqliteStore {
             )));
         }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| {
-                Error::storage(format!("cannot create directory {}: {e}", parent.display()))
+            create_private_dir(parent).map_err(|e| {
+                Error::storage_from(format!("cannot create directory {}", parent.display()), e)
             })?;
         }
+        create_private_file(&path)
+            .map_err(|e| Error::storage_from(format!("cannot create {}", path.display()), e))?;
         let conn = Connection::open(&path)
             .map_err(|e| Error::storage(format!("cannot open {}: {e}", path.display())))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
@@ -947,10 +1006,27 @@ fn row_to_memory(row: &rusqlite::Row<'_>) -> rusqlite::Result<std::result::Resul
 /// Translate a [`Filter`] into a SQL condition on the `memories` table
 /// aliased `m`, with its parameters. It begins with the tenant's term,
 /// `m.tenant = ?`.
+/// `filter` as an SQL condition on `memories m` and its arguments.
+/// Destructured without `..`: a new filter field does not compile until it
+/// is handled here.
 fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
+    let Filter {
+        tenant,
+        scope,
+        types,
+        tags,
+        created_after,
+        created_before,
+        after,
+        valid_after,
+        valid_before,
+        include_expired,
+        include_superseded,
+        now,
+    } = filter;
     let mut sql = String::from("m.tenant = ?");
-    let mut args: Vec<Value> = vec![Value::Text(filter.tenant.clone())];
-    match &filter.scope {
+    let mut args: Vec<Value> = vec![Value::Text(tenant.clone())];
+    match scope {
         ScopeFilter::Global | ScopeFilter::Exactly(None) => sql.push_str(" AND m.project IS NULL"),
         ScopeFilter::Project(p) => {
             sql.push_str(" AND (m.project IS NULL OR m.project = ?)");
@@ -962,13 +1038,13 @@ fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
         }
         ScopeFilter::All => {}
     }
-    if !filter.types.is_empty() {
+    if !types.is_empty() {
         sql.push_str(" AND m.kind IN (");
-        sql.push_str(&vec!["?"; filter.types.len()].join(", "));
+        sql.push_str(&vec!["?"; types.len()].join(", "));
         sql.push(')');
-        args.extend(filter.types.iter().map(|t| Value::Text(t.as_str().into())));
+        args.extend(types.iter().map(|t| Value::Text(t.as_str().into())));
     }
-    for tag in &filter.tags {
+    for tag in tags {
         sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)");
         args.push(Value::Text(tag.clone()));
     }
@@ -978,26 +1054,23 @@ fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
             args.push(Value::Integer(v));
         }
     };
-    cond(" AND m.created_at >= ?", filter.created_after);
-    cond(" AND m.created_at < ?", filter.created_before);
-    cond(
-        " AND (m.valid_to IS NULL OR m.valid_to > ?)",
-        filter.valid_after,
-    );
+    cond(" AND m.created_at >= ?", *created_after);
+    cond(" AND m.created_at < ?", *created_before);
+    cond(" AND (m.valid_to IS NULL OR m.valid_to > ?)", *valid_after);
     cond(
         " AND COALESCE(m.valid_from, m.created_at) < ?",
-        filter.valid_before,
+        *valid_before,
     );
-    if !filter.include_expired {
+    if !include_expired {
         cond(
             " AND (m.expires_at IS NULL OR m.expires_at > ?)",
-            Some(filter.now),
+            Some(*now),
         );
     }
-    if !filter.include_superseded {
+    if !include_superseded {
         sql.push_str(" AND m.superseded_by IS NULL");
     }
-    if let Some(id) = filter.after {
+    if let Some(id) = after {
         sql.push_str(" AND m.id > ?");
         args.push(Value::Text(id.to_string()));
     }
@@ -1138,7 +1211,7 @@ impl<'c> RowWriter<'c> {
                     rusqlite::Error::SqliteFailure(f, _)
                         if f.code == rusqlite::ErrorCode::ConstraintViolation =>
                     {
-                        Error::invalid(format!("a memory with id {} already exists", m.id))
+                        Error::DuplicateId(m.id.to_string())
                     }
                     e => sql_err(e),
                 })?;
@@ -1234,19 +1307,7 @@ fn write_batch(conn: &mut Connection, batch: WriteBatch) -> Result<()> {
 
 impl Store for SqliteStore {
     fn model(&self) -> Result<Option<ModelInfo>> {
-        let conn = self.conn()?;
-        let get = |key: &str| -> Result<Option<String>> {
-            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-                .optional()
-                .map_err(sql_err)
-        };
-        match (get("model_name")?, get("model_dim")?) {
-            (Some(name), Some(dim)) => Ok(Some(ModelInfo {
-                name,
-                dim: dim.parse().map_err(Error::storage)?,
-            })),
-            _ => Ok(None),
-        }
+        recorded_model(&*self.conn()?)
     }
 
     fn set_model(&self, model: &ModelInfo) -> Result<()> {
@@ -1274,6 +1335,13 @@ impl Store for SqliteStore {
             return Ok(());
         }
         let mut conn = self.conn()?;
+        let vectors = batch.inserts.iter().map(|(_, v)| Some(v));
+        let vectors = vectors.chain(batch.updates.iter().map(|(_, v)| v.as_ref()));
+        if let Some(first) = vectors.flatten().next() {
+            // One model's vectors all have its dimension: the first decides
+            // for the batch, the others are checked as they are written.
+            check_vector(&conn, first)?;
+        }
         if batch.inserts.len() + batch.updates.len() < BULK_WRITE {
             return write_batch(&mut conn, batch);
         }
@@ -1421,6 +1489,7 @@ impl Store for SqliteStore {
         threshold: f32,
     ) -> Result<Inserted> {
         let mut conn = self.conn()?;
+        check_vector(&conn, &vector)?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql_err)?;
@@ -1503,7 +1572,7 @@ impl Store for SqliteStore {
         let mut args = vec![Value::Text(fts)];
         args.extend(filter_args);
         args.push(Value::Integer(limit as i64));
-        let [content, tags, metadata] = kindex::COLUMN_WEIGHTS;
+        let [content, tags, metadata] = cairn_core::rank::BM25_FIELD_WEIGHTS;
         let sql = format!(
             "SELECT m.id, bm25(memories_fts, {content:?}, {tags:?}, {metadata:?}) AS s, \
              m.access_count, m.last_accessed_at, m.project IS NULL, m.weight FROM memories_fts \
@@ -1533,6 +1602,7 @@ impl Store for SqliteStore {
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
         {
             let conn = self.conn()?;
+            check_vector(&conn, vector)?;
             self.sync_index(&conn, current_revs(&conn)?)?;
         }
         let index = self.vector_index()?;

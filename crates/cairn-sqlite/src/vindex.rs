@@ -509,27 +509,46 @@ impl VectorIndex {
     /// The filter compiled against this index's interned names; `None` when
     /// it can admit nothing (a tenant the index has never seen).
     pub(crate) fn admit<'f>(&self, filter: &'f Filter) -> Option<Admit<'f>> {
-        let tenant = *self.name_ids.get(filter.tenant.as_str())?;
+        // Destructured without `..`: a new filter field does not compile
+        // until it is classified here, as checked on the packed entry or
+        // left to `Filter::matches` (which makes the filter not simple).
+        let Filter {
+            tenant,
+            scope,
+            types,
+            tags,
+            created_after,
+            created_before,
+            after,
+            valid_after,
+            valid_before,
+            include_expired: _,
+            include_superseded: _,
+            now: _,
+        } = filter;
+        let tenant = *self.name_ids.get(tenant.as_str())?;
         // Project ids start at 1; 0 = global; a project this index has
         // never seen gets an id no entry has.
         let id_of = |p: &str| self.name_ids.get(p).copied().unwrap_or(u32::MAX);
-        let (any_project, global, project) = match &filter.scope {
+        let (any_project, global, project) = match scope {
             ScopeFilter::All => (true, true, None),
             ScopeFilter::Global | ScopeFilter::Exactly(None) => (false, true, None),
             ScopeFilter::Project(p) => (false, true, Some(id_of(p))),
             ScopeFilter::Exactly(Some(p)) => (false, false, Some(id_of(p))),
         };
-        let types = if filter.types.is_empty() {
+        let types = if types.is_empty() {
             u32::MAX
         } else {
-            filter.types.iter().fold(0, |m, t| m | 1 << kind_index(*t))
+            types.iter().fold(0, |m, t| m | 1 << kind_index(*t))
         };
-        let simple = filter.tags.is_empty()
-            && filter.created_after.is_none()
-            && filter.created_before.is_none()
-            && filter.after.is_none()
-            && filter.valid_after.is_none()
-            && filter.valid_before.is_none();
+        // Superseded is checked on the packed entry, expiry on entries
+        // that have one (see `admits`); the rest by `Filter::matches`.
+        let simple = tags.is_empty()
+            && created_after.is_none()
+            && created_before.is_none()
+            && after.is_none()
+            && valid_after.is_none()
+            && valid_before.is_none();
         Some(Admit {
             filter,
             tenant,

@@ -248,7 +248,15 @@ impl Cairn {
     /// time, so memory stays bounded and a memory another process changes
     /// meanwhile is overwritten by at most one batch's stale copy.
     /// `progress(done, total)` is called after each batch.
+    ///
+    /// A model of another dimension is recorded first: a store refuses
+    /// vectors of any other length than its model's. Until the reindex
+    /// ends, memories not yet re-embedded are left out of vector search.
     pub fn reindex(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
+        let model = self.embedder.model();
+        if self.store.model()?.is_some_and(|m| m.dim != model.dim) {
+            self.store.set_model(&model)?;
+        }
         let filters = self
             .store
             .tenants()?

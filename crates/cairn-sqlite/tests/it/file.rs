@@ -170,6 +170,81 @@ fn garbage_file_is_a_clear_error() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_new_store_is_private_and_a_read_never_creates_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("typo").join("cairn.db");
+    let err = SqliteStore::open_existing(&missing)
+        .err()
+        .expect("must fail")
+        .to_string();
+    assert!(err.contains("no store at") && err.contains("typo"), "{err}");
+    assert!(!dir.path().join("typo").exists(), "nothing created");
+
+    let path = dir.path().join("private").join("deeper").join("cairn.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .write(WriteBatch {
+            inserts: vec![(
+                sample(1, "default", None, MemoryType::Note, "secret"),
+                axis(1, 8),
+            )],
+            updates: vec![],
+        })
+        .unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(path.parent().unwrap()), 0o700);
+    assert_eq!(mode(&dir.path().join("private")), 0o700);
+    let wal = path.with_file_name("cairn.db-wal");
+    assert!(wal.exists());
+    assert_eq!(mode(&wal), 0o600);
+    drop(store);
+    // An existing store opens for reading.
+    assert!(SqliteStore::open_existing(&path).is_ok());
+}
+
+#[test]
+fn two_handles_inserting_the_same_memory_at_once_leave_one() {
+    use cairn_core::Inserted;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let a = SqliteStore::open(&path).unwrap();
+    let b = SqliteStore::open(&path).unwrap();
+    for round in 0..10u32 {
+        let barrier = std::sync::Barrier::new(2);
+        let outcomes: Vec<Inserted> = std::thread::scope(|s| {
+            let handles: Vec<_> = [&a, &b]
+                .into_iter()
+                .enumerate()
+                .map(|(i, store)| {
+                    let barrier = &barrier;
+                    s.spawn(move || {
+                        let m = sample(
+                            round * 2 + i as u32,
+                            "default",
+                            None,
+                            MemoryType::Fact,
+                            "the same fact",
+                        );
+                        barrier.wait();
+                        store
+                            .insert_unless_duplicate(m, axis(round as usize + 1, 32), 0.92)
+                            .unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let new = outcomes.iter().filter(|o| **o == Inserted::New).count();
+        assert_eq!(new, 1, "round {round}: {outcomes:?}");
+    }
+    let all = Filter::new("default", 0).scope(ScopeFilter::All);
+    assert_eq!(a.count(&all).unwrap(), 10);
+}
+
 #[test]
 fn warm_up_loads_the_index_while_keyword_search_and_writes_go_on() {
     let dir = tempfile::tempdir().unwrap();
