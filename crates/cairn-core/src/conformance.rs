@@ -1307,10 +1307,31 @@ pub fn check_bm25_matches_the_formula(store: Arc<dyn Store>) {
     }
 }
 
+/// What a backend's test gives the suite: a fresh, empty store, and
+/// whatever must live as long as it (a temporary directory), dropped after
+/// the check.
+pub trait Fixture {
+    /// The store.
+    fn store(&self) -> Arc<dyn Store>;
+}
+
+impl Fixture for Arc<dyn Store> {
+    fn store(&self) -> Arc<dyn Store> {
+        self.clone()
+    }
+}
+
+impl<T: Send + Sync> Fixture for (Arc<dyn Store>, T) {
+    fn store(&self) -> Arc<dyn Store> {
+        self.0.clone()
+    }
+}
+
 /// Generate one `#[test]` per conformance check for a backend.
 ///
-/// `$make` is an expression evaluating to a fresh, empty `Arc<dyn Store>`
-/// each time it is evaluated.
+/// `$make` is an expression evaluating to a fresh [`Fixture`] each time it
+/// is evaluated: an `Arc<dyn Store>`, or the store with a guard that owns
+/// what it lives in (`(store, temp_dir)`), dropped when the check ends.
 #[macro_export]
 macro_rules! store_conformance_tests {
     ($make:expr) => {
@@ -1320,95 +1341,164 @@ macro_rules! store_conformance_tests {
             use $crate::conformance as c;
             #[test]
             fn roundtrip() {
-                c::check_roundtrip($make)
+                {
+                    let fixture = $make;
+                    c::check_roundtrip(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn batches_are_atomic() {
-                c::check_batches_are_atomic($make)
+                {
+                    let fixture = $make;
+                    c::check_batches_are_atomic(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn update() {
-                c::check_update($make)
+                {
+                    let fixture = $make;
+                    c::check_update(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn delete_and_prefix() {
-                c::check_delete_and_prefix($make)
+                {
+                    let fixture = $make;
+                    c::check_delete_and_prefix(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn short_ids() {
-                c::check_short_ids($make)
+                {
+                    let fixture = $make;
+                    c::check_short_ids(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn filters_and_listing() {
-                c::check_filters_and_listing($make)
+                {
+                    let fixture = $make;
+                    c::check_filters_and_listing(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn paging_with_a_cursor() {
-                c::check_paging_with_a_cursor($make)
+                {
+                    let fixture = $make;
+                    c::check_paging_with_a_cursor(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn keyword_search() {
-                c::check_keyword_search($make)
+                {
+                    let fixture = $make;
+                    c::check_keyword_search(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn vector_search() {
-                c::check_vector_search($make)
+                {
+                    let fixture = $make;
+                    c::check_vector_search(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn access_expiry_stats() {
-                c::check_access_expiry_stats($make)
+                {
+                    let fixture = $make;
+                    c::check_access_expiry_stats(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn hit_factors() {
-                c::check_hit_factors($make)
+                {
+                    let fixture = $make;
+                    c::check_hit_factors(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn model() {
-                c::check_model($make)
+                {
+                    let fixture = $make;
+                    c::check_model(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn engine_dedup_and_warnings() {
-                c::engine_dedup_and_warnings($make)
+                {
+                    let fixture = $make;
+                    c::engine_dedup_and_warnings(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn engine_supersede_and_ttl() {
-                c::engine_supersede_and_ttl($make)
+                {
+                    let fixture = $make;
+                    c::engine_supersede_and_ttl(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn engine_recall_scopes_and_prefixes() {
-                c::engine_recall_scopes_and_prefixes($make)
+                {
+                    let fixture = $make;
+                    c::engine_recall_scopes_and_prefixes(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn engine_import_export() {
-                c::engine_import_export($make, $make)
+                {
+                    let (a, b) = ($make, $make);
+                    c::engine_import_export(c::Fixture::store(&a), c::Fixture::store(&b))
+                }
             }
             #[test]
             fn engine_model_mismatch() {
-                c::engine_model_mismatch($make)
+                {
+                    let fixture = $make;
+                    c::engine_model_mismatch(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn engine_reindex_covers_every_tenant() {
-                c::engine_reindex_covers_every_tenant($make)
+                {
+                    let fixture = $make;
+                    c::engine_reindex_covers_every_tenant(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn wrong_dimension_is_a_clear_error() {
-                c::check_wrong_dimension_is_a_clear_error($make)
+                {
+                    let fixture = $make;
+                    c::check_wrong_dimension_is_a_clear_error(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn batched_reads() {
-                c::check_batched_reads($make)
+                {
+                    let fixture = $make;
+                    c::check_batched_reads(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn insert_unless_duplicate() {
-                c::check_insert_unless_duplicate($make)
+                {
+                    let fixture = $make;
+                    c::check_insert_unless_duplicate(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn engine_concurrent_dedup() {
-                c::engine_concurrent_dedup($make)
+                {
+                    let fixture = $make;
+                    c::engine_concurrent_dedup(c::Fixture::store(&fixture))
+                }
             }
             #[test]
             fn bm25_matches_the_formula() {
-                c::check_bm25_matches_the_formula($make)
+                {
+                    let fixture = $make;
+                    c::check_bm25_matches_the_formula(c::Fixture::store(&fixture))
+                }
             }
         }
     };

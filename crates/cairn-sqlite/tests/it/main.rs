@@ -6,13 +6,12 @@ use std::sync::Arc;
 use cairn_core::Store;
 use cairn_sqlite::SqliteStore;
 
-/// A fresh store in its own temporary directory (kept alive by leaking the
-/// guard for the test's duration; the OS temp dir is cleaned by the runner).
-fn fresh() -> Arc<dyn Store> {
+/// A fresh store in its own temporary directory, which the test owns (it
+/// is removed when the check ends).
+fn fresh() -> (Arc<dyn Store>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("cairn.db");
-    std::mem::forget(dir);
-    Arc::new(SqliteStore::open(path).expect("open"))
+    let store = SqliteStore::open(dir.path().join("cairn.db")).expect("open");
+    (Arc::new(store), dir)
 }
 
 cairn_core::store_conformance_tests!(crate::fresh());
@@ -29,13 +28,11 @@ mod preloaded {
     use cairn_core::{Store, StoreCaches};
     use cairn_sqlite::SqliteStore;
 
-    fn fresh() -> Arc<dyn Store> {
+    fn fresh() -> (Arc<dyn Store>, tempfile::TempDir) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("cairn.db");
-        std::mem::forget(dir);
-        let store = SqliteStore::open(path).expect("open");
+        let store = SqliteStore::open(dir.path().join("cairn.db")).expect("open");
         store.preload().expect("preload");
-        Arc::new(store)
+        (Arc::new(store), dir)
     }
 
     cairn_core::store_conformance_tests!(crate::preloaded::fresh());
