@@ -368,7 +368,7 @@ fn a_schema_1_file_is_upgraded_with_its_ranking_factors() {
             rusqlite::params![id.to_string(), T0, T0 + 5],
         )
         .unwrap();
-        let (codes, scale) = cairn_sqlite::vindex::quantize(&axis(1, 8));
+        let (codes, scale) = cairn_sqlite::vector_index::quantize(&axis(1, 8));
         let mut code = scale.to_le_bytes().to_vec();
         code.extend(codes.iter().map(|c| *c as u8));
         conn.execute(
@@ -581,7 +581,9 @@ fn a_large_store_saves_its_snapshot_once_it_pays_off() {
             .unwrap()
             .query_row("SELECT data FROM vsnap WHERE part = 0", [], |r| r.get(0))
             .unwrap();
-        cairn_sqlite::vindex::snapshot_revs(&head).unwrap().rev
+        cairn_sqlite::vector_index::snapshot_revs(&head)
+            .unwrap()
+            .rev
     };
     let first = saved(&path);
     // The next one loads it, decodes nothing and saves nothing.

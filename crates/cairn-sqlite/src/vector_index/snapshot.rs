@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use cairn_core::{MemoryId, MemoryType};
 
-use super::{code_norm, sketch_codes, Attrs, Hot, VectorIndex};
+use super::{code_norm, sketch_codes, EntryAttributes, PackedEntry, VectorIndex};
 
 /// The first bytes of part 0; the last one is the format version.
 pub const MAGIC: &[u8; 8] = b"cairnvx1";
@@ -51,7 +51,7 @@ pub struct SnapshotRevs {
     /// Content revision.
     pub rev: i64,
     /// Access revision.
-    pub arev: i64,
+    pub access_rev: i64,
 }
 
 impl VectorIndex {
@@ -65,7 +65,7 @@ impl VectorIndex {
         let mut head = Vec::with_capacity(48 + self.len() * 72);
         head.extend_from_slice(MAGIC);
         head.extend_from_slice(&self.rev.to_le_bytes());
-        head.extend_from_slice(&self.arev.to_le_bytes());
+        head.extend_from_slice(&self.access_rev.to_le_bytes());
         put_u32(&mut head, self.dim);
         head.extend_from_slice(&(self.len() as u64).to_le_bytes());
         put_u32(&mut head, names.len());
@@ -73,12 +73,12 @@ impl VectorIndex {
             put_str(&mut head, name);
         }
         for (slot, a) in self.attrs.iter().enumerate() {
-            let hot = &self.hot[slot];
+            let packed = &self.packed[slot];
             head.extend_from_slice(&self.rowids[slot].to_le_bytes());
             head.extend_from_slice(a.id.0.as_bytes());
-            head.extend_from_slice(&hot.tenant.to_le_bytes());
-            head.extend_from_slice(&hot.project.to_le_bytes());
-            head.push(hot.kind);
+            head.extend_from_slice(&packed.tenant.to_le_bytes());
+            head.extend_from_slice(&packed.project.to_le_bytes());
+            head.push(packed.kind);
             let optional = [
                 (VALID_FROM, a.valid_from),
                 (VALID_TO, a.valid_to),
@@ -122,7 +122,7 @@ impl VectorIndex {
         }
         let revs = SnapshotRevs {
             rev: r.i64()?,
-            arev: r.i64()?,
+            access_rev: r.i64()?,
         };
         let dim = r.u32()? as usize;
         let n = usize::try_from(r.u64()?).map_err(|_| "entry count overflows")?;
@@ -137,7 +137,7 @@ impl VectorIndex {
         }
         let mut index = VectorIndex {
             rev: revs.rev,
-            arev: revs.arev,
+            access_rev: revs.access_rev,
             loaded: true,
             dim,
             words: dim.div_ceil(64),
@@ -164,7 +164,7 @@ impl VectorIndex {
         };
         r.room_for(n, MIN_ENTRY_BYTES)?;
         index.rowids.reserve(n);
-        index.hot.reserve(n);
+        index.packed.reserve(n);
         index.attrs.reserve(n);
         index.slots.reserve(n);
         for slot in 0..n {
@@ -188,7 +188,7 @@ impl VectorIndex {
             let tags = (0..tag_count)
                 .map(|_| r.str().map(str::to_owned))
                 .collect::<Result<Vec<_>, _>>()?;
-            let attrs = Attrs {
+            let attrs = EntryAttributes {
                 id,
                 tenant: name(tenant)?,
                 project: if project == 0 {
@@ -213,7 +213,7 @@ impl VectorIndex {
                 return Err(format!("row {rowid} appears twice"));
             }
             index.rowids.push(rowid);
-            index.hot.push(Hot {
+            index.packed.push(PackedEntry {
                 tenant,
                 project,
                 kind,
@@ -252,7 +252,7 @@ pub fn snapshot_revs(head: &[u8]) -> Option<SnapshotRevs> {
     (r.take(MAGIC.len()).ok()? == MAGIC).then_some(())?;
     Some(SnapshotRevs {
         rev: r.i64().ok()?,
-        arev: r.i64().ok()?,
+        access_rev: r.i64().ok()?,
     })
 }
 
@@ -346,7 +346,7 @@ mod tests {
         }
         index.remove(4);
         index.rev = 41;
-        index.arev = 17;
+        index.access_rev = 17;
         index.loaded = true;
         index
     }
@@ -360,7 +360,7 @@ mod tests {
         let index = sample(200);
         let parts = index.snapshot();
         let copy = decode(&parts).unwrap();
-        assert_eq!((copy.rev, copy.arev, copy.loaded), (41, 17, true));
+        assert_eq!((copy.rev, copy.access_rev, copy.loaded), (41, 17, true));
         assert_eq!(copy.len(), index.len());
         assert_eq!(copy.rowids, index.rowids);
         assert_eq!(copy.codes, index.codes);
@@ -368,7 +368,7 @@ mod tests {
         assert_eq!(copy.sketches, index.sketches);
         assert_eq!(copy.name_ids, index.name_ids);
         assert_eq!(format!("{:?}", copy.attrs), format!("{:?}", index.attrs));
-        assert_eq!(format!("{:?}", copy.hot), format!("{:?}", index.hot));
+        assert_eq!(format!("{:?}", copy.packed), format!("{:?}", index.packed));
         assert_eq!(copy.slots, index.slots);
         let mut filter = Filter::new("default", 0);
         filter.include_superseded = true;
@@ -379,7 +379,10 @@ mod tests {
         );
         assert_eq!(
             snapshot_revs(&parts[0]),
-            Some(SnapshotRevs { rev: 41, arev: 17 })
+            Some(SnapshotRevs {
+                rev: 41,
+                access_rev: 17
+            })
         );
         // Encoding the copy again gives the same bytes.
         assert_eq!(copy.snapshot(), parts);

@@ -131,7 +131,7 @@ fn positive_bytes(x: u64) -> u64 {
 
 /// The filterable attributes of one indexed memory.
 #[derive(Debug, Clone)]
-pub struct Attrs {
+pub struct EntryAttributes {
     /// Memory id.
     pub id: MemoryId,
     /// Owner.
@@ -160,7 +160,7 @@ pub struct Attrs {
     pub weight: f64,
 }
 
-impl Attrs {
+impl EntryAttributes {
     /// What recall ranks this memory by.
     pub fn factors(&self) -> RankFactors {
         RankFactors {
@@ -172,7 +172,7 @@ impl Attrs {
     }
 }
 
-impl Filterable for Attrs {
+impl Filterable for EntryAttributes {
     fn id(&self) -> MemoryId {
         self.id
     }
@@ -209,19 +209,19 @@ pub struct VectorIndex {
     /// The store revision this index reflects.
     pub rev: i64,
     /// The access revision this index reflects.
-    pub arev: i64,
+    pub access_rev: i64,
     /// Whether the index was ever loaded.
     pub loaded: bool,
     dim: usize,
     words: usize,
     rowids: Vec<i64>,
-    attrs: Vec<Attrs>,
+    attrs: Vec<EntryAttributes>,
     codes: Vec<i8>,
     norms: Vec<f32>,
     sketches: Vec<u64>,
     /// Fx-hashed: keyword search looks up thousands of rows per query.
     slots: FxHashMap<i64, usize>,
-    hot: Vec<Hot>,
+    packed: Vec<PackedEntry>,
     interned: FxHashMap<String, Arc<str>>,
     name_ids: FxHashMap<String, u32>,
 }
@@ -229,7 +229,7 @@ pub struct VectorIndex {
 /// What every scan reads of an entry, packed (12 bytes) so that filtering
 /// 100,000 entries touches little memory.
 #[derive(Debug, Clone, Copy)]
-struct Hot {
+struct PackedEntry {
     tenant: u32,
     /// 0 = global.
     project: u32,
@@ -270,7 +270,7 @@ impl VectorIndex {
     /// a little-endian f32 scale followed by `dim` int8 codes. Entries of
     /// another dimension than the first one indexed are ignored (a store in
     /// the middle of a reindex).
-    pub fn upsert(&mut self, rowid: i64, attrs: Attrs, code: &[u8]) {
+    pub fn upsert(&mut self, rowid: i64, attrs: EntryAttributes, code: &[u8]) {
         if code.len() < 4 {
             return;
         }
@@ -283,7 +283,7 @@ impl VectorIndex {
             self.remove(rowid);
             return;
         }
-        let hot = Hot {
+        let packed = PackedEntry {
             tenant: self
                 .name_ids
                 .get(&*attrs.tenant)
@@ -304,7 +304,7 @@ impl VectorIndex {
         let bytes = code[4..].iter().map(|b| *b as i8);
         let slot = match self.slots.get(&rowid) {
             Some(&slot) => {
-                self.hot[slot] = hot;
+                self.packed[slot] = packed;
                 self.attrs[slot] = attrs;
                 for (c, b) in self.codes[slot * dim..(slot + 1) * dim]
                     .iter_mut()
@@ -318,7 +318,7 @@ impl VectorIndex {
                 let slot = self.rowids.len();
                 self.slots.insert(rowid, slot);
                 self.rowids.push(rowid);
-                self.hot.push(hot);
+                self.packed.push(packed);
                 self.attrs.push(attrs);
                 self.codes.extend(bytes);
                 self.norms.push(0.0);
@@ -352,7 +352,7 @@ impl VectorIndex {
     /// load does not copy its arrays as they grow.
     pub fn reserve(&mut self, n: usize, dim: usize) {
         self.rowids.reserve(n);
-        self.hot.reserve(n);
+        self.packed.reserve(n);
         self.attrs.reserve(n);
         self.norms.reserve(n);
         self.slots.reserve(n);
@@ -371,7 +371,7 @@ impl VectorIndex {
             let moved = self.rowids[last];
             self.rowids.swap(slot, last);
             self.attrs.swap(slot, last);
-            self.hot.swap(slot, last);
+            self.packed.swap(slot, last);
             self.norms.swap(slot, last);
             self.codes
                 .copy_within(last * dim..(last + 1) * dim, slot * dim);
@@ -381,7 +381,7 @@ impl VectorIndex {
         }
         self.rowids.pop();
         self.attrs.pop();
-        self.hot.pop();
+        self.packed.pop();
         self.norms.pop();
         self.codes.truncate(last * dim);
         self.sketches.truncate(last * words);
@@ -445,12 +445,17 @@ impl VectorIndex {
     /// histograms take turns, so that neighbours at the same distance do
     /// not wait on each other's increment. Only entries that need the full
     /// filter (an expiry, or a filter on tags or times) take a branch.
-    fn scan(&self, admit: &Admit, out: &mut [u16], distance: impl Fn(&[u64]) -> u32) -> Vec<u32> {
+    fn scan(
+        &self,
+        admit: &CompiledFilter,
+        out: &mut [u16],
+        distance: impl Fn(&[u64]) -> u32,
+    ) -> Vec<u32> {
         let bins = self.words * 64 + 1;
         let sink = bins;
         let mut histograms = vec![0u32; 4 * (bins + 1)];
         let sketches = self.sketches.chunks_exact(self.words);
-        for (slot, ((h, sketch), d)) in self.hot.iter().zip(sketches).zip(out).enumerate() {
+        for (slot, ((h, sketch), d)) in self.packed.iter().zip(sketches).zip(out).enumerate() {
             let ok = self.admits(admit, h, slot);
             let dist = if ok { distance(sketch) as usize } else { sink };
             histograms[(slot & 3) * (bins + 1) + dist] += 1;
@@ -508,7 +513,7 @@ impl VectorIndex {
 
     /// The filter compiled against this index's interned names; `None` when
     /// it can admit nothing (a tenant the index has never seen).
-    pub(crate) fn admit<'f>(&self, filter: &'f Filter) -> Option<Admit<'f>> {
+    pub(crate) fn admit<'f>(&self, filter: &'f Filter) -> Option<CompiledFilter<'f>> {
         // Destructured without `..`: a new filter field does not compile
         // until it is classified here, as checked on the packed entry or
         // left to `Filter::matches` (which makes the filter not simple).
@@ -549,7 +554,7 @@ impl VectorIndex {
             && after.is_none()
             && valid_after.is_none()
             && valid_before.is_none();
-        Some(Admit {
+        Some(CompiledFilter {
             filter,
             tenant,
             any_project,
@@ -562,45 +567,45 @@ impl VectorIndex {
 
     /// The attributes of row `rowid` if it is indexed and passes the
     /// filter.
-    pub(crate) fn admitted(&self, admit: &Admit, rowid: i64) -> Option<&Attrs> {
+    pub(crate) fn admitted(&self, admit: &CompiledFilter, rowid: i64) -> Option<&EntryAttributes> {
         let slot = *self.slots.get(&rowid)?;
-        self.admits(admit, &self.hot[slot], slot)
+        self.admits(admit, &self.packed[slot], slot)
             .then(|| &self.attrs[slot])
     }
 
     /// Whether the entry in `slot` (whose packed part is `h`) passes the
-    /// filter: [`Admit::admits_hot`] first, then, for what that does not
+    /// filter: [`CompiledFilter::admits_packed`] first, then, for what that does not
     /// check (tags, time ranges, expiry), [`Filter::matches`] itself, so the
     /// index can never disagree with it.
     #[inline]
-    fn admits(&self, admit: &Admit, h: &Hot, slot: usize) -> bool {
-        let hot = admit.admits_hot(h);
+    fn admits(&self, admit: &CompiledFilter, h: &PackedEntry, slot: usize) -> bool {
+        let packed = admit.admits_packed(h);
         if admit.simple && (!h.expires || admit.filter.include_expired) {
-            hot
+            packed
         } else {
-            hot && admit.filter.matches(&self.attrs[slot])
+            packed && admit.filter.matches(&self.attrs[slot])
         }
     }
 }
 
 /// A [`Filter`] compiled against an index (see [`VectorIndex::admit`]).
-pub(crate) struct Admit<'f> {
+pub(crate) struct CompiledFilter<'f> {
     filter: &'f Filter,
     tenant: u32,
     any_project: bool,
     global: bool,
     project: Option<u32>,
     types: u32,
-    /// Nothing beyond what [`Admit::admits_hot`] checks.
+    /// Nothing beyond what [`CompiledFilter::admits_packed`] checks.
     simple: bool,
 }
 
-impl Admit<'_> {
+impl CompiledFilter<'_> {
     /// Whether an entry passes tenant, scope, type and superseded: compared
     /// by interned id, on the packed entry alone, so that a scan of 100,000
     /// entries reads 12 bytes of each.
     #[inline]
-    fn admits_hot(&self, h: &Hot) -> bool {
+    fn admits_packed(&self, h: &PackedEntry) -> bool {
         // `&` rather than `&&`: no branches in the scan's inner loop.
         (h.tenant == self.tenant)
             & (self.any_project
@@ -652,8 +657,8 @@ const SELECT_BLOCK: usize = 32;
 mod tests {
     use super::*;
 
-    pub(super) fn attrs(index: &mut VectorIndex, i: u32, project: Option<&str>) -> Attrs {
-        Attrs {
+    pub(super) fn attrs(index: &mut VectorIndex, i: u32, project: Option<&str>) -> EntryAttributes {
+        EntryAttributes {
             id: MemoryId::new_at(1_000_000 + i64::from(i)),
             tenant: index.intern("default"),
             project: project.map(|p| index.intern(p)),

@@ -1,0 +1,346 @@
+//! SQL of the store: the memory columns and their row codec, filters and
+//! orders as SQL, blob codecs, the `meta` table, error mapping.
+
+use std::path::Path;
+
+use cairn_core::memstore::metadata_text;
+use cairn_core::store::{Filter, ListOrder, ScopeFilter};
+use cairn_core::{Error, Memory, ModelInfo, RankFactors, Result};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::vector_index::quantize;
+
+/// The columns of `memories` that make a [`Memory`], in the order
+/// [`row_to_memory`] and [`RowWriter`] use (a macro, so that statements can
+/// be built with `concat!`).
+macro_rules! memory_columns {
+    () => {
+        "id, tenant, content, kind, project, tags, metadata, importance, weight, source, \
+         created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by"
+    };
+}
+pub(crate) use memory_columns;
+pub(crate) const MEMORY_COLUMNS: &str = memory_columns!();
+
+/// The embedding model recorded in the store, if any.
+pub(crate) fn recorded_model(conn: &Connection) -> Result<Option<ModelInfo>> {
+    let get = |key: &str| -> Result<Option<String>> {
+        conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")
+            .and_then(|mut s| s.query_row([key], |r| r.get(0)))
+            .optional()
+            .map_err(sql_err)
+    };
+    match (get("model_name")?, get("model_dim")?) {
+        (Some(name), Some(dim)) => Ok(Some(ModelInfo {
+            name,
+            dim: dim.parse().map_err(Error::storage)?,
+        })),
+        _ => Ok(None),
+    }
+}
+
+/// Refuse a vector whose length is not the recorded model's dimension.
+pub(crate) fn check_vector(conn: &Connection, vector: &[f32]) -> Result<()> {
+    cairn_core::memstore::check_dimension(recorded_model(conn)?.as_ref(), vector)
+}
+
+/// An SQLite error as Cairn's: a lock still held after the busy timeout
+/// is [`Error::Unavailable`] (retry later), anything else a storage fault;
+/// the SQLite error is kept as the cause.
+pub(crate) fn sql_err(e: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+    match e.sqlite_error_code() {
+        Some(DatabaseBusy | DatabaseLocked) => {
+            Error::unavailable_from("the database is locked by another writer", e)
+        }
+        _ => Error::storage_from("", e),
+    }
+}
+
+/// Create `dir` and its missing parents, those created readable by their
+/// owner only (memories are private); an existing directory is left as it
+/// is.
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Create the store file, readable and writable by its owner only, unless
+/// it exists (an existing file is left as it is). SQLite gives the files
+/// it makes beside it (`-wal`, `-shm`) the same permissions.
+pub(crate) fn create_private_file(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The text of `memories_fts`'s tags and metadata columns.
+pub(crate) fn fts_columns(
+    tags: &[String],
+    metadata: &serde_json::Map<String, serde_json::Value>,
+) -> (String, String) {
+    (tags.join(" "), metadata_text(metadata))
+}
+
+/// One read transaction around `statements` lookups, when there are
+/// several: each statement outside a transaction takes and releases the
+/// file's read lock on its own (≈ 5 µs here), more than a lookup costs.
+pub(crate) fn read_transaction(
+    conn: &Connection,
+    statements: usize,
+) -> Result<Option<rusqlite::Transaction<'_>>> {
+    (statements > 1)
+        .then(|| conn.unchecked_transaction().map_err(sql_err))
+        .transpose()
+}
+
+/// End a [`read_transaction`].
+pub(crate) fn end_read(tx: Option<rusqlite::Transaction<'_>>) -> Result<()> {
+    tx.map_or(Ok(()), |tx| tx.commit().map_err(sql_err))
+}
+
+/// [`RankFactors`] from four columns starting at `first`: access count,
+/// last access, whether global, weight.
+pub(crate) fn row_factors(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<RankFactors> {
+    Ok(RankFactors {
+        access_count: row.get::<_, i64>(first)?.max(0) as u64,
+        last_accessed_at: row.get(first + 1)?,
+        global: row.get(first + 2)?,
+        weight: row.get(first + 3)?,
+    })
+}
+
+/// Terms (with their document frequencies) taken rarest first while the
+/// frequencies add up to at most `budget`; the rarest is always kept.
+pub(crate) fn rarest_within(mut counted: Vec<(i64, String)>, budget: i64) -> Vec<String> {
+    counted.sort();
+    let mut used = 0;
+    let mut kept = Vec::new();
+    for (i, (df, term)) in counted.into_iter().enumerate() {
+        used += df;
+        if i == 0 || used <= budget {
+            kept.push(term);
+        }
+    }
+    kept
+}
+
+/// Text column `i` of `row`, read in place (no copy), `None` for NULL.
+pub(crate) fn text<'r>(row: &'r rusqlite::Row, i: usize) -> Result<Option<&'r str>> {
+    row.get_ref(i)
+        .map_err(sql_err)?
+        .as_str_or_null()
+        .map_err(Error::storage)
+}
+
+pub(crate) fn meta_int(conn: &Connection, key: &str) -> Result<i64> {
+    conn.prepare_cached("SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?1")
+        .and_then(|mut s| s.query_row([key], |r| r.get(0)))
+        .map_err(sql_err)
+}
+
+pub(crate) fn add_docs(conn: &Connection, delta: i64) -> Result<()> {
+    conn.prepare_cached("UPDATE meta SET value = CAST(value AS INTEGER) + ?1 WHERE key = 'docs'")
+        .and_then(|mut s| s.execute([delta]))
+        .map_err(sql_err)?;
+    Ok(())
+}
+
+/// Add one to the counter `key` in `meta` (`rev` or `arev`); returns the
+/// new value.
+pub(crate) fn bump(conn: &Connection, key: &str) -> Result<i64> {
+    conn.prepare_cached(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = ?1 RETURNING CAST(value AS INTEGER)",
+    )
+    .and_then(|mut s| s.query_row([key], |r| r.get(0)))
+    .map_err(sql_err)
+}
+
+pub(crate) fn vector_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub(crate) fn blob_vector(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+pub(crate) fn code_blob(v: &[f32]) -> Vec<u8> {
+    let (codes, scale) = quantize(v);
+    let mut out = Vec::with_capacity(4 + codes.len());
+    out.extend_from_slice(&scale.to_le_bytes());
+    out.extend(codes.iter().map(|c| *c as u8));
+    out
+}
+
+pub(crate) fn tags_json(tags: &[String]) -> String {
+    serde_json::to_string(tags).unwrap_or_else(|_| "[]".into())
+}
+
+pub(crate) fn row_to_memory(
+    row: &rusqlite::Row<'_>,
+) -> rusqlite::Result<std::result::Result<Memory, Error>> {
+    let id: String = row.get(0)?;
+    let kind: String = row.get(3)?;
+    let tags: String = row.get(5)?;
+    let metadata: String = row.get(6)?;
+    let supersedes: Option<String> = row.get(17)?;
+    let superseded_by: Option<String> = row.get(18)?;
+    let access_count: i64 = row.get(13)?;
+    let build = || -> Result<Memory> {
+        Ok(Memory {
+            id: id.parse()?,
+            tenant: row.get(1).map_err(sql_err)?,
+            content: row.get(2).map_err(sql_err)?,
+            kind: kind.parse()?,
+            project: row.get(4).map_err(sql_err)?,
+            tags: serde_json::from_str(&tags).map_err(Error::storage)?,
+            metadata: serde_json::from_str(&metadata).map_err(Error::storage)?,
+            importance: row.get(7).map_err(sql_err)?,
+            weight: row.get(8).map_err(sql_err)?,
+            source: row.get(9).map_err(sql_err)?,
+            created_at: row.get(10).map_err(sql_err)?,
+            updated_at: row.get(11).map_err(sql_err)?,
+            last_accessed_at: row.get(12).map_err(sql_err)?,
+            access_count: access_count.max(0) as u64,
+            expires_at: row.get(14).map_err(sql_err)?,
+            valid_from: row.get(15).map_err(sql_err)?,
+            valid_to: row.get(16).map_err(sql_err)?,
+            supersedes: supersedes.map(|s| s.parse()).transpose()?,
+            superseded_by: superseded_by.map(|s| s.parse()).transpose()?,
+        })
+    };
+    Ok(build())
+}
+
+/// Translate a [`Filter`] into a SQL condition on the `memories` table
+/// aliased `m`, with its parameters. It begins with the tenant's term,
+/// `m.tenant = ?`.
+/// `filter` as an SQL condition on `memories m` and its arguments.
+/// Destructured without `..`: a new filter field does not compile until it
+/// is handled here.
+pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
+    let Filter {
+        tenant,
+        scope,
+        types,
+        tags,
+        created_after,
+        created_before,
+        after,
+        valid_after,
+        valid_before,
+        include_expired,
+        include_superseded,
+        now,
+    } = filter;
+    let mut sql = String::from("m.tenant = ?");
+    let mut args: Vec<Value> = vec![Value::Text(tenant.clone())];
+    match scope {
+        ScopeFilter::Global | ScopeFilter::Exactly(None) => sql.push_str(" AND m.project IS NULL"),
+        ScopeFilter::Project(p) => {
+            sql.push_str(" AND (m.project IS NULL OR m.project = ?)");
+            args.push(Value::Text(p.clone()));
+        }
+        ScopeFilter::Exactly(Some(p)) => {
+            sql.push_str(" AND m.project = ?");
+            args.push(Value::Text(p.clone()));
+        }
+        ScopeFilter::All => {}
+    }
+    if !types.is_empty() {
+        sql.push_str(" AND m.kind IN (");
+        sql.push_str(&vec!["?"; types.len()].join(", "));
+        sql.push(')');
+        args.extend(types.iter().map(|t| Value::Text(t.as_str().into())));
+    }
+    for tag in tags {
+        sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)");
+        args.push(Value::Text(tag.clone()));
+    }
+    let mut cond = |clause: &str, v: Option<i64>| {
+        if let Some(v) = v {
+            sql.push_str(clause);
+            args.push(Value::Integer(v));
+        }
+    };
+    cond(" AND m.created_at >= ?", *created_after);
+    cond(" AND m.created_at < ?", *created_before);
+    cond(" AND (m.valid_to IS NULL OR m.valid_to > ?)", *valid_after);
+    cond(
+        " AND COALESCE(m.valid_from, m.created_at) < ?",
+        *valid_before,
+    );
+    if !include_expired {
+        cond(
+            " AND (m.expires_at IS NULL OR m.expires_at > ?)",
+            Some(*now),
+        );
+    }
+    if !include_superseded {
+        sql.push_str(" AND m.superseded_by IS NULL");
+    }
+    if let Some(id) = after {
+        sql.push_str(" AND m.id > ?");
+        args.push(Value::Text(id.to_string()));
+    }
+    (sql, args)
+}
+
+pub(crate) fn order_sql(order: ListOrder) -> &'static str {
+    match order {
+        ListOrder::Newest => "m.created_at DESC, m.id DESC",
+        ListOrder::Oldest => "m.created_at ASC, m.id ASC",
+        ListOrder::Id => "m.id ASC",
+        ListOrder::RecentlyUpdated => "m.updated_at DESC, m.id DESC",
+        ListOrder::MostAccessed => "m.access_count DESC, m.id DESC",
+        ListOrder::Stalest => "COALESCE(m.last_accessed_at, m.created_at) ASC, m.id ASC",
+    }
+}
+
+/// The query behind [`Store::embedding`]. A subquery, not a join: SQLite
+/// recompiles a join of this form each time its parameters are rebound
+/// (≈ 20 µs, a third of an export's time), a single-table lookup never.
+pub(crate) const EMBEDDING_SQL: &str = "SELECT (SELECT vector FROM vectors WHERE rowid = m.rowid) \
+     FROM memories m WHERE m.id = ?1 AND m.tenant = ?2";
+
+/// The query behind [`Store::list`] and its parameters, up to the limit's
+/// and offset's.
+pub(crate) fn list_sql(filter: &Filter, order: ListOrder) -> (String, Vec<Value>) {
+    let (mut cond, args) = filter_sql(filter);
+    if order == ListOrder::Id {
+        // Walk the id index in order, so that a page costs its own rows:
+        // `+` keeps the planner off the tenant indexes, from which it would
+        // sort every memory of the tenant again for each page.
+        cond.insert(0, '+');
+    }
+    let sql = format!(
+        "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {cond} ORDER BY {} LIMIT ? OFFSET ?",
+        order_sql(order)
+    );
+    (sql, args)
+}
+
+/// An FTS5 query that matches any of the terms, each quoted as a string so
+/// that nothing the user typed is syntax.
+pub fn fts_query(terms: &[String]) -> Option<String> {
+    if terms.is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+        .collect();
+    Some(quoted.join(" OR "))
+}

@@ -1,0 +1,1092 @@
+//! [`SqliteStore`]: opening the file, and the [`Store`] and
+//! [`StoreCaches`] implementations over the other modules.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+use cairn_core::store::{keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
+use cairn_core::{
+    Error, Hit, Inserted, Memory, MemoryId, ModelInfo, RankFactors, Result, Store, StoreCaches,
+    Timestamp,
+};
+use rusqlite::types::Value;
+use rusqlite::{
+    params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
+};
+
+use crate::checkpoint::Checkpointer;
+use crate::keyword_index::KeywordIndex;
+use crate::vector_index::VectorIndex;
+
+use crate::schema;
+use crate::sql::*;
+use crate::sync::*;
+use crate::write::*;
+
+/// How long a writer waits for another process's write to finish.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// SQLite page cache per connection, in KiB (SQLite's default is 2 MiB).
+/// Recall touches a few thousand scattered pages at 100,000 memories (FTS5
+/// doclists, document sizes, rows); with the default cache each was a
+/// `pread`, the largest single cost of a keyword search. A memory map
+/// would do as well but makes every page read count as resident memory.
+pub const CACHE_KIB: i64 = 64 * 1024;
+
+/// The dimension the vector index reserves room for before its first load
+/// (all-MiniLM-L6-v2's; another model only costs a reallocation).
+pub(crate) const EXPECTED_DIM: usize = 384;
+
+/// Below this many memories a store keeps no snapshot of its vector index
+/// (see [`Store::save_caches`]): decoding the rows themselves takes
+/// under ≈ 25 ms.
+pub const SNAPSHOT_MIN_ENTRIES: usize = 10_000;
+
+/// Most distinct terms taken from one keyword query.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// Keyword-query pruning: above this many memories, query terms are taken
+/// rarest first while their document frequencies add up to at most
+/// [`MAX_KEYWORD_POSTINGS`] (the rarest term is always kept).
+///
+/// FTS5 computes BM25 for every matching row (about 1 µs each here), so a
+/// term found in 40% of 100,000 memories would cost 40 ms. Such a term has
+/// an IDF of about ln 2.5 ≈ 0.9 against 7–11 for a rare one: it barely moves
+/// the ranking, and leaving it out keeps recall within its latency budget.
+pub const PRUNE_ABOVE_DOCS: i64 = 5_000;
+/// See [`PRUNE_ABOVE_DOCS`].
+pub const MAX_KEYWORD_POSTINGS: i64 = 3_000;
+
+/// Document frequencies of query terms, counted with FTS5 and cached until
+/// the store's size drifts by more than 2%.
+#[derive(Default)]
+struct DfCache {
+    docs: i64,
+    df: HashMap<String, i64>,
+}
+
+/// Above this many rows written or deleted since, the keyword index is
+/// rebuilt from FTS5 instead of caught up (removing a row scans the
+/// postings of each of its terms).
+const MAX_KEYWORD_CATCH_UP: i64 = 1_000;
+
+/// Most query terms whose FTS5 tokens are remembered (the cache is
+/// emptied when it is full).
+const MAX_CACHED_TERMS: usize = 50_000;
+
+/// Temporary tables of a connection that feeds the keyword index: the
+/// occurrences in `memories_fts`, and a scratch FTS5 table with the same
+/// tokenizer that turns text written since, or query terms, into FTS5's
+/// tokens.
+pub(crate) const KEYWORD_TEMP_TABLES: &str = "\
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_fts_instances USING fts5vocab(main, memories_fts, instance);
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_tok USING fts5 (
+        content, tags, metadata, content = '', contentless_delete = 1,
+        tokenize = 'porter unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_tok_instances USING fts5vocab(temp, cairn_tok, instance);";
+
+/// Write batches of at least this many memories leave WAL checkpoints to
+/// the checkpoint thread (see `checkpoint.rs`).
+pub const BULK_WRITE: usize = 1_000;
+
+/// SQLite's default automatic checkpoint threshold, in WAL pages.
+const AUTOCHECKPOINT_PAGES: i64 = 1_000;
+
+/// A [`Store`] in one SQLite file.
+pub struct SqliteStore {
+    path: PathBuf,
+    /// Before `conn`: dropping it waits for a running checkpoint, so that
+    /// the connection closes on a checkpointed file.
+    checkpointer: Checkpointer,
+    conn: Mutex<Connection>,
+    index: RwLock<VectorIndex>,
+    /// `None` until [`Store::preload`] builds it.
+    keywords: RwLock<Option<KeywordIndex>>,
+    /// FTS5's token for query terms (`None`: not exactly one token).
+    term_tokens: Mutex<HashMap<String, Option<Box<str>>>>,
+    df_cache: Mutex<DfCache>,
+    /// `vindex` rows this process decoded into its vector index since it
+    /// loaded or saved a snapshot: what a new process would decode too.
+    decoded: AtomicUsize,
+}
+
+impl SqliteStore {
+    /// Open the store at `path`, which must exist (a read must never
+    /// create a store).
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        if !path.exists() {
+            return Err(Error::invalid(format!(
+                "no store at {}: check the path (a store is created by the first write, such as `cairn remember`)",
+                path.display()
+            )));
+        }
+        Self::open(path)
+    }
+
+    /// Open (creating if needed) the store at `path`, migrating it to the
+    /// current schema. Parent directories are created.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        if path.is_dir() {
+            return Err(Error::storage(format!(
+                "cannot open {}: it is a directory; name the store file (such as {})",
+                path.display(),
+                path.join("cairn.db").display()
+            )));
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            create_private_dir(parent).map_err(|e| {
+                Error::storage_from(format!("cannot create directory {}", parent.display()), e)
+            })?;
+        }
+        create_private_file(&path)
+            .map_err(|e| Error::storage_from(format!("cannot create {}", path.display()), e))?;
+        let conn = Connection::open(&path)
+            .map_err(|e| Error::storage(format!("cannot open {}: {e}", path.display())))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| {
+                Error::storage(format!(
+                    "{} is not a usable SQLite database: {e}",
+                    path.display()
+                ))
+            })?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sql_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql_err)?;
+        conn.pragma_update(None, "cache_size", -CACHE_KIB)
+            .map_err(sql_err)?;
+        let store = SqliteStore {
+            checkpointer: Checkpointer::new(path.clone()),
+            path,
+            conn: Mutex::new(conn),
+            index: RwLock::new(VectorIndex::default()),
+            keywords: RwLock::new(None),
+            term_tokens: Mutex::new(HashMap::new()),
+            df_cache: Mutex::new(DfCache::default()),
+            decoded: AtomicUsize::new(0),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
+        self.conn
+            .lock()
+            .map_err(|_| Error::storage("connection lock poisoned"))
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let version: i64 = tx
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(sql_err)?;
+        let version = usize::try_from(version).unwrap_or(usize::MAX);
+        if version > schema::MIGRATIONS.len() {
+            return Err(Error::storage(format!(
+                "{} was written by a newer Cairn (schema {version}; this build knows {}): upgrade Cairn",
+                self.path.display(),
+                schema::MIGRATIONS.len()
+            )));
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version) {
+            tx.execute_batch(sql)
+                .map_err(|e| Error::storage(format!("migration {} failed: {e}", i + 1)))?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)
+                .map_err(sql_err)?;
+        }
+        tx.commit().map_err(sql_err)
+    }
+
+    /// Save a snapshot of the vector index in the file (see
+    /// [`vector_index`]'s `snapshot` module), replacing the previous one: new
+    /// processes then load the index from it and catch up from its
+    /// revisions instead of decoding every row. The index is first brought
+    /// up to the store's revisions inside the same write transaction, so
+    /// the snapshot is exactly what they say. [`Store::save_caches`] calls
+    /// this when it pays off; at 100,000 memories it takes ≈ 0.5 s with the
+    /// checkpoint that copies it into the file.
+    pub fn save_index_snapshot(&self) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        self.sync_index(&tx, current_revs(&tx)?)?;
+        let parts = self.vector_index()?.snapshot();
+        tx.execute("DELETE FROM vsnap", []).map_err(sql_err)?;
+        {
+            let mut insert = tx
+                .prepare_cached("INSERT INTO vsnap (part, data) VALUES (?1, ?2)")
+                .map_err(sql_err)?;
+            for (i, part) in parts.iter().enumerate() {
+                insert.execute(params![i as i64, part]).map_err(sql_err)?;
+            }
+        }
+        tx.commit().map_err(sql_err)?;
+        self.decoded.store(0, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Wait until the checkpoints bulk writes left to the checkpoint
+    /// thread are done (the store also waits when it is dropped).
+    pub fn wait_for_checkpoints(&self) {
+        self.checkpointer.wait();
+    }
+
+    /// `PRAGMA integrity_check`: `"ok"` for a healthy file.
+    pub fn integrity_check(&self) -> Result<String> {
+        let conn = self.conn()?;
+        let rows: Vec<String> = conn
+            .prepare("PRAGMA integrity_check")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(sql_err)?;
+        Ok(rows.join("\n"))
+    }
+
+    /// Rows in the in-memory keyword index, `None` until [`Store::preload`]
+    /// has built it (keyword search then uses FTS5).
+    pub fn keyword_index_rows(&self) -> Result<Option<usize>> {
+        Ok(self.keywords()?.as_ref().map(KeywordIndex::rows))
+    }
+
+    /// Keep the rarest terms of a keyword query (see [`PRUNE_ABOVE_DOCS`]).
+    fn prune_terms(&self, conn: &Connection, terms: Vec<String>) -> Result<Vec<String>> {
+        let docs = meta_int(conn, "docs")?;
+        if docs <= PRUNE_ABOVE_DOCS || terms.len() < 2 {
+            return Ok(terms);
+        }
+        let mut cache = self
+            .df_cache
+            .lock()
+            .map_err(|_| Error::storage("df cache lock poisoned"))?;
+        if (cache.docs - docs).abs() * 50 > docs {
+            cache.df.clear();
+            cache.docs = docs;
+        }
+        let mut counted = Vec::with_capacity(terms.len());
+        for term in terms {
+            let df = match cache.df.get(&term) {
+                Some(df) => *df,
+                None => {
+                    let q = fts_query(std::slice::from_ref(&term)).unwrap_or_default();
+                    let df: i64 = conn
+                        .prepare_cached(
+                            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1",
+                        )
+                        .and_then(|mut s| s.query_row([q], |r| r.get(0)))
+                        .map_err(sql_err)?;
+                    cache.df.insert(term.clone(), df);
+                    df
+                }
+            };
+            counted.push((df, term));
+        }
+        Ok(rarest_within(counted, MAX_KEYWORD_POSTINGS))
+    }
+
+    /// Bring the vector index up to the store's revisions `revs` (read by
+    /// the caller): rows written or deleted since its content revision,
+    /// then rows accessed since its access revision.
+    fn sync_index(&self, conn: &Connection, revs: Revs) -> Result<()> {
+        let current = |index: &VectorIndex| {
+            index.loaded && index.rev == revs.content && index.access_rev == revs.access
+        };
+        let index = self.vector_index()?;
+        if current(&index) {
+            return Ok(());
+        }
+        drop(index);
+        let mut index = self.vector_index_mut()?;
+        if current(&index) {
+            return Ok(());
+        }
+        if !index.loaded || index.rev != revs.content {
+            let load = catch_up_content(conn, &mut index, revs)?;
+            if load.from_snapshot {
+                self.decoded.store(load.decoded, Ordering::Relaxed);
+            } else {
+                self.decoded.fetch_add(load.decoded, Ordering::Relaxed);
+            }
+        }
+        if index.loaded && index.access_rev != revs.access {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT v.rowid, v.access_count, v.last_accessed_at FROM accessed a \
+                     JOIN vindex v ON v.rowid = a.rowid WHERE a.arev > ?1",
+                )
+                .map_err(sql_err)?;
+            let mut rows = stmt.query([index.access_rev]).map_err(sql_err)?;
+            while let Some(row) = rows.next().map_err(sql_err)? {
+                let count: i64 = row.get(1).map_err(sql_err)?;
+                index.set_access(
+                    row.get(0).map_err(sql_err)?,
+                    count.max(0) as u64,
+                    row.get(2).map_err(sql_err)?,
+                );
+            }
+        }
+        index.rev = revs.content;
+        index.access_rev = revs.access;
+        index.loaded = true;
+        Ok(())
+    }
+}
+
+impl SqliteStore {
+    fn vector_index(&self) -> Result<RwLockReadGuard<'_, VectorIndex>> {
+        self.index
+            .read()
+            .map_err(|_| Error::storage("index lock poisoned"))
+    }
+
+    fn vector_index_mut(&self) -> Result<RwLockWriteGuard<'_, VectorIndex>> {
+        self.index
+            .write()
+            .map_err(|_| Error::storage("index lock poisoned"))
+    }
+
+    fn keywords(&self) -> Result<RwLockReadGuard<'_, Option<KeywordIndex>>> {
+        self.keywords
+            .read()
+            .map_err(|_| Error::storage("keyword index lock poisoned"))
+    }
+
+    fn keywords_mut(&self) -> Result<RwLockWriteGuard<'_, Option<KeywordIndex>>> {
+        self.keywords
+            .write()
+            .map_err(|_| Error::storage("keyword index lock poisoned"))
+    }
+
+    /// A read-only connection of its own, for building an index while
+    /// keyword search and reads go on (WAL readers do not block each
+    /// other). NO_MUTEX: the connection is one thread's alone, and SQLite's
+    /// per-call locking otherwise costs ~8% of a fresh recall here.
+    fn side_connection(&self) -> Result<Connection> {
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(sql_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
+        Ok(conn)
+    }
+
+    /// Bring the keyword index, once built, up to the store's revision:
+    /// deleted rows leave it, and rows written since are tokenised by FTS5
+    /// again (through the scratch table) and replace their old postings.
+    fn sync_keywords(&self, conn: &Connection, rev: i64) -> Result<()> {
+        if self.keywords()?.as_ref().is_none_or(|k| k.rev == rev) {
+            return Ok(());
+        }
+        let mut guard = self.keywords_mut()?;
+        let Some(index) = guard.as_mut().filter(|k| k.rev != rev) else {
+            return Ok(());
+        };
+        let since = index.rev;
+        let changes: i64 = conn
+            .prepare_cached(
+                "SELECT (SELECT count(*) FROM tombstones WHERE rev > ?1) \
+                 + (SELECT count(*) FROM vindex WHERE rev > ?1)",
+            )
+            .and_then(|mut s| s.query_row([since], |r| r.get(0)))
+            .map_err(sql_err)?;
+        if changes > MAX_KEYWORD_CATCH_UP {
+            *index = load_keywords(conn)?;
+            return Ok(());
+        }
+        let gone: Vec<i64> = conn
+            .prepare_cached("SELECT rowid FROM tombstones WHERE rev > ?1")
+            .and_then(|mut s| s.query_map([since], |r| r.get(0))?.collect())
+            .map_err(sql_err)?;
+        for rowid in gone {
+            index.remove(rowid);
+        }
+        let changed: Vec<(i64, String, String, String)> = conn
+            .prepare_cached(
+                "SELECT m.rowid, m.content, m.tags, m.metadata FROM vindex v \
+                 JOIN memories m ON m.rowid = v.rowid WHERE v.rev > ?1",
+            )
+            .and_then(|mut s| {
+                s.query_map([since], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?
+                .collect()
+            })
+            .map_err(sql_err)?;
+        conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
+        for (rowid, content, tags, metadata) in changed {
+            index.remove(rowid);
+            let tags: Vec<String> = serde_json::from_str(&tags).map_err(Error::storage)?;
+            let metadata = serde_json::from_str(&metadata).map_err(Error::storage)?;
+            let (tags, metadata) = fts_columns(&tags, &metadata);
+            conn.prepare_cached(
+                "INSERT INTO temp.cairn_tok (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .and_then(|mut s| s.execute(params![rowid, content, tags, metadata]))
+            .map_err(sql_err)?;
+        }
+        add_instances(conn, index, "temp.cairn_tok_instances")?;
+        clear_scratch(conn)?;
+        index.rev = rev;
+        Ok(())
+    }
+
+    /// FTS5's token for each query term: `None` for a term FTS5 splits
+    /// into several tokens or none (a phrase, which only FTS5 matches).
+    fn query_tokens(&self, conn: &Connection, terms: &[String]) -> Result<Vec<Option<Box<str>>>> {
+        let mut cache = self
+            .term_tokens
+            .lock()
+            .map_err(|_| Error::storage("token cache lock poisoned"))?;
+        let missing: Vec<&String> = terms.iter().filter(|t| !cache.contains_key(*t)).collect();
+        if !missing.is_empty() {
+            if cache.len() + missing.len() > MAX_CACHED_TERMS {
+                cache.clear();
+            }
+            conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
+            for (i, term) in missing.iter().enumerate() {
+                conn.prepare_cached("INSERT INTO temp.cairn_tok (rowid, content) VALUES (?1, ?2)")
+                    .and_then(|mut s| s.execute(params![i as i64, term]))
+                    .map_err(sql_err)?;
+            }
+            let mut tokens: Vec<Vec<String>> = vec![Vec::new(); missing.len()];
+            let rows: Vec<(i64, String)> = conn
+                .prepare_cached("SELECT doc, term FROM temp.cairn_tok_instances")
+                .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+                .map_err(sql_err)?;
+            for (doc, token) in rows {
+                if let Some(t) = usize::try_from(doc).ok().and_then(|d| tokens.get_mut(d)) {
+                    t.push(token);
+                }
+            }
+            clear_scratch(conn)?;
+            for (term, mut tokens) in missing.into_iter().zip(tokens) {
+                let one = (tokens.len() == 1).then(|| tokens.remove(0).into_boxed_str());
+                cache.insert(term.clone(), one);
+            }
+        }
+        Ok(terms
+            .iter()
+            .map(|t| cache.get(t).cloned().flatten())
+            .collect())
+    }
+
+    /// Keyword search on the in-memory index, ranked exactly as the FTS5
+    /// query of [`Store::keyword_search`] ranks (same pruning, same BM25).
+    /// `None` when that path cannot answer: the index is not built, or a
+    /// term is a phrase to FTS5.
+    fn keyword_search_in_memory(
+        &self,
+        terms: &[String],
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Option<Vec<Hit>>> {
+        if self.keywords()?.is_none() {
+            return Ok(None);
+        }
+        let (tokens, vectors, guard) = {
+            let conn = self.conn()?;
+            let Some(tokens) = self
+                .query_tokens(&conn, terms)?
+                .into_iter()
+                .collect::<Option<Vec<Box<str>>>>()
+            else {
+                return Ok(None);
+            };
+            // One revision for both indexes: they filter through each
+            // other. Both are read-locked before the connection is let go
+            // (syncing happens under it), so they stay at that revision
+            // while scoring, and the vector side of a hybrid search can
+            // use the connection meanwhile.
+            let revs = current_revs(&conn)?;
+            self.sync_index(&conn, revs)?;
+            self.sync_keywords(&conn, revs.content)?;
+            let vectors = self.vector_index()?;
+            (tokens, vectors, self.keywords()?)
+        };
+        let Some(keywords) = guard.as_ref() else {
+            return Ok(None);
+        };
+        let token_of: HashMap<&str, &str> = terms
+            .iter()
+            .map(String::as_str)
+            .zip(tokens.iter().map(|t| &**t))
+            .collect();
+        let kept: Vec<&str> = if keywords.rows() as i64 <= PRUNE_ABOVE_DOCS || terms.len() < 2 {
+            tokens.iter().map(|t| &**t).collect()
+        } else {
+            let counted = terms
+                .iter()
+                .map(|t| (keywords.rows_with(token_of[t.as_str()]) as i64, t.clone()))
+                .collect();
+            rarest_within(counted, MAX_KEYWORD_POSTINGS)
+                .iter()
+                .map(|t| token_of[t.as_str()])
+                .collect()
+        };
+        let Some(admit) = vectors.admit(filter) else {
+            return Ok(Some(Vec::new()));
+        };
+        // Best first; the filter is checked in that order, until `limit`
+        // rows pass and the next score is lower (ties are ordered by id).
+        let mut scored = keywords.scores(&kept);
+        scored.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
+        let mut hits: Vec<Hit> = Vec::with_capacity(limit);
+        for (rowid, score) in scored {
+            if hits.len() >= limit && hits.last().is_some_and(|h| h.score > score) {
+                break;
+            }
+            if let Some(attrs) = vectors.admitted(&admit, rowid) {
+                hits.push(Hit {
+                    id: attrs.id,
+                    score,
+                    factors: attrs.factors(),
+                });
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
+        hits.truncate(limit);
+        Ok(Some(hits))
+    }
+}
+
+impl Store for SqliteStore {
+    fn model(&self) -> Result<Option<ModelInfo>> {
+        recorded_model(&*self.conn()?)
+    }
+
+    fn set_model(&self, model: &ModelInfo) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        for (k, v) in [
+            ("model_name", model.name.clone()),
+            ("model_dim", model.dim.to_string()),
+        ] {
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                [k, &v],
+            )
+            .map_err(sql_err)?;
+        }
+        // A snapshot holds the old model's vectors.
+        tx.execute("DELETE FROM vsnap", []).map_err(sql_err)?;
+        tx.commit().map_err(sql_err)
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn()?;
+        let vectors = batch.inserts.iter().map(|(_, v)| Some(v));
+        let vectors = vectors.chain(batch.updates.iter().map(|(_, v)| v.as_ref()));
+        if let Some(first) = vectors.flatten().next() {
+            // One model's vectors all have its dimension: the first decides
+            // for the batch, the others are checked as they are written.
+            check_vector(&conn, first)?;
+        }
+        if batch.inserts.len() + batch.updates.len() < BULK_WRITE {
+            return write_batch(&mut conn, batch);
+        }
+        // A bulk write: its commit does not checkpoint; the checkpoint
+        // thread does, while the caller goes on.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)
+            .map_err(sql_err)?;
+        let written = write_batch(&mut conn, batch);
+        let restored = conn
+            .pragma_update(None, "wal_autocheckpoint", AUTOCHECKPOINT_PAGES)
+            .map_err(sql_err);
+        written?;
+        restored?;
+        self.checkpointer.request();
+        Ok(())
+    }
+
+    fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let mut rowids = Vec::new();
+        for id in ids {
+            let r: Option<i64> = tx
+                .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
+                .and_then(|mut s| {
+                    s.query_row(params![id.to_string(), tenant], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(sql_err)?;
+            rowids.extend(r);
+        }
+        rowids.sort_unstable();
+        rowids.dedup();
+        if !rowids.is_empty() {
+            let rev = bump(&tx, "rev")?;
+            delete_rows(&tx, &rowids, rev)?;
+        }
+        tx.commit().map_err(sql_err)?;
+        Ok(rowids.len())
+    }
+
+    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let rowids: Vec<i64> = tx
+            .prepare("SELECT rowid FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?1")
+            .and_then(|mut s| s.query_map([now], |r| r.get(0))?.collect())
+            .map_err(sql_err)?;
+        if !rowids.is_empty() {
+            let rev = bump(&tx, "rev")?;
+            delete_rows(&tx, &rowids, rev)?;
+        }
+        tx.commit().map_err(sql_err)?;
+        Ok(rowids.len())
+    }
+
+    fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        let conn = self.conn()?;
+        let tx = read_transaction(&conn, ids.len())?;
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1 AND tenant = ?2"
+            ))
+            .map_err(sql_err)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(m) = stmt
+                .query_row(params![id.to_string(), tenant], row_to_memory)
+                .optional()
+                .map_err(sql_err)?
+            {
+                out.push(m?);
+            }
+        }
+        drop(stmt);
+        end_read(tx)?;
+        Ok(out)
+    }
+
+    fn find_by_prefix(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
+        let conn = self.conn()?;
+        let upper = format!("{prefix}~");
+        let ids: Vec<String> = conn
+            // `+tenant`: keep the planner on the id index (a range seek), not
+            // the tenant index (a scan of every memory of the tenant).
+            .prepare_cached("SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND +tenant = ?3 ORDER BY id LIMIT ?4")
+            .and_then(|mut s| {
+                s.query_map(params![prefix, upper, tenant, limit as i64], |r| r.get(0))?.collect()
+            })
+            .map_err(sql_err)?;
+        ids.iter().map(|s| s.parse()).collect()
+    }
+
+    fn id_neighbours(
+        &self,
+        tenant: &str,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(Option<MemoryId>, Option<MemoryId>)>> {
+        let conn = self.conn()?;
+        // One statement for both sides; `+tenant` keeps the planner on the
+        // id index (see find_by_prefix).
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT (SELECT id FROM memories WHERE id < ?1 AND +tenant = ?2 ORDER BY id DESC LIMIT 1), \
+                        (SELECT id FROM memories WHERE id > ?1 AND +tenant = ?2 ORDER BY id LIMIT 1)",
+            )
+            .map_err(sql_err)?;
+        ids.iter()
+            .map(|id| {
+                let (before, after): (Option<String>, Option<String>) = stmt
+                    .query_row(params![id.to_string(), tenant], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })
+                    .map_err(sql_err)?;
+                Ok((
+                    before.map(|s| s.parse()).transpose()?,
+                    after.map(|s| s.parse()).transpose()?,
+                ))
+            })
+            .collect()
+    }
+
+    fn embeddings(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare_cached(EMBEDDING_SQL).map_err(sql_err)?;
+        ids.iter()
+            .map(|id| {
+                let blob: Option<Option<Vec<u8>>> = stmt
+                    .query_row(params![id.to_string(), tenant], |r| r.get(0))
+                    .optional()
+                    .map_err(sql_err)?;
+                Ok(blob.flatten().map(|b| blob_vector(&b)))
+            })
+            .collect()
+    }
+
+    fn insert_unless_duplicate(
+        &self,
+        memory: Memory,
+        vector: Vec<f32>,
+        threshold: f32,
+    ) -> Result<Inserted> {
+        let mut conn = self.conn()?;
+        check_vector(&conn, &vector)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        // Inside the write lock: what other writers committed is in the
+        // index once it caught up, and nobody writes until this commits.
+        self.sync_index(&tx, current_revs(&tx)?)?;
+        let mut filter = Filter::new(&memory.tenant, memory.created_at)
+            .scope(ScopeFilter::Exactly(memory.project.clone()));
+        filter.types = vec![memory.kind];
+        let hits = self.vector_index()?.search(&vector, &filter, 8);
+        let mut best: Option<(MemoryId, f32)> = None;
+        {
+            let mut stmt = tx.prepare_cached(EMBEDDING_SQL).map_err(sql_err)?;
+            for hit in hits {
+                let blob: Option<Option<Vec<u8>>> = stmt
+                    .query_row(params![hit.id.to_string(), memory.tenant], |r| r.get(0))
+                    .optional()
+                    .map_err(sql_err)?;
+                if let Some(stored) = blob.flatten() {
+                    let sim = cairn_core::rank::cosine(&vector, &blob_vector(&stored));
+                    if sim >= threshold && best.is_none_or(|(_, b)| sim > b) {
+                        best = Some((hit.id, sim));
+                    }
+                }
+            }
+        }
+        if let Some((id, similarity)) = best {
+            return Ok(Inserted::Duplicate { id, similarity });
+        }
+        let rev = bump(&tx, "rev")?;
+        RowWriter::new(&tx, rev)?.write(&memory, None, Some(&vector))?;
+        add_docs(&tx, 1)?;
+        tx.commit().map_err(sql_err)?;
+        Ok(Inserted::New)
+    }
+
+    fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>> {
+        let conn = self.conn()?;
+        let (sql, mut args) = list_sql(filter, order);
+        args.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        args.push(Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
+        let rows: Vec<Result<Memory>> = conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| {
+                s.query_map(params_from_iter(args), row_to_memory)?
+                    .collect()
+            })
+            .map_err(sql_err)?;
+        rows.into_iter().collect()
+    }
+
+    fn count(&self, filter: &Filter) -> Result<usize> {
+        let conn = self.conn()?;
+        let (cond, args) = filter_sql(filter);
+        let n: i64 = conn
+            .prepare_cached(&format!("SELECT COUNT(*) FROM memories m WHERE {cond}"))
+            .and_then(|mut s| s.query_row(params_from_iter(args), |r| r.get(0)))
+            .map_err(sql_err)?;
+        Ok(n as usize)
+    }
+
+    fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+        let mut terms = keyword_terms(query);
+        terms.truncate(MAX_QUERY_TERMS);
+        if let Some(hits) = self.keyword_search_in_memory(&terms, filter, limit)? {
+            return Ok(hits);
+        }
+        let conn = self.conn()?;
+        let terms = self.prune_terms(&conn, terms)?;
+        let Some(fts) = fts_query(&terms) else {
+            return Ok(Vec::new());
+        };
+        let (cond, filter_args) = filter_sql(filter);
+        let mut args = vec![Value::Text(fts)];
+        args.extend(filter_args);
+        args.push(Value::Integer(limit as i64));
+        let [content, tags, metadata] = cairn_core::rank::BM25_FIELD_WEIGHTS;
+        let sql = format!(
+            "SELECT m.id, bm25(memories_fts, {content:?}, {tags:?}, {metadata:?}) AS s, \
+             m.access_count, m.last_accessed_at, m.project IS NULL, m.weight FROM memories_fts \
+             JOIN memories m ON m.rowid = memories_fts.rowid \
+             WHERE memories_fts MATCH ? AND {cond} ORDER BY s ASC, m.id DESC LIMIT ?"
+        );
+        let rows: Vec<(String, f64, RankFactors)> = conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| {
+                s.query_map(params_from_iter(args), |r| {
+                    Ok((r.get(0)?, r.get(1)?, row_factors(r, 2)?))
+                })?
+                .collect()
+            })
+            .map_err(sql_err)?;
+        rows.into_iter()
+            .map(|(id, s, factors)| {
+                Ok(Hit {
+                    id: id.parse()?,
+                    score: -s,
+                    factors,
+                })
+            })
+            .collect()
+    }
+
+    fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+        {
+            let conn = self.conn()?;
+            check_vector(&conn, vector)?;
+            self.sync_index(&conn, current_revs(&conn)?)?;
+        }
+        let index = self.vector_index()?;
+        Ok(index.search(vector, filter, limit))
+    }
+
+    fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let arev = bump(&tx, "arev")?;
+        for id in ids {
+            let rowid: Option<i64> = tx
+                .prepare_cached(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?1 \
+                     WHERE id = ?2 AND tenant = ?3 RETURNING rowid",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![at, id.to_string(), tenant], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(sql_err)?;
+            let Some(rowid) = rowid else { continue };
+            tx.prepare_cached(
+                "UPDATE vindex SET access_count = access_count + 1, last_accessed_at = ?2 WHERE rowid = ?1",
+            )
+            .and_then(|mut s| s.execute(params![rowid, at]))
+            .map_err(sql_err)?;
+            tx.prepare_cached("INSERT OR REPLACE INTO accessed (rowid, arev) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute([rowid, arev]))
+                .map_err(sql_err)?;
+        }
+        tx.commit().map_err(sql_err)
+    }
+
+    fn tenants(&self) -> Result<Vec<String>> {
+        let conn = self.conn()?;
+        conn.prepare("SELECT DISTINCT tenant FROM memories ORDER BY tenant")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(sql_err)
+    }
+
+    fn caches(&self) -> Option<&dyn StoreCaches> {
+        Some(self)
+    }
+
+    fn verify(&self) -> Result<()> {
+        match self.integrity_check()?.as_str() {
+            "ok" => Ok(()),
+            damage => Err(Error::storage(format!(
+                "{} is damaged: {damage}",
+                self.path.display()
+            ))),
+        }
+    }
+
+    fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
+        let conn = self.conn()?;
+        let q = |sql: &str| -> Result<Vec<(Option<String>, usize)>> {
+            conn.prepare(sql)
+                .and_then(|mut s| {
+                    s.query_map([tenant], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?
+                        .collect()
+                })
+                .map_err(sql_err)
+        };
+        let by_type =
+            q("SELECT kind, COUNT(*) FROM memories WHERE tenant = ?1 GROUP BY kind ORDER BY kind")?
+                .into_iter()
+                .map(|(k, n)| (k.unwrap_or_default(), n))
+                .collect();
+        let by_project = q("SELECT project, COUNT(*) FROM memories WHERE tenant = ?1 GROUP BY project ORDER BY project")?;
+        let (total, expired, superseded, oldest, newest): (i64, i64, i64, Option<i64>, Option<i64>) = conn
+            .query_row(
+                "SELECT COUNT(*), COALESCE(SUM(expires_at IS NOT NULL AND expires_at <= ?2), 0), \
+                 COALESCE(SUM(superseded_by IS NOT NULL), 0), MIN(created_at), MAX(created_at) FROM memories WHERE tenant = ?1",
+                params![tenant, now],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .map_err(sql_err)?;
+        let pages: i64 = conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .map_err(sql_err)?;
+        let page_size: i64 = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(sql_err)?;
+        Ok(StoreStats {
+            total: total as usize,
+            expired: expired as usize,
+            superseded: superseded as usize,
+            by_type,
+            by_project,
+            oldest,
+            newest,
+            size_bytes: Some((pages * page_size) as u64),
+        })
+    }
+}
+
+impl StoreCaches for SqliteStore {
+    fn warm_up(&self) -> Result<()> {
+        let loaded = self.vector_index()?.loaded;
+        if loaded {
+            return Ok(()); // catching up is cheap: `vector_search` does it
+        }
+        let conn = self.side_connection()?;
+        self.sync_index(&conn, current_revs(&conn)?)
+    }
+
+    fn preload(&self) -> Result<()> {
+        self.warm_up()?;
+        if self.keywords()?.is_some() {
+            return Ok(());
+        }
+        // Built from a snapshot on a connection of its own (seconds at
+        // 100,000 memories; searches meanwhile use FTS5), then caught up
+        // by the next search.
+        let index = load_keywords(&self.side_connection()?)?;
+        let mut guard = self.keywords_mut()?;
+        if guard.is_none() {
+            *guard = Some(index);
+        }
+        Ok(())
+    }
+
+    /// Saves a snapshot of the vector index when [`snapshot_pays_off`].
+    fn save_caches(&self) -> Result<()> {
+        let entries = {
+            let index = self.vector_index()?;
+            if !index.loaded {
+                return Ok(());
+            }
+            index.len()
+        };
+        if snapshot_pays_off(entries, self.decoded.load(Ordering::Relaxed)) {
+            self.save_index_snapshot()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_are_saved_for_large_stores_once_an_eighth_changed() {
+        assert!(!snapshot_pays_off(SNAPSHOT_MIN_ENTRIES - 1, usize::MAX));
+        assert!(snapshot_pays_off(
+            SNAPSHOT_MIN_ENTRIES,
+            SNAPSHOT_MIN_ENTRIES
+        ));
+        assert!(snapshot_pays_off(100_000, 12_500));
+        assert!(!snapshot_pays_off(100_000, 12_499));
+        assert!(!snapshot_pays_off(100_000, 0));
+    }
+
+    #[test]
+    fn pruning_keeps_the_rarest_terms_within_budget() {
+        let c = |v: &[(i64, &str)]| {
+            v.iter()
+                .map(|(d, t)| (*d, t.to_string()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            rarest_within(c(&[(4000, "common"), (10, "rare"), (900, "mid")]), 5000),
+            vec!["rare", "mid", "common"]
+        );
+        assert_eq!(
+            rarest_within(c(&[(4000, "common"), (10, "rare"), (1200, "mid")]), 5000),
+            vec!["rare", "mid"]
+        );
+        assert_eq!(
+            rarest_within(c(&[(9000, "a"), (8000, "b")]), 5000),
+            vec!["b"]
+        );
+        assert!(rarest_within(vec![], 5000).is_empty());
+    }
+
+    #[test]
+    fn listing_by_id_after_a_cursor_reads_the_id_index_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("c.db")).unwrap();
+        let mut filter = Filter::new("default", 0).everything();
+        filter.after = Some(MemoryId::new_at(0));
+        filter.types = vec![cairn_core::MemoryType::Fact];
+        let (sql, mut args) = list_sql(&filter, ListOrder::Id);
+        args.extend([Value::Integer(1000), Value::Integer(0)]);
+        let conn = store.conn().unwrap();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map(params_from_iter(args), |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let plan = plan.join("\n");
+        assert!(
+            plan.contains("sqlite_autoindex_memories_1 (id>?)"),
+            "{plan}"
+        );
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    }
+
+    #[test]
+    fn reading_embeddings_never_recompiles_the_query() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("c.db")).unwrap();
+        for _ in 0..3 {
+            store.embeddings("default", &[MemoryId::new_at(0)]).unwrap();
+        }
+        let conn = store.conn().unwrap();
+        let stmt = conn.prepare_cached(EMBEDDING_SQL).unwrap();
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::Run), 3);
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
+    }
+
+    #[test]
+    fn fts_queries_quote_every_term() {
+        let q = |t: &str| fts_query(&keyword_terms(t));
+        assert_eq!(
+            q("pre-production AND db").unwrap(),
+            "\"pre\" OR \"production\" OR \"db\""
+        );
+        assert_eq!(q("a a a").unwrap(), "\"a\"");
+        assert!(q("?!").is_none());
+    }
+}

@@ -1,0 +1,194 @@
+//! Writing rows: a memory's row, keyword-index entry, embedding and
+//! vector-index row, written together; deletes leave tombstones.
+
+use cairn_core::store::WriteBatch;
+use cairn_core::{Error, Memory, Result};
+use rusqlite::{params, CachedStatement, Connection, OptionalExtension, TransactionBehavior};
+
+use crate::sql::*;
+
+/// The statements that write one memory (its row, keyword-index entry,
+/// embedding and vector-index row), prepared once per write batch: an
+/// import writes thousands of memories per batch, and looking each
+/// statement up again per memory cost a few percent of it.
+pub(crate) struct RowWriter<'c> {
+    conn: &'c Connection,
+    rev: i64,
+    insert: CachedStatement<'c>,
+    update: CachedStatement<'c>,
+    fts_delete: CachedStatement<'c>,
+    fts_insert: CachedStatement<'c>,
+    vector: CachedStatement<'c>,
+    vindex: CachedStatement<'c>,
+}
+
+impl<'c> RowWriter<'c> {
+    /// Statements writing at revision `rev`.
+    pub(crate) fn new(conn: &'c Connection, rev: i64) -> Result<Self> {
+        let prepare = |sql: &str| conn.prepare_cached(sql).map_err(sql_err);
+        Ok(RowWriter {
+            conn,
+            rev,
+            insert: prepare(concat!(
+                "INSERT INTO memories (",
+                memory_columns!(),
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+            ))?,
+            update: prepare(
+                "UPDATE memories SET id = ?1, tenant = ?2, content = ?3, kind = ?4, project = ?5, tags = ?6, metadata = ?7, \
+                 importance = ?8, weight = ?9, source = ?10, created_at = ?11, updated_at = ?12, last_accessed_at = ?13, \
+                 access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19 \
+                 WHERE rowid = ?20",
+            )?,
+            fts_delete: prepare("DELETE FROM memories_fts WHERE rowid = ?1")?,
+            fts_insert: prepare(
+                "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
+            )?,
+            vector: prepare("INSERT OR REPLACE INTO vectors (rowid, vector) VALUES (?1, ?2)")?,
+            // The index row: attributes always; the code when a vector is
+            // given, else the old code is kept.
+            vindex: prepare(
+                "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code, \
+                 access_count, last_accessed_at, weight) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+                 ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
+                 kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
+                 valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
+                 code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END, \
+                 access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight",
+            )?,
+        })
+    }
+
+    /// Write memory `m`: a new row when `rowid` is `None`, else over row
+    /// `rowid`. Its embedding is replaced when `vector` is given (an update
+    /// without one keeps the old). Returns the row id.
+    pub(crate) fn write(
+        &mut self,
+        m: &Memory,
+        rowid: Option<i64>,
+        vector: Option<&[f32]>,
+    ) -> Result<i64> {
+        let id = m.id.to_string();
+        let tags = tags_json(&m.tags);
+        let metadata = serde_json::to_string(&m.metadata).map_err(Error::storage)?;
+        let args = params![
+            id,
+            m.tenant,
+            m.content,
+            m.kind.as_str(),
+            m.project,
+            tags,
+            metadata,
+            m.importance,
+            m.weight,
+            m.source,
+            m.created_at,
+            m.updated_at,
+            m.last_accessed_at,
+            m.access_count as i64,
+            m.expires_at,
+            m.valid_from,
+            m.valid_to,
+            m.supersedes.map(|i| i.to_string()),
+            m.superseded_by.map(|i| i.to_string()),
+        ];
+        let rowid = match rowid {
+            None => {
+                self.insert.execute(args).map_err(|e| match e {
+                    rusqlite::Error::SqliteFailure(f, _)
+                        if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                    {
+                        Error::DuplicateId(m.id.to_string())
+                    }
+                    e => sql_err(e),
+                })?;
+                self.conn.last_insert_rowid()
+            }
+            Some(rowid) => {
+                let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
+                all.push(&rowid);
+                self.update.execute(all.as_slice()).map_err(sql_err)?;
+                self.fts_delete.execute([rowid]).map_err(sql_err)?;
+                rowid
+            }
+        };
+        let (fts_tags, fts_metadata) = fts_columns(&m.tags, &m.metadata);
+        self.fts_insert
+            .execute(params![rowid, m.content, fts_tags, fts_metadata])
+            .map_err(sql_err)?;
+        if let Some(v) = vector {
+            self.vector
+                .execute(params![rowid, vector_blob(v)])
+                .map_err(sql_err)?;
+        }
+        self.vindex
+            .execute(params![
+                rowid,
+                self.rev,
+                id,
+                m.tenant,
+                m.project,
+                m.kind.as_str(),
+                tags,
+                m.created_at,
+                m.valid_from,
+                m.valid_to,
+                m.expires_at,
+                m.superseded_by.is_some(),
+                vector.map(code_blob).unwrap_or_default(),
+                m.access_count as i64,
+                m.last_accessed_at,
+                m.weight,
+            ])
+            .map_err(sql_err)?;
+        Ok(rowid)
+    }
+}
+
+pub(crate) fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result<()> {
+    add_docs(conn, -(rowids.len() as i64))?;
+    for rowid in rowids {
+        for sql in [
+            "DELETE FROM memories WHERE rowid = ?1",
+            "DELETE FROM vectors WHERE rowid = ?1",
+            "DELETE FROM vindex WHERE rowid = ?1",
+            "DELETE FROM accessed WHERE rowid = ?1",
+            "DELETE FROM memories_fts WHERE rowid = ?1",
+        ] {
+            conn.prepare_cached(sql)
+                .and_then(|mut s| s.execute([rowid]))
+                .map_err(sql_err)?;
+        }
+        conn.prepare_cached("INSERT OR REPLACE INTO tombstones (rowid, rev) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute([*rowid, rev]))
+            .map_err(sql_err)?;
+    }
+    Ok(())
+}
+
+/// Write `batch` in one transaction.
+pub(crate) fn write_batch(conn: &mut Connection, batch: WriteBatch) -> Result<()> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let rev = bump(&tx, "rev")?;
+    let mut writer = RowWriter::new(&tx, rev)?;
+    for (m, v) in &batch.inserts {
+        writer.write(m, None, Some(v))?;
+    }
+    add_docs(&tx, batch.inserts.len() as i64)?;
+    for (m, v) in &batch.updates {
+        let rowid: i64 = tx
+            .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
+            .and_then(|mut s| {
+                s.query_row(params![m.id.to_string(), m.tenant], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(sql_err)?
+            .ok_or_else(|| Error::NotFound(m.id.to_string()))?;
+        writer.write(m, Some(rowid), v.as_deref())?;
+    }
+    drop(writer);
+    tx.commit().map_err(sql_err)
+}
