@@ -5,7 +5,7 @@
 //! engine (`Cairn::recall`); through the MCP handler behind
 //! `cairn_mcp::serve_lines` over byte pipes (exactly what `cairn mcp` runs
 //! on stdin and stdout, but in-process: the real binary embeds with MiniLM,
-//! whose ~5–10 ms per query would drown the difference); and through the
+//! whose per-query cost would drown the difference); and through the
 //! real axum app over HTTP on loopback (`cairn serve`'s router, a keep-alive
 //! HTTP/1.1 client, MCP session headers, SSE responses). The ways are
 //! interleaved query by query, so that drift in the machine's speed weighs

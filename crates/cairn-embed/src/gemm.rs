@@ -3,8 +3,8 @@
 //!
 //! Nine tenths of an embedding's time is these products, and candle's CPU
 //! matmul (the `gemm` crate, which packs both operands on every call)
-//! reached 40–57 GFLOP/s of the ≈ 77 this machine's two cores can do (a
-//! loop of independent AVX2 FMAs). This is the classic blocked product,
+//! stays well below what the cores' FMA units can do (figures in
+//! docs/BENCHMARKS.md). This is the classic blocked product,
 //! shaped for inference, where the right-hand side never changes:
 //! - `W` is cut into panels of [`NR`] columns, each stored `k`-major
 //!   ([`Packed`]), once, at load;

@@ -52,8 +52,8 @@ fn sub_batch_end(tokens: &[&Tokens], start: usize) -> usize {
 /// variable `RAYON_NUM_THREADS` (unless already set) to the thread count
 /// candle would pick by itself, the number of physical cores. Without it,
 /// candle 0.11 works that count out again on every matrix product by reading
-/// `/proc/cpuinfo` (about 40 µs each, 36 products per embedding), which adds
-/// 2–3 ms to a 12 ms single-sentence embedding. [`MiniLm`] works the same
+/// `/proc/cpuinfo` (36 products per embedding), a noticeable share of a
+/// single-sentence embedding. [`MiniLm`] works the same
 /// either way, only slower; the library never calls this itself, because
 /// changing the environment of a running multi-threaded program is unsound.
 pub fn init_threads() {

@@ -1,7 +1,7 @@
 //! [`CairnMcp`]: the one MCP handler over the engine, whatever the
 //! transport: who the caller is, how engine calls leave the async workers,
 //! and the protocol's resources and prompts. The tools are in
-//! [`crate::tools`], their texts in [`crate::render`].
+//! `tools.rs`, their texts in `render.rs`.
 //!
 //! Engine errors become tool results with `isError` and a message that says
 //! what to do; malformed arguments and unknown tools are JSON-RPC errors,

@@ -3,8 +3,7 @@
 //! SQLite checkpoints the write-ahead log inside the commit that makes it
 //! grow past 1,000 pages: it copies the new pages into the database file
 //! and waits for both files to reach the disk. During an import of
-//! pre-embedded records that was more than half of the time (50,000
-//! records: 13k/s with checkpoints, 29k/s without), mostly waiting for
+//! pre-embedded records that is most of the time, mostly waiting for
 //! the disk. So a bulk write turns the connection's automatic checkpoint
 //! off for its transaction and asks this thread for a checkpoint after it
 //! commits; the next batch is built while the disk works.

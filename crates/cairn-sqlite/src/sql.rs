@@ -94,7 +94,7 @@ pub(crate) fn fts_columns(
 
 /// One read transaction around `statements` lookups, when there are
 /// several: each statement outside a transaction takes and releases the
-/// file's read lock on its own (≈ 5 µs here), more than a lookup costs.
+/// file's read lock on its own, which costs more than the lookup.
 pub(crate) fn read_transaction(
     conn: &Connection,
     statements: usize,
@@ -309,9 +309,9 @@ pub(crate) fn order_sql(order: ListOrder) -> &'static str {
     }
 }
 
-/// The query behind [`Store::embedding`]. A subquery, not a join: SQLite
-/// recompiles a join of this form each time its parameters are rebound
-/// (≈ 20 µs, a third of an export's time), a single-table lookup never.
+/// The query behind [`Store::embeddings`](cairn_core::Store::embeddings). A
+/// subquery, not a join: SQLite recompiles a join of this form each time
+/// its parameters are rebound, a single-table lookup never.
 pub(crate) const EMBEDDING_SQL: &str = "SELECT (SELECT vector FROM vectors WHERE rowid = m.rowid) \
      FROM memories m WHERE m.id = ?1 AND m.tenant = ?2";
 

@@ -41,8 +41,7 @@ pub const CACHE_KIB: i64 = 64 * 1024;
 pub(crate) const EXPECTED_DIM: usize = 384;
 
 /// Below this many memories a store keeps no snapshot of its vector index
-/// (see [`Store::save_caches`]): decoding the rows themselves takes
-/// under ≈ 25 ms.
+/// (see [`StoreCaches::save_caches`]): decoding that few rows is quick.
 pub const SNAPSHOT_MIN_ENTRIES: usize = 10_000;
 
 /// Most distinct terms taken from one keyword query.
@@ -52,8 +51,8 @@ pub const MAX_QUERY_TERMS: usize = 64;
 /// rarest first while their document frequencies add up to at most
 /// [`MAX_KEYWORD_POSTINGS`] (the rarest term is always kept).
 ///
-/// FTS5 computes BM25 for every matching row (about 1 µs each here), so a
-/// term found in 40% of 100,000 memories would cost 40 ms. Such a term has
+/// FTS5 computes BM25 for every matching row, so a term found in 40% of
+/// 100,000 memories costs 40,000 scorings per query. Such a term has
 /// an IDF of about ln 2.5 ≈ 0.9 against 7–11 for a rare one: it barely moves
 /// the ranking, and leaving it out keeps recall within its latency budget.
 pub const PRUNE_ABOVE_DOCS: i64 = 5_000;
@@ -103,7 +102,7 @@ pub struct SqliteStore {
     checkpointer: Checkpointer,
     conn: Mutex<Connection>,
     index: RwLock<VectorIndex>,
-    /// `None` until [`Store::preload`] builds it.
+    /// `None` until [`StoreCaches::preload`] builds it.
     keywords: RwLock<Option<KeywordIndex>>,
     /// FTS5's token for query terms (`None`: not exactly one token).
     term_tokens: Mutex<HashMap<String, Option<Box<str>>>>,
@@ -212,13 +211,13 @@ impl SqliteStore {
     }
 
     /// Save a snapshot of the vector index in the file (see
-    /// [`vector_index`]'s `snapshot` module), replacing the previous one: new
+    /// [`vector_index`](crate::vector_index)'s `snapshot` module), replacing the previous one: new
     /// processes then load the index from it and catch up from its
     /// revisions instead of decoding every row. The index is first brought
     /// up to the store's revisions inside the same write transaction, so
-    /// the snapshot is exactly what they say. [`Store::save_caches`] calls
-    /// this when it pays off; at 100,000 memories it takes ≈ 0.5 s with the
-    /// checkpoint that copies it into the file.
+    /// the snapshot is exactly what they say. It writes the whole index, so
+    /// [`StoreCaches::save_caches`] calls it after bulk work, when it pays
+    /// off, never per write.
     pub fn save_index_snapshot(&self) -> Result<()> {
         let mut conn = self.conn()?;
         let tx = conn
@@ -256,7 +255,7 @@ impl SqliteStore {
         Ok(rows.join("\n"))
     }
 
-    /// Rows in the in-memory keyword index, `None` until [`Store::preload`]
+    /// Rows in the in-memory keyword index, `None` until [`StoreCaches::preload`]
     /// has built it (keyword search then uses FTS5).
     pub fn keyword_index_rows(&self) -> Result<Option<usize>> {
         Ok(self.keywords()?.as_ref().map(KeywordIndex::rows))
@@ -987,7 +986,9 @@ impl StoreCaches for SqliteStore {
         Ok(())
     }
 
-    /// Saves a snapshot of the vector index when [`snapshot_pays_off`].
+    /// Saves a snapshot of the vector index when it pays off: at least
+    /// [`SNAPSHOT_MIN_ENTRIES`] memories, an eighth of them decoded from rows
+    /// since this process loaded its index.
     fn save_caches(&self) -> Result<()> {
         let entries = {
             let index = self.vector_index()?;

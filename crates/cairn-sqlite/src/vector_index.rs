@@ -62,8 +62,8 @@ fn hamming(a: &[u64], b: &[u64]) -> u32 {
 ///
 /// A product of two codes fits an `i16` (|code| ≤ 128), so each block of
 /// sixteen is multiplied in 16-bit lanes and summed in pairs into 32-bit
-/// ones (`pmaddwd`): twice as fast as widening every code to 32 bits
-/// (38 against 78–90 ns for 384 codes here), and rescoring and the norms
+/// ones (`pmaddwd`): about twice as fast as widening every code to 32
+/// bits, and rescoring and the norms
 /// of a loaded index are this loop.
 pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     let (a16, b16) = (a.chunks_exact(16), b.chunks_exact(16));

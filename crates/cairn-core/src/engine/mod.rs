@@ -3,9 +3,9 @@
 //! [`Embedder`]. Typed and validated; the application layer
 //! ([`crate::api`]) turns front ends' requests into these calls.
 //!
-//! Files by operation: [`remember`](self::remember) (dedup, contradiction
-//! warnings, supersession), [`recall`](self::recall) (search and ranking),
-//! [`update`](self::update), [`transfer`](self::transfer) (import, export,
+//! Files by operation: `remember.rs` (dedup, contradiction
+//! warnings, supersession), `recall.rs` (search and ranking),
+//! `update.rs`, `transfer.rs` (import, export,
 //! reindex). This file holds the engine itself: ids, reads, deletes.
 
 mod recall;

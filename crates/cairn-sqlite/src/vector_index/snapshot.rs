@@ -1,7 +1,6 @@
 //! A packed copy of a [`VectorIndex`], saved in the store file so that a
 //! new process reads a few blobs instead of decoding every `vindex` row
-//! (at 100,000 memories: one row decode is ≈ 2.5 µs, the whole snapshot
-//! decodes in a few tens of milliseconds).
+//! one by one, which is many times slower at 100,000 memories.
 //!
 //! A snapshot is only a cache. It records the revisions it reflects, and
 //! a process that loads it catches up from there exactly as a running
@@ -55,7 +54,7 @@ pub struct SnapshotRevs {
 }
 
 impl VectorIndex {
-    /// This index as snapshot parts (see the [module](self) docs): part 0,
+    /// This index as snapshot parts (see the module docs): part 0,
     /// then the codes.
     pub fn snapshot(&self) -> Vec<Vec<u8>> {
         let mut names = vec![""; self.name_ids.len()];
