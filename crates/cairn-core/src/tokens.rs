@@ -7,11 +7,22 @@
 //! (`<|endoftext|>`) is counted as the ordinary text it is, as a chat API
 //! would see it. The test below checks parity with `tiktoken-rs`.
 //!
-//! The encoding is deserialised once per process, on first use.
+//! The encoding is deserialised once per process, on first use; a call
+//! that will count tokens starts that early with [`preload`].
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Once};
+
+/// Start deserialising the encoding on a thread of its own, once per
+/// process, so that a short-lived process (`cairn recall`) does it while it
+/// searches instead of after. Counting waits for it if it is not done.
+pub fn preload() {
+    static STARTED: Once = Once::new();
+    STARTED.call_once(|| {
+        std::thread::spawn(|| bpe_openai::cl100k_base());
+    });
+}
 
 /// The number of `cl100k_base` tokens in `text`.
 pub fn count_tokens(text: &str) -> usize {

@@ -83,6 +83,7 @@ fn line_prefix(m: &MemoryView, score: f64) -> String {
 /// Recall memories for a query, best first, within a token budget; each
 /// one returned counts as an access.
 pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<RecallOutput> {
+    crate::tokens::preload();
     let filter = input.selection.seen_from(caller, cairn.now())?;
     let scope = scope_label(&filter.scope);
     let mode = match non_empty(input.mode.as_deref()) {
@@ -339,6 +340,7 @@ pub struct ContextInput {
 /// matches, recent, frequent and stale memories, grouped by type, within
 /// the budget.
 pub fn context(cairn: &Cairn, caller: &Caller, input: ContextInput) -> Result<ContextPack> {
+    crate::tokens::preload();
     let budget = input.budget.unwrap_or(DEFAULT_CONTEXT_BUDGET);
     if budget < MIN_CONTEXT_BUDGET {
         return Err(Error::invalid(format!(
