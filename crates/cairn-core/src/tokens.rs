@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, Once};
 pub fn preload() {
     static STARTED: Once = Once::new();
     STARTED.call_once(|| {
-        std::thread::spawn(|| bpe_openai::cl100k_base());
+        std::thread::spawn(bpe_openai::cl100k_base);
     });
 }
 
