@@ -104,12 +104,54 @@ pub enum Command {
     /// Serve Cairn's MCP server over streamable HTTP at /mcp (and /healthz),
     /// deleting expired memories periodically. Stops on Ctrl-C or SIGTERM.
     Serve(ServeArgs),
+    /// API keys for `cairn serve`: make, list and revoke them.
+    ///
+    /// A key acts for one tenant with one role (read < write < admin). The
+    /// key is printed once, when it is made; the store keeps only a hash.
+    Keys {
+        #[command(subcommand)]
+        action: KeyAction,
+    },
     /// Write a `.cairn` project file: memories written from this directory
     /// tree (through `cairn mcp`) belong to this project.
     Init(InitArgs),
     /// Register Cairn with an agent tool (MCP server entry, memory protocol
     /// in CLAUDE.md / AGENTS.md, Claude Code's SessionStart hook).
     Setup(SetupArgs),
+}
+
+/// `cairn keys ...`
+#[derive(Debug, Subcommand)]
+pub enum KeyAction {
+    /// Make a key and print it (the only time it is shown).
+    ///
+    /// Example: cairn keys create --tenant alice --role write --expires 90d
+    Create {
+        /// The tenant the key acts for.
+        #[arg(long)]
+        tenant: String,
+        /// read: search and read; write: also change; admin: also manage
+        /// keys and act for any tenant.
+        #[arg(long, value_parser = ["read", "write", "admin"])]
+        role: String,
+        /// How long the key works (e.g. 90d, 12h) [default: forever].
+        #[arg(long)]
+        expires: Option<String>,
+        /// A note for humans (who or what uses the key).
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// List keys (never their secrets).
+    List {
+        /// Only this tenant's keys.
+        #[arg(long)]
+        tenant: Option<String>,
+    },
+    /// Revoke a key by id: it stops working at once.
+    Revoke {
+        /// The key's id (as `keys list` shows it).
+        id: String,
+    },
 }
 
 /// `cairn model ...`

@@ -49,6 +49,9 @@ fn creates_store(command: &Command) -> bool {
             | Command::Import(_)
             | Command::Mcp(_)
             | Command::Serve(_)
+            | Command::Keys {
+                action: KeyAction::Create { .. }
+            }
     )
 }
 
@@ -104,13 +107,14 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Reindex => reindex(&cairn, json),
         Command::Mcp(a) => crate::serve::mcp(cairn, a),
         Command::Serve(a) => crate::serve::serve(cairn, a),
+        Command::Keys { action } => crate::keys::run(&cairn, action, json),
         Command::Model { .. } | Command::Init(_) | Command::Setup(_) => {
             unreachable!("handled above")
         }
     }
 }
 
-fn print_json(v: &impl serde::Serialize) -> Result<()> {
+pub(crate) fn print_json(v: &impl serde::Serialize) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     serde_json::to_writer(&mut stdout, v)?;
     writeln!(stdout)?;

@@ -6,6 +6,7 @@
 
 mod args;
 mod cmd;
+mod keys;
 mod lazy;
 mod out;
 mod serve;
@@ -34,7 +35,9 @@ fn exit_code(kind: ErrorKind) -> u8 {
         ErrorKind::InvalidInput
         | ErrorKind::Ambiguous
         | ErrorKind::Conflict
-        | ErrorKind::TooLarge => EXIT_BAD_INPUT,
+        | ErrorKind::TooLarge
+        | ErrorKind::Unauthenticated
+        | ErrorKind::Forbidden => EXIT_BAD_INPUT,
         ErrorKind::NotFound => EXIT_NOT_FOUND,
         ErrorKind::Unavailable => EXIT_UNAVAILABLE,
         ErrorKind::Internal => EXIT_INTERNAL,

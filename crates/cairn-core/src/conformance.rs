@@ -1307,6 +1307,77 @@ pub fn check_bm25_matches_the_formula(store: Arc<dyn Store>) {
     }
 }
 
+/// API keys: stored without their secret, found by id, listed by tenant
+/// oldest first; a taken id is [`Error::DuplicateId`]; revoking keeps the
+/// first revocation time; use is recorded.
+pub fn check_keys(store: Arc<dyn Store>) {
+    use crate::keys::{ApiKey, Role};
+    let keys = store.key_store();
+    let key = |id: &str, tenant: &str, at: i64| ApiKey {
+        id: id.into(),
+        tenant: tenant.into(),
+        role: Role::Write,
+        label: Some(format!("{tenant}'s {id}")),
+        hash: [at as u8; 32],
+        created_at: at,
+        expires_at: Some(at + 1_000),
+        last_used_at: None,
+        revoked_at: None,
+    };
+    let a1 = key("aaaaaaaaaaa1", "alice", 20);
+    let a2 = ApiKey {
+        role: Role::Read,
+        label: None,
+        expires_at: None,
+        ..key("aaaaaaaaaaa2", "alice", 10)
+    };
+    let b1 = ApiKey {
+        role: Role::Admin,
+        ..key("bbbbbbbbbbb1", "bob", 15)
+    };
+    for k in [&a1, &a2, &b1] {
+        keys.insert_key(k).unwrap();
+    }
+    assert!(matches!(
+        keys.insert_key(&key("aaaaaaaaaaa1", "bob", 30)),
+        Err(Error::DuplicateId(id)) if id == "aaaaaaaaaaa1"
+    ));
+    assert_eq!(
+        keys.key("aaaaaaaaaaa1").unwrap().as_ref(),
+        Some(&a1),
+        "the first key was kept whole"
+    );
+    assert_eq!(keys.key("aaaaaaaaaaa2").unwrap().as_ref(), Some(&a2));
+    assert_eq!(keys.key("cccccccccccc").unwrap(), None);
+    let ids = |tenant: Option<&str>| -> Vec<String> {
+        keys.keys(tenant)
+            .unwrap()
+            .into_iter()
+            .map(|k| k.id)
+            .collect()
+    };
+    assert_eq!(ids(None), ["aaaaaaaaaaa2", "bbbbbbbbbbb1", "aaaaaaaaaaa1"]);
+    assert_eq!(ids(Some("alice")), ["aaaaaaaaaaa2", "aaaaaaaaaaa1"]);
+    assert!(ids(Some("carol")).is_empty());
+
+    assert!(keys.revoke_key("aaaaaaaaaaa1", 40).unwrap());
+    assert!(keys.revoke_key("aaaaaaaaaaa1", 50).unwrap());
+    assert!(!keys.revoke_key("cccccccccccc", 50).unwrap());
+    assert_eq!(
+        keys.key("aaaaaaaaaaa1").unwrap().unwrap().revoked_at,
+        Some(40)
+    );
+    assert_eq!(keys.key("bbbbbbbbbbb1").unwrap().unwrap().revoked_at, None);
+
+    keys.touch_key("bbbbbbbbbbb1", 60).unwrap();
+    keys.touch_key("cccccccccccc", 60).unwrap();
+    let b = keys.key("bbbbbbbbbbb1").unwrap().unwrap();
+    assert_eq!(
+        (b.last_used_at, b.role, b.hash),
+        (Some(60), Role::Admin, [15; 32])
+    );
+}
+
 /// What a backend's test gives the suite: a fresh, empty store, and
 /// whatever must live as long as it (a temporary directory), dropped after
 /// the check.
@@ -1498,6 +1569,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_bm25_matches_the_formula(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn keys() {
+                {
+                    let fixture = $make;
+                    c::check_keys(c::Fixture::store(&fixture))
                 }
             }
         }

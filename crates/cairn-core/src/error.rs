@@ -36,6 +36,9 @@ pub enum Error {
     /// No memory has this id (or id prefix).
     #[error("no memory with id {0}")]
     NotFound(String),
+    /// No API key has this id.
+    #[error("no API key with id {0}")]
+    KeyNotFound(String),
     /// An id prefix matches several memories.
     #[error("id prefix {prefix} is ambiguous; it matches: {}", .candidates.join(", "))]
     AmbiguousId {
@@ -55,6 +58,14 @@ pub enum Error {
     /// A memory with this id is already stored.
     #[error("a memory with id {0} already exists")]
     DuplicateId(String),
+    /// The caller did not prove who it is (no key, or a key that is
+    /// unknown, malformed, revoked or expired); the message says which.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The caller's key does not allow this; the message says what it
+    /// needs.
+    #[error("{0}")]
+    Forbidden(String),
     /// The store cannot answer now (busy, locked, restarting, unreachable);
     /// the same call may succeed later.
     #[error("the store is unavailable: {message}")]
@@ -100,6 +111,10 @@ pub enum ErrorKind {
     Conflict,
     /// The content is larger than allowed.
     TooLarge,
+    /// The caller did not authenticate: give a valid API key.
+    Unauthenticated,
+    /// The caller's key may not do this.
+    Forbidden,
     /// The store is busy or unreachable for now: retry later.
     Unavailable,
     /// A fault inside Cairn or its environment.
@@ -114,7 +129,9 @@ impl ErrorKind {
             | ErrorKind::NotFound
             | ErrorKind::Ambiguous
             | ErrorKind::Conflict
-            | ErrorKind::TooLarge => true,
+            | ErrorKind::TooLarge
+            | ErrorKind::Unauthenticated
+            | ErrorKind::Forbidden => true,
             ErrorKind::Unavailable | ErrorKind::Internal => false,
         }
     }
@@ -126,9 +143,11 @@ impl Error {
         match self {
             Error::InvalidInput(_) => ErrorKind::InvalidInput,
             Error::ContentTooLarge { .. } => ErrorKind::TooLarge,
-            Error::NotFound(_) => ErrorKind::NotFound,
+            Error::NotFound(_) | Error::KeyNotFound(_) => ErrorKind::NotFound,
             Error::AmbiguousId { .. } => ErrorKind::Ambiguous,
             Error::ModelMismatch { .. } | Error::DuplicateId(_) => ErrorKind::Conflict,
+            Error::Unauthenticated(_) => ErrorKind::Unauthenticated,
+            Error::Forbidden(_) => ErrorKind::Forbidden,
             Error::Unavailable { .. } => ErrorKind::Unavailable,
             Error::Storage { .. } | Error::Embedding { .. } => ErrorKind::Internal,
         }
@@ -139,10 +158,12 @@ impl Error {
         match self {
             Error::InvalidInput(_) => "invalid_input",
             Error::ContentTooLarge { .. } => "content_too_large",
-            Error::NotFound(_) => "not_found",
+            Error::NotFound(_) | Error::KeyNotFound(_) => "not_found",
             Error::AmbiguousId { .. } => "ambiguous_id",
             Error::ModelMismatch { .. } => "model_mismatch",
             Error::DuplicateId(_) => "duplicate_id",
+            Error::Unauthenticated(_) => "unauthenticated",
+            Error::Forbidden(_) => "forbidden",
             Error::Unavailable { .. } => "unavailable",
             Error::Storage { .. } => "storage",
             Error::Embedding { .. } => "embedding",

@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::RwLock;
 
+use crate::keys::{ApiKey, KeyStore};
 use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::rank::{bm25_term, cosine, BM25_FIELD_WEIGHTS};
 use crate::store::{
@@ -29,6 +30,62 @@ struct State {
 #[derive(Default)]
 pub struct MemoryStore {
     state: RwLock<State>,
+    keys: MemoryKeys,
+}
+
+/// API keys in RAM, by id.
+#[derive(Default)]
+struct MemoryKeys(RwLock<BTreeMap<String, ApiKey>>);
+
+impl MemoryKeys {
+    fn lock(&self) -> Result<std::sync::RwLockWriteGuard<'_, BTreeMap<String, ApiKey>>> {
+        self.0
+            .write()
+            .map_err(|_| Error::storage("the key table's lock is poisoned"))
+    }
+}
+
+impl KeyStore for MemoryKeys {
+    fn insert_key(&self, key: &ApiKey) -> Result<()> {
+        let mut keys = self.lock()?;
+        if keys.contains_key(&key.id) {
+            return Err(Error::DuplicateId(key.id.clone()));
+        }
+        keys.insert(key.id.clone(), key.clone());
+        Ok(())
+    }
+
+    fn key(&self, id: &str) -> Result<Option<ApiKey>> {
+        Ok(self.lock()?.get(id).cloned())
+    }
+
+    fn keys(&self, tenant: Option<&str>) -> Result<Vec<ApiKey>> {
+        let mut keys: Vec<ApiKey> = self
+            .lock()?
+            .values()
+            .filter(|k| tenant.is_none_or(|t| k.tenant == t))
+            .cloned()
+            .collect();
+        keys.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(keys)
+    }
+
+    fn revoke_key(&self, id: &str, at: Timestamp) -> Result<bool> {
+        Ok(match self.lock()?.get_mut(id) {
+            Some(k) => {
+                k.revoked_at.get_or_insert(at);
+                true
+            }
+            None => false,
+        })
+    }
+
+    fn touch_key(&self, id: &str, at: Timestamp) -> Result<()> {
+        if let Some(k) = self.lock()?.get_mut(id) {
+            k.last_used_at = Some(at);
+        }
+        Ok(())
+    }
 }
 
 impl MemoryStore {
@@ -109,6 +166,10 @@ pub fn order_memories(list: &mut [Memory], order: ListOrder) {
 }
 
 impl Store for MemoryStore {
+    fn key_store(&self) -> &dyn KeyStore {
+        &self.keys
+    }
+
     fn model(&self) -> Result<Option<ModelInfo>> {
         Ok(self.read()?.model.clone())
     }

@@ -442,6 +442,10 @@ pub trait Store: Send + Sync {
     fn caches(&self) -> Option<&dyn StoreCaches> {
         None
     }
+
+    /// The store's API keys (kept beside the memories, in the same file or
+    /// database).
+    fn key_store(&self) -> &dyn crate::keys::KeyStore;
 }
 
 /// Caches a backend keeps to answer faster (SQLite: the in-memory vector

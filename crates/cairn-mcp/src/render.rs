@@ -28,6 +28,8 @@ pub fn error_result(e: &Error) -> CallToolResult {
         ErrorKind::NotFound => {
             "Find the right id with `recall` or `list` (ids and unique prefixes of 4+ characters work)."
         }
+        ErrorKind::Unauthenticated => "Connect with a valid Cairn API key (Authorization: Bearer …).",
+        ErrorKind::Forbidden => "This connection's API key has too weak a role for this call; ask an admin for a write key.",
         ErrorKind::Unavailable => "The memory store is busy or unreachable; try again shortly.",
         ErrorKind::Internal => {
             "This is a fault on the memory server's side, not in your call; try again later."

@@ -189,7 +189,9 @@ fn resource_error(e: cairn_core::Error) -> ErrorData {
         ErrorKind::InvalidInput
         | ErrorKind::Ambiguous
         | ErrorKind::Conflict
-        | ErrorKind::TooLarge => ErrorData::invalid_params(e.to_string(), None),
+        | ErrorKind::TooLarge
+        | ErrorKind::Unauthenticated
+        | ErrorKind::Forbidden => ErrorData::invalid_params(e.to_string(), None),
         ErrorKind::Unavailable | ErrorKind::Internal => {
             ErrorData::internal_error(e.to_string(), None)
         }

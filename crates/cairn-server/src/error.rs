@@ -18,6 +18,8 @@ pub fn status(kind: ErrorKind) -> StatusCode {
         ErrorKind::NotFound => StatusCode::NOT_FOUND,
         ErrorKind::Ambiguous | ErrorKind::Conflict => StatusCode::CONFLICT,
         ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
+        ErrorKind::Forbidden => StatusCode::FORBIDDEN,
         ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
@@ -58,11 +60,21 @@ impl IntoResponse for ApiError {
             "error": { "code": e.code(), "message": message, "details": details }
         }));
         let mut response = (status(kind), body).into_response();
-        if kind == ErrorKind::Unavailable {
-            response.headers_mut().insert(
-                axum::http::header::RETRY_AFTER,
-                axum::http::HeaderValue::from(RETRY_AFTER_SECS),
-            );
+        let headers = response.headers_mut();
+        match kind {
+            ErrorKind::Unavailable => {
+                headers.insert(
+                    axum::http::header::RETRY_AFTER,
+                    axum::http::HeaderValue::from(RETRY_AFTER_SECS),
+                );
+            }
+            ErrorKind::Unauthenticated => {
+                headers.insert(
+                    axum::http::header::WWW_AUTHENTICATE,
+                    axum::http::HeaderValue::from_static("Bearer realm=\"cairn\""),
+                );
+            }
+            _ => {}
         }
         response
     }
@@ -107,6 +119,17 @@ mod tests {
         assert_eq!(retry.as_deref(), Some("1"));
         let (s, _, _) = body(Error::ContentTooLarge { size: 2, max: 1 }).await;
         assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+        let r = ApiError(Error::Unauthenticated("unknown API key".into())).into_response();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        assert!(r.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .starts_with("Bearer"));
+        let (s, b, _) = body(Error::Forbidden("needs write".into())).await;
+        assert_eq!(
+            (s, &b["error"]["code"]),
+            (StatusCode::FORBIDDEN, &"forbidden".into())
+        );
     }
 
     #[tokio::test]

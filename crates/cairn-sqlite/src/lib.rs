@@ -24,6 +24,7 @@
 //! decide what a filter means (that is `cairn_core::store::Filter`).
 
 mod checkpoint;
+mod keys;
 pub mod keyword_index;
 pub mod schema;
 mod sql;

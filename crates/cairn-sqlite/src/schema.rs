@@ -106,4 +106,19 @@ pub const MIGRATIONS: &[&str] = &[
         data BLOB NOT NULL
     );
     "#,
+    // 4: API keys: the SHA-256 of each secret, never the secret.
+    r#"
+    CREATE TABLE api_keys (
+        id           TEXT PRIMARY KEY,
+        tenant       TEXT NOT NULL,
+        role         TEXT NOT NULL,
+        label        TEXT,
+        hash         BLOB NOT NULL,
+        created_at   INTEGER NOT NULL,
+        expires_at   INTEGER,
+        last_used_at INTEGER,
+        revoked_at   INTEGER
+    );
+    CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at);
+    "#,
 ];

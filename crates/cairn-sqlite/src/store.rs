@@ -179,7 +179,7 @@ impl SqliteStore {
         &self.path
     }
 
-    fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
+    pub(crate) fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
         self.conn
             .lock()
             .map_err(|_| Error::storage("connection lock poisoned"))
@@ -563,6 +563,10 @@ impl SqliteStore {
 }
 
 impl Store for SqliteStore {
+    fn key_store(&self) -> &dyn cairn_core::keys::KeyStore {
+        self
+    }
+
     fn model(&self) -> Result<Option<ModelInfo>> {
         recorded_model(&*self.conn()?)
     }

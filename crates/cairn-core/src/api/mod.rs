@@ -17,11 +17,16 @@
 //! - Knows nothing of terminals, HTTP or MCP; serde only.
 //! - Every call names its [`Caller`]: the tenant is never implicit.
 
+mod keys;
 mod read;
 mod selection;
 mod view;
 mod write;
 
+pub use keys::{
+    authenticate, create_key, list_keys, revoke_key, Authenticated, CreateKeyInput, CreatedKey,
+    KeyView,
+};
 pub use read::{
     context, get, list, recall, stats, ContextInput, ListInput, ListOutput, RecallHit, RecallInput,
     RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,

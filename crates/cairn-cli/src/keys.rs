@@ -1,0 +1,96 @@
+//! `cairn keys`: API keys for `cairn serve`.
+
+use anyhow::Result;
+use cairn_core::api::{self, CreateKeyInput, KeyView};
+use cairn_core::Cairn;
+
+use crate::args::KeyAction;
+use crate::cmd::print_json;
+use crate::out::{paint, BOLD, DIM, YELLOW};
+
+/// Run `cairn keys …`.
+pub fn run(cairn: &Cairn, action: KeyAction, json: bool) -> Result<()> {
+    match action {
+        KeyAction::Create {
+            tenant,
+            role,
+            expires,
+            label,
+        } => {
+            let made = api::create_key(
+                cairn,
+                CreateKeyInput {
+                    tenant,
+                    role,
+                    expires,
+                    label,
+                },
+            )?;
+            if json {
+                return print_json(&made);
+            }
+            let until = made
+                .expires_at
+                .as_deref()
+                .map_or("never expires".to_string(), |t| format!("expires {t}"));
+            println!(
+                "Key {} for tenant {} ({}, {until}).",
+                made.id, made.tenant, made.role
+            );
+            println!(
+                "{}",
+                paint(
+                    "Store it now: it is not shown again, and only its hash is kept.",
+                    YELLOW
+                )
+            );
+            println!("\n{}", paint(&made.key, BOLD));
+            Ok(())
+        }
+        KeyAction::List { tenant } => {
+            let keys = api::list_keys(cairn, tenant.as_deref())?;
+            if json {
+                return print_json(&keys);
+            }
+            if keys.is_empty() {
+                println!("No API keys. Make one: cairn keys create --tenant NAME --role write");
+            }
+            for k in &keys {
+                println!("{}", line(k));
+            }
+            Ok(())
+        }
+        KeyAction::Revoke { id } => {
+            let key = api::revoke_key(cairn, &id)?;
+            if json {
+                return print_json(&key);
+            }
+            println!(
+                "Revoked key {} (tenant {}, {}).",
+                key.id, key.tenant, key.role
+            );
+            Ok(())
+        }
+    }
+}
+
+fn line(k: &KeyView) -> String {
+    let used = k
+        .last_used_at
+        .as_deref()
+        .map_or("never used".to_string(), |t| format!("last used {t}"));
+    let label = k
+        .label
+        .as_deref()
+        .map(|l| format!("  {l}"))
+        .unwrap_or_default();
+    format!(
+        "{}  {:<7} {:<6} {}{}  {}",
+        k.id,
+        k.status,
+        k.role,
+        k.tenant,
+        label,
+        paint(&used, DIM)
+    )
+}
