@@ -24,6 +24,7 @@ from pathlib import Path
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 CAIRN = sys.argv[1] if len(sys.argv) > 1 else "cairn"
@@ -149,6 +150,55 @@ async def run_stdio(db: Path, project_dir: Path) -> None:
                 check("stdio: project detected from .cairn", stats["session_project"] == "e2e-proj", stats)
 
 
+def make_key(db: Path, role: str) -> str:
+    """A new API key for the local tenant, from `cairn keys create --json`."""
+    out = subprocess.run(
+        [CAIRN, "--json", "keys", "create", "--tenant", "default", "--role", role, "--label", "e2e"],
+        env={**os.environ, "CAIRN_DB": str(db)},
+        capture_output=True, text=True, check=True,
+    )
+    made = json.loads(out.stdout)
+    check(f"keys create --json ({role})", set(made) >= {"id", "key", "tenant", "role"}, made)
+    return made["key"]
+
+
+def client(key: str | None):
+    return create_mcp_http_client(headers={"Authorization": f"Bearer {key}"} if key else None)
+
+
+async def check_auth(url: str, read_key: str) -> None:
+    """Without a key: 401. With a read key: reads work, writes are refused."""
+    async with client(None) as http:
+        r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                            headers={"Accept": "application/json, text/event-stream"})
+        check("http: no key is 401", r.status_code == 401, r.status_code)
+        rest = url.removesuffix("/mcp") + "/v1/stats"
+        r = await http.get(rest)
+        check("rest: no key is 401", r.status_code == 401 and r.json()["error"]["code"] == "unauthenticated", r.text)
+    async with client(read_key) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                stats = await session.call_tool("stats", {})
+                check("http: a read key reads", not stats.is_error, stats)
+                try:
+                    r = await session.call_tool("remember", {"content": "a read key tries to write"})
+                    check("http: a read key cannot write", r.is_error, r)
+                except MCPError as e:
+                    check("http: a read key cannot write", "may only read" in str(e), e)
+
+
+async def check_rest(url: str, key: str) -> None:
+    """The REST API beside MCP, with the same key."""
+    base = url.removesuffix("/mcp")
+    async with client(key) as http:
+        r = await http.post(base + "/v1/memories", json={"content": "REST clients share this store", "type": "fact"})
+        check("rest: remember is 201", r.status_code == 201 and r.json()["status"] == "created", r.text)
+        r = await http.post(base + "/v1/recall", json={"query": "who shares the store?"})
+        hits = r.json().get("results", [])
+        check("rest: recall finds it", r.status_code == 200 and any("REST clients" in h["content"] for h in hits), r.text)
+
+
 def start_http(db: Path) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [CAIRN, "serve", "--listen", "127.0.0.1:0", "--sweep-every", "1s"],
@@ -166,9 +216,12 @@ def start_http(db: Path) -> tuple[subprocess.Popen, str]:
 
 
 async def run_http(db: Path, project_dir: Path) -> None:
+    key, read_key = make_key(db, "write"), make_key(db, "read")
     proc, url = start_http(db)
     try:
-        async with streamable_http_client(url) as streams:
+        await check_auth(url, read_key)
+        await check_rest(url, key)
+        async with client(key) as http, streamable_http_client(url, http_client=http) as streams:
             read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
@@ -176,7 +229,7 @@ async def run_http(db: Path, project_dir: Path) -> None:
                 await exercise(session, "http", project_dir)
 
                 # Two clients and the CLI on one database file at once.
-                async with streamable_http_client(url) as streams2:
+                async with client(key) as http2, streamable_http_client(url, http_client=http2) as streams2:
                     async with ClientSession(streams2[0], streams2[1]) as other:
                         await other.initialize()
                         before = structured(await session.call_tool("stats", {}))["total"]

@@ -88,7 +88,8 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
         };
         let serving = tokio::spawn(cairn_server::serve(
             listener,
-            cairn_server::AppState::new(server.clone()),
+            // Without keys: the protocol's overhead alone.
+            cairn_server::AppState::new(server.clone()).with_auth(cairn_server::Auth::Open),
             jobs,
             async move {
                 let _ = stop_rx.await;

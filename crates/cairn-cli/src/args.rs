@@ -101,8 +101,14 @@ pub enum Command {
     /// stdout carries only the protocol; logs go to stderr (CAIRN_LOG=debug
     /// for more).
     Mcp(McpArgs),
-    /// Serve Cairn's MCP server over streamable HTTP at /mcp (and /healthz),
-    /// deleting expired memories periodically. Stops on Ctrl-C or SIGTERM.
+    /// Serve Cairn over HTTP: MCP (streamable HTTP) at /mcp, the REST API
+    /// at /v1, /healthz and /readyz; deletes expired memories periodically.
+    /// Stops on Ctrl-C or SIGTERM.
+    ///
+    /// Every /mcp and /v1 request needs an API key (`Authorization: Bearer
+    /// <key>`; make one with `cairn keys create --tenant NAME --role
+    /// write`) and acts for that key's tenant, unless the server runs with
+    /// --no-auth on a loopback address.
     Serve(ServeArgs),
     /// API keys for `cairn serve`: make, list and revoke them.
     ///
@@ -338,6 +344,16 @@ pub struct ServeArgs {
     /// How often expired memories are deleted (30s, 5m, 1h).
     #[arg(long, default_value = "1m", value_name = "DURATION")]
     pub sweep_every: String,
+    /// Serve without API keys: every request acts as the local user
+    /// (tenant `default`, admin). Refused unless --listen is a loopback
+    /// address.
+    #[arg(long)]
+    pub no_auth: bool,
+    /// A host name MCP clients may reach this server by (the `Host` header;
+    /// repeatable). MCP accepts loopback names always; on a non-loopback
+    /// --listen address with keys, any host unless this option names them.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
 }
 
 /// `cairn init`.

@@ -9,7 +9,7 @@ use cairn_core::project::{detect_project, project_file_text, PROJECT_FILE};
 use cairn_core::time::parse_duration;
 use cairn_core::{Cairn, Error, DEFAULT_TENANT};
 use cairn_mcp::{CairnMcp, McpConfig};
-use cairn_server::{AppState, Jobs};
+use cairn_server::{AppState, Auth, Jobs};
 
 use crate::args::{InitArgs, McpArgs, ServeArgs, SetupArgs};
 use crate::setup::{self, Change, ServerCommand, Targets};
@@ -69,7 +69,8 @@ pub fn serve(cairn: Cairn, a: ServeArgs) -> Result<()> {
     let sweep_every = Duration::from_millis(parse_duration(&a.sweep_every)?.max(1000) as u64);
     let mut config = McpConfig::new(DEFAULT_TENANT);
     config.default_project = a.project.map(|p| p.trim().to_string());
-    let state = AppState::new(CairnMcp::new(cairn, config));
+    let auth = if a.no_auth { Auth::Open } else { Auth::Keys };
+    let state = AppState::new(CairnMcp::new(cairn, config)).with_auth(auth);
     let jobs = Jobs {
         sweep_every,
         ..Jobs::default()
@@ -79,11 +80,24 @@ pub fn serve(cairn: Cairn, a: ServeArgs) -> Result<()> {
             .await
             .map_err(|e| Error::invalid(format!("cannot listen on {}: {e}", a.listen)))?;
         let addr = listener.local_addr()?;
-        if !addr.ip().is_loopback() {
-            tracing::warn!(%addr, "listening on a non-loopback address: anyone who can reach it can read and write these memories");
+        let mut hosts: Vec<String> = cairn_server::LOOPBACK_HOSTS.map(String::from).to_vec();
+        hosts.extend(a.allow_hosts.iter().cloned());
+        let open_hosts = auth == Auth::Keys && !addr.ip().is_loopback() && a.allow_hosts.is_empty();
+        let state = state.with_mcp_hosts((!open_hosts).then_some(hosts));
+        if auth == Auth::Open {
+            if !addr.ip().is_loopback() {
+                return Err(Error::invalid(format!(
+                    "--no-auth is refused on {addr}: anyone who can reach a non-loopback address could read and write every memory; listen on 127.0.0.1, or make keys with `cairn keys create`"
+                ))
+                .into());
+            }
+            tracing::warn!(%addr, "serving without API keys (--no-auth): every local process can read and write every memory");
         }
         // The address on stdout (the port may have been chosen by the OS).
-        println!("cairn: MCP on http://{addr}/mcp (health: http://{addr}/healthz)");
+        println!(
+            "cairn: MCP on http://{addr}/mcp, REST on http://{addr}/v1 (health: http://{addr}/healthz){}",
+            if auth == Auth::Keys { "; every /mcp and /v1 request needs `Authorization: Bearer <key>`" } else { "" }
+        );
         cairn_server::serve(listener, state, jobs, cairn_server::shutdown_signal()).await?;
         Ok(())
     })

@@ -61,6 +61,39 @@ impl McpConfig {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestTenant(pub String);
 
+/// Put into an HTTP request's extensions by the server's authentication
+/// when the request's key may only read: tools that write refuse it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOnly;
+
+/// Run `f` on the engine from async code, off the async workers (the
+/// engine is synchronous).
+pub async fn on_engine<T, F>(cairn: &Cairn, f: F) -> cairn_core::Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&Cairn) -> cairn_core::Result<T> + Send + 'static,
+{
+    // On a multi-threaded runtime the work runs right here, with this
+    // worker's other tasks handed to another thread: a round trip through
+    // the blocking pool costs two thread wake-ups. A single-threaded
+    // runtime (tests) cannot do that, so it uses the pool.
+    if tokio::runtime::Handle::current().runtime_flavor()
+        == tokio::runtime::RuntimeFlavor::MultiThread
+    {
+        return tokio::task::block_in_place(|| f(cairn));
+    }
+    let cairn = cairn.clone();
+    tokio::task::spawn_blocking(move || f(&cairn))
+        .await
+        .map_err(|e| cairn_core::Error::storage(format!("task failed: {e}")))?
+}
+
+/// Whether the HTTP request of `ext` carries [`ReadOnly`].
+fn read_only(ext: &Extensions) -> bool {
+    ext.get::<http::request::Parts>()
+        .is_some_and(|parts| parts.extensions.get::<ReadOnly>().is_some())
+}
+
 /// Cairn's MCP handler. Clone it per session ([`CairnMcp::for_session`]):
 /// the engine is shared, the project learnt from a client's roots is not.
 #[derive(Clone)]
@@ -121,6 +154,17 @@ impl CairnMcp {
         Caller::new(tenant).with_project(self.session_project())
     }
 
+    /// Whether the tool `name` only reads (its `read_only_hint`).
+    fn tool_reads_only(&self, name: &str) -> bool {
+        self.tool_router
+            .list_all()
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.annotations.as_ref())
+            .and_then(|a| a.read_only_hint)
+            .unwrap_or(false)
+    }
+
     /// Run `f` for the caller of `ext` on the engine, off the async
     /// workers (the engine is synchronous).
     pub(crate) async fn call<T, F>(&self, ext: &Extensions, f: F) -> cairn_core::Result<T>
@@ -129,20 +173,7 @@ impl CairnMcp {
         F: FnOnce(&Cairn, &Caller) -> cairn_core::Result<T> + Send + 'static,
     {
         let caller = self.caller(ext);
-        // On a multi-threaded runtime the work runs right here, with this
-        // worker's other tasks handed to another thread: a round trip
-        // through the blocking pool costs two thread wake-ups. A
-        // single-threaded runtime (tests) cannot do that, so it uses the
-        // pool.
-        if tokio::runtime::Handle::current().runtime_flavor()
-            == tokio::runtime::RuntimeFlavor::MultiThread
-        {
-            return tokio::task::block_in_place(|| f(&self.cairn, &caller));
-        }
-        let cairn = self.cairn.clone();
-        tokio::task::spawn_blocking(move || f(&cairn, &caller))
-            .await
-            .map_err(|e| cairn_core::Error::storage(format!("task failed: {e}")))?
+        on_engine(&self.cairn, move |c| f(c, &caller)).await
     }
 
     /// Learn the session's project from the client's roots, if it has any.
@@ -234,6 +265,15 @@ impl ServerHandler for CairnMcp {
                     "unknown tool `{}`; Cairn's tools are {} (`help` explains them)",
                     request.name,
                     names.join(", ")
+                ),
+                None,
+            ));
+        }
+        if read_only(&context.extensions) && !self.tool_reads_only(&request.name) {
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "forbidden: this API key may only read; `{}` writes (use a key with the write role)",
+                    request.name
                 ),
                 None,
             ));

@@ -1,9 +1,12 @@
 //! The application: an axum router with the MCP endpoint (streamable HTTP)
-//! at `/mcp` and `/healthz`. Later front ends (REST API, web UI) are more
-//! routes on this router, over the same [`AppState`].
+//! at `/mcp`, the REST API at `/v1` ([`crate::rest`]), `/healthz` and
+//! `/readyz`, behind the authentication of [`crate::auth`]. Later front
+//! ends (the web UI) are more routes on this router, over the same
+//! [`AppState`].
 
 use std::sync::Arc;
 
+use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -19,12 +22,20 @@ use crate::AppState;
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
 
+/// Largest REST request body.
+pub const MAX_REST_BODY: usize = 2 << 20;
+
 /// The application: `/mcp` (each MCP session gets its own handler over the
-/// shared engine) and `/healthz`. `shutdown` ends open MCP sessions.
+/// shared engine), `/v1`, `/healthz` and `/readyz`. `shutdown` ends open
+/// MCP sessions.
 pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
     let config = StreamableHttpServerConfig::default()
         .with_sse_retry(None)
         .with_cancellation_token(shutdown);
+    let config = match &state.mcp_hosts {
+        Some(hosts) => config.with_allowed_hosts(hosts.clone()),
+        None => config.disable_allowed_hosts(),
+    };
     let factory = state.mcp.clone();
     let mcp = StreamableHttpService::new(
         move || Ok(factory.for_session()),
@@ -33,9 +44,18 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
     );
     Router::new()
         .nest_service(MCP_PATH, mcp)
+        .nest(
+            "/v1",
+            crate::rest::routes().layer(DefaultBodyLimit::max(MAX_REST_BODY)),
+        )
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .layer(axum::middleware::from_fn(parse_errors))
         .layer(axum::middleware::from_fn(session_end))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::authenticate,
+        ))
         .with_state(state)
 }
 
@@ -122,5 +142,34 @@ async fn healthz(axum::extract::State(state): axum::extract::State<AppState>) ->
             StatusCode::SERVICE_UNAVAILABLE,
             Json(serde_json::json!({"status": "error"})),
         ),
+    }
+}
+
+/// `/readyz`: 200 once the store answers and the embedding model is
+/// loaded (loading it if it is not yet), else 503 with the error.
+async fn readyz(axum::extract::State(state): axum::extract::State<AppState>) -> impl IntoResponse {
+    let ready = cairn_mcp::on_engine(&state.cairn, |c| {
+        c.stats(cairn_core::DEFAULT_TENANT)?;
+        c.embedder().embed("ready")?;
+        Ok(c.embedder().model())
+    })
+    .await;
+    match ready {
+        Ok(model) => (
+            StatusCode::OK,
+            Json(serde_json::json!({"status": "ready", "model": model.to_string()})),
+        )
+            .into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "not ready");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(serde_json::json!({
+                    "status": "unavailable",
+                    "error": {"code": e.code(), "message": "the store or the embedding model is not ready; see the server's log", "details": null}
+                })),
+            )
+                .into_response()
+        }
     }
 }

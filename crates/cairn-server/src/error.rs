@@ -28,19 +28,58 @@ pub fn status(kind: ErrorKind) -> StatusCode {
 /// Seconds a client should wait before retrying an unavailable store.
 pub const RETRY_AFTER_SECS: u64 = 1;
 
-/// An engine error on its way to a client.
+/// An error on its way to a client: the engine's, or one about the HTTP
+/// request itself (a body that is not JSON, an unknown field, a missing
+/// route), which the engine never sees.
 #[derive(Debug)]
-pub struct ApiError(pub Error);
+pub enum ApiError {
+    /// An engine error, mapped by its kind.
+    Engine(Error),
+    /// A malformed request.
+    Request {
+        /// The status to answer.
+        status: StatusCode,
+        /// The stable code (`malformed_json`, `invalid_body`, ...).
+        code: &'static str,
+        /// What is wrong, for humans.
+        message: String,
+    },
+}
+
+impl ApiError {
+    /// A malformed request.
+    pub fn request(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::Request {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+}
 
 impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
-        ApiError(e)
+        ApiError::Engine(e)
     }
+}
+
+/// The one body shape of every error.
+fn body(code: &str, message: &str, details: serde_json::Value) -> Json<serde_json::Value> {
+    Json(serde_json::json!({
+        "error": { "code": code, "message": message, "details": details }
+    }))
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let ApiError(e) = self;
+        let e = match self {
+            ApiError::Engine(e) => e,
+            ApiError::Request {
+                status,
+                code,
+                message,
+            } => return (status, body(code, &message, serde_json::Value::Null)).into_response(),
+        };
         let kind = e.kind();
         let message = match kind {
             ErrorKind::Internal => {
@@ -56,10 +95,7 @@ impl IntoResponse for ApiError {
             Error::ContentTooLarge { size, max } => serde_json::json!({ "size": size, "max": max }),
             _ => serde_json::Value::Null,
         };
-        let body = Json(serde_json::json!({
-            "error": { "code": e.code(), "message": message, "details": details }
-        }));
-        let mut response = (status(kind), body).into_response();
+        let mut response = (status(kind), body(e.code(), &message, details)).into_response();
         let headers = response.headers_mut();
         match kind {
             ErrorKind::Unavailable => {
@@ -87,7 +123,7 @@ mod tests {
     use super::*;
 
     async fn body(e: Error) -> (StatusCode, serde_json::Value, Option<String>) {
-        let r = ApiError(e).into_response();
+        let r = ApiError::Engine(e).into_response();
         let status = r.status();
         let retry = r
             .headers()
@@ -119,7 +155,7 @@ mod tests {
         assert_eq!(retry.as_deref(), Some("1"));
         let (s, _, _) = body(Error::ContentTooLarge { size: 2, max: 1 }).await;
         assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
-        let r = ApiError(Error::Unauthenticated("unknown API key".into())).into_response();
+        let r = ApiError::Engine(Error::Unauthenticated("unknown API key".into())).into_response();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
         assert!(r.headers()["www-authenticate"]
             .to_str()

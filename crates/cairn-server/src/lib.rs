@@ -1,7 +1,9 @@
 //! # cairn-server
 //!
-//! Cairn as a long-running service: one axum application ([`app`]) over
-//! shared state ([`AppState`]: the engine and the MCP handler), the
+//! Cairn as a long-running service: one axum application ([`app`]: MCP,
+//! the REST API of [`rest`], health) behind API-key authentication
+//! ([`auth`]), over shared state ([`AppState`]: the engine, the MCP
+//! handler, the authentication mode), the
 //! background jobs a server runs ([`jobs`]: expiry sweep, cache saving,
 //! warm-up; later consolidation), and graceful shutdown ([`serve`]).
 //! `cairn serve` is this crate behind a command line.
@@ -16,8 +18,10 @@
 //!   `block_in_place`): the core is synchronous.
 
 pub mod app;
+pub mod auth;
 pub mod error;
 pub mod jobs;
+pub mod rest;
 
 use std::future::Future;
 use std::time::Duration;
@@ -29,6 +33,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 pub use app::{router, MCP_PATH};
+pub use auth::Auth;
 pub use error::ApiError;
 
 /// What every route and job shares. Cheap to clone.
@@ -38,15 +43,37 @@ pub struct AppState {
     pub cairn: Cairn,
     /// The MCP handler (cloned per MCP session).
     pub mcp: CairnMcp,
+    /// How requests are authenticated.
+    pub auth: Auth,
+    /// The `Host` headers MCP requests may carry (a guard against DNS
+    /// rebinding); `None` accepts any host.
+    pub mcp_hosts: Option<Vec<String>>,
 }
 
+/// The hosts MCP accepts by default: loopback names.
+pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
 impl AppState {
-    /// State over `mcp`'s engine.
+    /// State over `mcp`'s engine, with API keys required.
     pub fn new(mcp: CairnMcp) -> Self {
         AppState {
             cairn: mcp.cairn().clone(),
             mcp,
+            auth: Auth::Keys,
+            mcp_hosts: Some(LOOPBACK_HOSTS.map(String::from).to_vec()),
         }
+    }
+
+    /// Builder: the `Host` headers MCP requests may carry (`None`: any).
+    pub fn with_mcp_hosts(mut self, hosts: Option<Vec<String>>) -> Self {
+        self.mcp_hosts = hosts;
+        self
+    }
+
+    /// Builder: how requests are authenticated.
+    pub fn with_auth(mut self, auth: Auth) -> Self {
+        self.auth = auth;
+        self
     }
 }
 

@@ -95,3 +95,12 @@ fn bad_key_requests_are_refused_clearly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no API key with id 0123456789ab"), "{err}");
 }
+
+#[test]
+fn serve_without_keys_is_refused_on_a_non_loopback_address() {
+    let env = Env::new();
+    let out = env.run(&["serve", "--listen", "0.0.0.0:0", "--no-auth"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--no-auth is refused"), "{err}");
+}

@@ -113,15 +113,20 @@ impl Authenticated {
 /// Longest tenant name.
 const MAX_TENANT: usize = 128;
 
-/// Make a key. Its text is in the answer and nowhere else.
-pub fn create_key(cairn: &Cairn, input: CreateKeyInput) -> Result<CreatedKey> {
-    let tenant = input.tenant.trim();
+/// A tenant's name, trimmed, or an error naming what is wrong with it.
+pub fn tenant_name(name: &str) -> Result<&str> {
+    let tenant = name.trim();
     if tenant.is_empty() || tenant.len() > MAX_TENANT || tenant.chars().any(char::is_control) {
         return Err(Error::invalid(format!(
-            "tenant {:?} is not a valid name: give 1–{MAX_TENANT} printable characters",
-            input.tenant
+            "tenant {name:?} is not a valid name: give 1–{MAX_TENANT} printable characters"
         )));
     }
+    Ok(tenant)
+}
+
+/// Make a key. Its text is in the answer and nowhere else.
+pub fn create_key(cairn: &Cairn, input: CreateKeyInput) -> Result<CreatedKey> {
+    let tenant = tenant_name(&input.tenant)?;
     let role: Role = input.role.parse()?;
     let now = cairn.now();
     let expires_at = match input.expires.as_deref().map(str::trim) {

@@ -24,8 +24,8 @@ mod view;
 mod write;
 
 pub use keys::{
-    authenticate, create_key, list_keys, revoke_key, Authenticated, CreateKeyInput, CreatedKey,
-    KeyView,
+    authenticate, create_key, list_keys, revoke_key, tenant_name, Authenticated, CreateKeyInput,
+    CreatedKey, KeyView,
 };
 pub use read::{
     context, get, list, recall, stats, ContextInput, ListInput, ListOutput, RecallHit, RecallInput,

@@ -1,58 +1,41 @@
 //! The server on a loopback port, spoken to in raw HTTP/1.1.
 
-use cairn_mcp::RequestTenant;
-use cairn_server::{router, AppState, Jobs};
-use tokio_util::sync::CancellationToken;
+use cairn_server::{AppState, Jobs};
 
-use crate::state;
+use crate::{keyed_state, make_key, state};
 
 /// `cairn serve`'s router on a loopback port, spoken to in raw HTTP/1.1
 /// (so that status codes and headers are exactly what a client sees).
 struct RawHttp {
     addr: std::net::SocketAddr,
+    /// The API key every request carries, if any.
+    key: Option<String>,
     stop: tokio::sync::oneshot::Sender<()>,
     serving: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 impl RawHttp {
     async fn start() -> RawHttp {
-        Self::start_as(None, state()).await
+        Self::start_with(state(), None).await
     }
 
-    /// With `tenant`, every request carries it as its [`RequestTenant`], as
-    /// the server's authentication will put it there.
-    async fn start_as(tenant: Option<&'static str>, state: AppState) -> RawHttp {
+    /// Serve `state`; every request carries `key`.
+    async fn start_with(state: AppState, key: Option<String>) -> RawHttp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let stopped = async {
             let _ = stopped.await;
         };
-        let serving = match tenant {
-            None => tokio::spawn(cairn_server::serve(
-                listener,
-                state,
-                Jobs::default(),
-                stopped,
-            )),
-            Some(tenant) => {
-                let app =
-                    router(state, CancellationToken::new()).layer(axum::middleware::map_request(
-                        move |mut req: axum::extract::Request| async move {
-                            req.extensions_mut()
-                                .insert(RequestTenant(tenant.to_string()));
-                            req
-                        },
-                    ));
-                tokio::spawn(async move {
-                    axum::serve(listener, app)
-                        .with_graceful_shutdown(stopped)
-                        .await
-                })
-            }
-        };
+        let serving = tokio::spawn(cairn_server::serve(
+            listener,
+            state,
+            Jobs::default(),
+            stopped,
+        ));
         RawHttp {
             addr,
+            key,
             stop,
             serving,
         }
@@ -63,10 +46,14 @@ impl RawHttp {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let mut tcp = tokio::net::TcpStream::connect(self.addr).await.unwrap();
         let session = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+        let auth = self
+            .key
+            .as_ref()
+            .map_or(String::new(), |k| format!("Authorization: Bearer {k}\r\n"));
         let req = format!(
             "{method} /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-06-18\r\n\
-             {session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+             {session}{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         );
         tcp.write_all(req.as_bytes()).await.unwrap();
@@ -178,19 +165,51 @@ fn session_of(reply: &str) -> String {
         .expect("a session id")
 }
 
-#[tokio::test]
-async fn each_request_acts_for_the_tenant_it_carries() {
-    let state = state();
-    let cairn = state.cairn.clone();
-    let http = RawHttp::start_as(Some("alice"), state).await;
+/// An MCP session over HTTP with `key`: initialized, ready for calls.
+async fn session_with(state: AppState, key: &str) -> (RawHttp, String) {
+    let http = RawHttp::start_with(state, Some(key.to_string())).await;
     let session = session_of(&http.send("POST", None, RAW_INITIALIZE).await);
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     http.send("POST", Some(&session), initialized).await;
-    let remember = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"content":"alice keeps her notes here"}}}"#;
-    let reply = http.send("POST", Some(&session), remember).await;
+    (http, session)
+}
+
+const REMEMBER: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"content":"alice keeps her notes here"}}}"#;
+
+#[tokio::test]
+async fn each_request_acts_for_the_tenant_of_its_key() {
+    let state = keyed_state();
+    let cairn = state.cairn.clone();
+    let key = make_key(&cairn, "alice", "write");
+    let (http, session) = session_with(state, &key).await;
+    let reply = http.send("POST", Some(&session), REMEMBER).await;
     assert!(reply.contains("remembered"), "{reply}");
     let stats = |tenant: &str| cairn.stats(tenant).unwrap().0.total;
     assert_eq!(stats("alice"), 1);
     assert_eq!(stats("default"), 0, "not the configured tenant");
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn mcp_needs_a_key_and_a_read_key_cannot_write() {
+    let state = keyed_state();
+    let cairn = state.cairn.clone();
+    let anonymous = RawHttp::start_with(state.clone(), None).await;
+    let reply = anonymous.send("POST", None, RAW_INITIALIZE).await;
+    assert!(reply.starts_with("HTTP/1.1 401"), "{reply}");
+    assert!(reply.contains("unauthenticated"), "{reply}");
+    anonymous.stop().await;
+
+    let key = make_key(&cairn, "alice", "read");
+    let (http, session) = session_with(state, &key).await;
+    let reply = http.send("POST", Some(&session), REMEMBER).await;
+    assert!(reply.contains("may only read"), "{reply}");
+    let stats = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"stats","arguments":{}}}"#;
+    let reply = http.send("POST", Some(&session), stats).await;
+    assert!(
+        reply.contains(r#"\"total\":0"#) || reply.contains("0 memories"),
+        "{reply}"
+    );
+    assert_eq!(cairn.stats("alice").unwrap().0.total, 0);
     http.stop().await;
 }

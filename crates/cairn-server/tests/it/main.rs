@@ -11,18 +11,39 @@ use axum::http::{Request, StatusCode};
 use cairn_core::conformance::LexicalEmbedder;
 use cairn_core::{Cairn, MemoryStore};
 use cairn_mcp::{CairnMcp, McpConfig};
-use cairn_server::{router, AppState, MCP_PATH};
+use cairn_server::{router, AppState, Auth, MCP_PATH};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 mod http;
+mod rest;
 
-/// Fresh state: an in-memory store, the deterministic embedder.
-pub fn state() -> AppState {
+/// Fresh state: an in-memory store, the deterministic embedder, API keys
+/// required.
+pub fn keyed_state() -> AppState {
     let cairn = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
     AppState::new(CairnMcp::new(cairn, McpConfig::new("default")))
+}
+
+/// Fresh state without authentication (every request is the local user).
+pub fn state() -> AppState {
+    keyed_state().with_auth(Auth::Open)
+}
+
+/// A new API key's text.
+pub fn make_key(cairn: &Cairn, tenant: &str, role: &str) -> String {
+    cairn_core::api::create_key(
+        cairn,
+        cairn_core::api::CreateKeyInput {
+            tenant: tenant.into(),
+            role: role.into(),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .key
 }
 
 fn app() -> axum::Router {

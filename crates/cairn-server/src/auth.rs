@@ -1,0 +1,163 @@
+//! Who a request is: the API key in its `Authorization: Bearer` header,
+//! checked on every `/v1` and `/mcp` request, or the local user when the
+//! server runs without authentication (`--no-auth`, loopback only).
+//!
+//! The middleware puts an [`Authenticated`] into the request's extensions
+//! (and, for MCP, the tenant as [`RequestTenant`] and a read-only key's
+//! [`ReadOnly`] mark); routes read the caller from there and nowhere else.
+//! The open paths (`/healthz`, `/readyz`) carry no caller.
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use cairn_core::api::{self, Authenticated};
+use cairn_core::keys::Role;
+use cairn_core::{Cairn, Error, DEFAULT_TENANT};
+use cairn_mcp::{ReadOnly, RequestTenant};
+
+use crate::{ApiError, AppState, MCP_PATH};
+
+/// How a server decides who a request is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Auth {
+    /// Every `/v1` and `/mcp` request needs an API key.
+    #[default]
+    Keys,
+    /// No keys: every request is the local user (tenant `default`, admin).
+    /// Only for servers on a loopback address.
+    Open,
+}
+
+/// The header an admin key names another tenant with.
+pub const TENANT_HEADER: &str = "x-cairn-tenant";
+
+/// The local user of a server without authentication.
+pub fn local_user() -> Authenticated {
+    Authenticated {
+        key_id: "local".into(),
+        tenant: DEFAULT_TENANT.into(),
+        role: Role::Admin,
+    }
+}
+
+/// Whether `path` needs a caller.
+fn guarded(path: &str) -> bool {
+    path == MCP_PATH || path.starts_with("/mcp/") || path == "/v1" || path.starts_with("/v1/")
+}
+
+/// The role a REST request needs: reading for GET and for the searches
+/// sent as POST, managing keys for `/v1/keys`, writing for the rest. MCP
+/// requests need only a key: its tools check [`ReadOnly`] themselves.
+fn needed(method: &Method, path: &str) -> Role {
+    if path == "/v1/keys" || path.starts_with("/v1/keys/") {
+        return Role::Admin;
+    }
+    if path == MCP_PATH || path.starts_with("/mcp/") {
+        return Role::Read;
+    }
+    match *method {
+        Method::GET | Method::HEAD | Method::OPTIONS => Role::Read,
+        Method::POST if matches!(path, "/v1/recall" | "/v1/context") => Role::Read,
+        _ => Role::Write,
+    }
+}
+
+/// The key text of an `Authorization: Bearer` header.
+fn bearer(headers: &HeaderMap) -> Result<&str, Error> {
+    let value = headers.get(header::AUTHORIZATION).ok_or_else(|| {
+        Error::Unauthenticated(
+            "this server needs an API key: send `Authorization: Bearer <key>` (make one with `cairn keys create`)".into(),
+        )
+    })?;
+    let text = value
+        .to_str()
+        .map_err(|_| Error::Unauthenticated("the Authorization header is not text".into()))?;
+    match text.split_once(' ') {
+        Some((scheme, key)) if scheme.eq_ignore_ascii_case("bearer") => Ok(key.trim()),
+        _ => Err(Error::Unauthenticated(
+            "the Authorization header must be `Bearer <key>`".into(),
+        )),
+    }
+}
+
+/// Who the request is, under `auth`, and whether it may do what it asks.
+fn identify(cairn: &Cairn, auth: Auth, headers: &HeaderMap) -> Result<Authenticated, Error> {
+    let mut who = match auth {
+        Auth::Open => local_user(),
+        Auth::Keys => api::authenticate(cairn, bearer(headers)?)?,
+    };
+    if let Some(named) = headers.get(TENANT_HEADER) {
+        let named = named
+            .to_str()
+            .map_err(|_| Error::invalid(format!("the {TENANT_HEADER} header is not text")))?;
+        let named = api::tenant_name(named)?;
+        if named != who.tenant {
+            who.require(Role::Admin).map_err(|_| {
+                Error::Forbidden(format!(
+                    "only an admin key may name a tenant in {TENANT_HEADER}; this key acts for its own"
+                ))
+            })?;
+            who.tenant = named.to_string();
+        }
+    }
+    Ok(who)
+}
+
+/// The middleware: identify every guarded request, check its role, and
+/// hand the caller to the routes.
+pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    if !guarded(&path) {
+        return next.run(req).await;
+    }
+    let cairn = state.cairn.clone();
+    let auth = state.auth;
+    let headers = req.headers().clone();
+    let who = tokio::task::spawn_blocking(move || identify(&cairn, auth, &headers))
+        .await
+        .unwrap_or_else(|e| Err(Error::storage(format!("task failed: {e}"))))
+        .and_then(|who| who.require(needed(req.method(), &path)).map(|()| who));
+    let who = match who {
+        Ok(who) => who,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let ext = req.extensions_mut();
+    ext.insert(RequestTenant(who.tenant.clone()));
+    if !who.role.allows(Role::Write) {
+        ext.insert(ReadOnly);
+    }
+    ext.insert(who);
+    next.run(req).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_by_route() {
+        assert_eq!(needed(&Method::GET, "/v1/memories"), Role::Read);
+        assert_eq!(needed(&Method::POST, "/v1/recall"), Role::Read);
+        assert_eq!(needed(&Method::POST, "/v1/memories"), Role::Write);
+        assert_eq!(needed(&Method::DELETE, "/v1/memories/abcd"), Role::Write);
+        assert_eq!(needed(&Method::PATCH, "/v1/memories/abcd"), Role::Write);
+        assert_eq!(needed(&Method::GET, "/v1/keys"), Role::Admin);
+        assert_eq!(needed(&Method::POST, MCP_PATH), Role::Read);
+        assert!(guarded("/v1/stats") && guarded("/mcp") && guarded("/v1"));
+        assert!(!guarded("/healthz") && !guarded("/readyz") && !guarded("/v1x"));
+    }
+
+    #[test]
+    fn bearer_headers() {
+        let mut h = HeaderMap::new();
+        assert_eq!(
+            bearer(&h).unwrap_err().kind(),
+            cairn_core::ErrorKind::Unauthenticated
+        );
+        h.insert(header::AUTHORIZATION, "Basic abc".parse().unwrap());
+        assert!(bearer(&h).is_err());
+        h.insert(header::AUTHORIZATION, "bearer  cairn_x_y ".parse().unwrap());
+        assert_eq!(bearer(&h).unwrap(), "cairn_x_y");
+    }
+}

@@ -1,0 +1,100 @@
+//! `/v1/memories`: remember, list, get, update and forget.
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use cairn_core::api::{
+    self, ForgetInput, ForgetOutput, ListInput, ListOutput, MemoryView, RememberInput, UpdateInput,
+    UpdateOutput,
+};
+use cairn_core::engine::WriteStatus;
+
+use super::{run, JsonBody, QueryParams, Who};
+use crate::{ApiError, AppState};
+
+/// `POST /v1/memories`: 201 with `Location` for a new memory, 200 when it
+/// merged into a near-identical one (the answer says which, how similar,
+/// against which threshold).
+pub async fn create(
+    State(state): State<AppState>,
+    who: Who,
+    JsonBody(input): JsonBody<RememberInput>,
+) -> Result<Response, ApiError> {
+    let out = run(&state, &who, move |c, caller| {
+        api::remember(c, caller, input)
+    })
+    .await?;
+    Ok(match out.status {
+        WriteStatus::Created => (
+            StatusCode::CREATED,
+            [(header::LOCATION, format!("/v1/memories/{}", out.id))],
+            Json(out),
+        )
+            .into_response(),
+        WriteStatus::Deduplicated => Json(out).into_response(),
+    })
+}
+
+/// `GET /v1/memories?…`: a page, the total and `next_cursor`.
+pub async fn list(
+    State(state): State<AppState>,
+    who: Who,
+    QueryParams(input): QueryParams<ListInput>,
+) -> Result<Json<ListOutput>, ApiError> {
+    run(&state, &who, move |c, caller| api::list(c, caller, input))
+        .await
+        .map(Json)
+}
+
+/// `GET /v1/memories/{id}` (id or unique prefix); counts as an access.
+pub async fn get(
+    State(state): State<AppState>,
+    who: Who,
+    Path(id): Path<String>,
+) -> Result<Json<MemoryView>, ApiError> {
+    run(&state, &who, move |c, caller| api::get(c, caller, &id))
+        .await
+        .map(Json)
+}
+
+/// `PATCH /v1/memories/{id}`: change what the body gives.
+pub async fn update(
+    State(state): State<AppState>,
+    who: Who,
+    Path(id): Path<String>,
+    JsonBody(input): JsonBody<UpdateInput>,
+) -> Result<Json<UpdateOutput>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::update(c, caller, &id, input)
+    })
+    .await
+    .map(Json)
+}
+
+/// `DELETE /v1/memories/{id}`.
+pub async fn forget_one(
+    State(state): State<AppState>,
+    who: Who,
+    Path(id): Path<String>,
+) -> Result<Json<ForgetOutput>, ApiError> {
+    let input = ForgetInput {
+        ids: vec![id],
+        ..ForgetInput::default()
+    };
+    run(&state, &who, move |c, caller| api::forget(c, caller, input))
+        .await
+        .map(Json)
+}
+
+/// `DELETE /v1/memories?…`: every memory of a selection; without
+/// `confirm=true` only counts them (`would_forget`).
+pub async fn forget_matching(
+    State(state): State<AppState>,
+    who: Who,
+    QueryParams(input): QueryParams<ForgetInput>,
+) -> Result<Json<ForgetOutput>, ApiError> {
+    run(&state, &who, move |c, caller| api::forget(c, caller, input))
+        .await
+        .map(Json)
+}
