@@ -354,6 +354,17 @@ pub struct ServeArgs {
     /// --listen address with keys, any host unless this option names them.
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allow_hosts: Vec<String>,
+    /// Writes (remember, update, forget) each API key may make a minute;
+    /// 0 = unlimited. Over the limit: 429 with Retry-After.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub rate_writes: u32,
+    /// Recalls and contexts each API key may make a minute; 0 = unlimited.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub rate_recalls: u32,
+    /// Other reads (get, list, stats, MCP messages) each API key may make
+    /// a minute; 0 = unlimited.
+    #[arg(long, default_value_t = 600, value_name = "N")]
+    pub rate_reads: u32,
 }
 
 /// `cairn init`.

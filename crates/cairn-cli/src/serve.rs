@@ -9,7 +9,7 @@ use cairn_core::project::{detect_project, project_file_text, PROJECT_FILE};
 use cairn_core::time::parse_duration;
 use cairn_core::{Cairn, Error, DEFAULT_TENANT};
 use cairn_mcp::{CairnMcp, McpConfig};
-use cairn_server::{AppState, Auth, Jobs};
+use cairn_server::{AppState, Auth, Jobs, RateLimits};
 
 use crate::args::{InitArgs, McpArgs, ServeArgs, SetupArgs};
 use crate::setup::{self, Change, ServerCommand, Targets};
@@ -70,7 +70,13 @@ pub fn serve(cairn: Cairn, a: ServeArgs) -> Result<()> {
     let mut config = McpConfig::new(DEFAULT_TENANT);
     config.default_project = a.project.map(|p| p.trim().to_string());
     let auth = if a.no_auth { Auth::Open } else { Auth::Keys };
-    let state = AppState::new(CairnMcp::new(cairn, config)).with_auth(auth);
+    let state = AppState::new(CairnMcp::new(cairn, config))
+        .with_auth(auth)
+        .with_rate_limits(RateLimits {
+            writes: a.rate_writes,
+            recalls: a.rate_recalls,
+            reads: a.rate_reads,
+        });
     let jobs = Jobs {
         sweep_every,
         ..Jobs::default()

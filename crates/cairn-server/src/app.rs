@@ -54,6 +54,10 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         .layer(axum::middleware::from_fn(session_end))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            crate::limits::limit,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             crate::auth::authenticate,
         ))
         .with_state(state)
@@ -61,7 +65,7 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
 
 /// Largest MCP request body read (content is limited to 1 MiB; JSON
 /// escaping can double it).
-const MAX_MCP_BODY: usize = 4 << 20;
+pub const MAX_MCP_BODY: usize = 4 << 20;
 
 /// A POST to `/mcp` whose body is not JSON gets the JSON-RPC parse error
 /// (`-32700`, `id: null`) with HTTP 400, as JSON-RPC asks; rmcp alone
@@ -81,11 +85,12 @@ async fn parse_errors(
     let bytes = match axum::body::to_bytes(body, MAX_MCP_BODY).await {
         Ok(b) => b,
         Err(e) => {
-            return (
+            return crate::ApiError::request(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                format!("request body refused: {e}"),
+                "body_too_large",
+                format!("the request body is larger than the server accepts: {e}"),
             )
-                .into_response()
+            .into_response()
         }
     };
     let error = match jsonrpc::classify(&bytes) {
@@ -127,22 +132,34 @@ async fn session_end(
 }
 
 async fn healthz(axum::extract::State(state): axum::extract::State<AppState>) -> impl IntoResponse {
-    let cairn = state.cairn.clone();
-    let stats = tokio::task::spawn_blocking(move || cairn.stats(cairn_core::DEFAULT_TENANT)).await;
+    let stats =
+        cairn_mcp::on_engine(&state.cairn, |c| c.stats(cairn_core::DEFAULT_TENANT)).await;
     match stats {
-        Ok(Ok(_)) => (
+        Ok(_) => (
             StatusCode::OK,
             Json(serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")})),
-        ),
-        Ok(Err(e)) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(serde_json::json!({"status": "error", "error": e.code()})),
-        ),
-        Err(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(serde_json::json!({"status": "error"})),
-        ),
+        )
+            .into_response(),
+        Err(e) => unavailable(&e),
     }
+}
+
+/// 503 for a failed health or readiness check: the error's code, its
+/// details in the server's log only.
+fn unavailable(e: &cairn_core::Error) -> axum::response::Response {
+    tracing::warn!(error = %e, "health check failed");
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        Json(serde_json::json!({
+            "status": "unavailable",
+            "error": {
+                "code": e.code(),
+                "message": "the store or the embedding model is not ready; see the server's log",
+                "details": null
+            }
+        })),
+    )
+        .into_response()
 }
 
 /// `/readyz`: 200 once the store answers and the embedding model is
@@ -160,16 +177,6 @@ async fn readyz(axum::extract::State(state): axum::extract::State<AppState>) -> 
             Json(serde_json::json!({"status": "ready", "model": model.to_string()})),
         )
             .into_response(),
-        Err(e) => {
-            tracing::warn!(error = %e, "not ready");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Json(serde_json::json!({
-                    "status": "unavailable",
-                    "error": {"code": e.code(), "message": "the store or the embedding model is not ready; see the server's log", "details": null}
-                })),
-            )
-                .into_response()
-        }
+        Err(e) => unavailable(&e),
     }
 }

@@ -21,9 +21,11 @@ pub mod app;
 pub mod auth;
 pub mod error;
 pub mod jobs;
+pub mod limits;
 pub mod rest;
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::serve::ListenerExt;
@@ -35,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 pub use app::{router, MCP_PATH};
 pub use auth::Auth;
 pub use error::ApiError;
+pub use limits::RateLimits;
 
 /// What every route and job shares. Cheap to clone.
 #[derive(Clone)]
@@ -48,6 +51,8 @@ pub struct AppState {
     /// The `Host` headers MCP requests may carry (a guard against DNS
     /// rebinding); `None` accepts any host.
     pub mcp_hosts: Option<Vec<String>>,
+    /// Every API key's rate-limit buckets.
+    pub limiter: Arc<limits::Limiter>,
 }
 
 /// The hosts MCP accepts by default: loopback names.
@@ -61,7 +66,14 @@ impl AppState {
             mcp,
             auth: Auth::Keys,
             mcp_hosts: Some(LOOPBACK_HOSTS.map(String::from).to_vec()),
+            limiter: Arc::new(limits::Limiter::new(RateLimits::default())),
         }
+    }
+
+    /// Builder: the rate limits of every key.
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.limiter = Arc::new(limits::Limiter::new(limits));
+        self
     }
 
     /// Builder: the `Host` headers MCP requests may carry (`None`: any).

@@ -38,9 +38,7 @@ pub async fn stats(
     who: Who,
     super::QueryParams(_): super::QueryParams<NoParams>,
 ) -> Result<Json<StatsOutput>, ApiError> {
-    run(&state, &who, api::stats)
-        .await
-        .map(Json)
+    run(&state, &who, api::stats).await.map(Json)
 }
 
 /// A route that takes no parameters (and refuses any).

@@ -93,3 +93,16 @@ async fn unknown_routes_are_404() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn readyz_is_open_and_names_the_model_even_with_keys_required() {
+    let app = router(keyed_state(), CancellationToken::new());
+    let response = app
+        .oneshot(Request::get("/readyz").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = json(response).await;
+    assert_eq!(body["status"], "ready");
+    assert!(body["model"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+}

@@ -466,3 +466,48 @@ async fn a_key_sees_only_its_tenant() {
         2
     );
 }
+
+#[tokio::test]
+async fn a_key_over_its_rate_is_told_when_to_retry() {
+    let state = keyed_state().with_rate_limits(cairn_server::RateLimits {
+        writes: 2,
+        recalls: 0,
+        reads: 100,
+    });
+    let cairn = state.cairn.clone();
+    let base = Client::new(state, None);
+    let alice = base.with_key(&make_key(&cairn, "alice", "write"));
+    let bob = base.with_key(&make_key(&cairn, "bob", "write"));
+    let r = alice
+        .post("/v1/memories", json!({"content": "first"}))
+        .await;
+    assert_eq!(r.headers["ratelimit-limit"], "2");
+    assert_eq!(r.headers["ratelimit-remaining"], "1");
+    alice
+        .post("/v1/memories", json!({"content": "second"}))
+        .await;
+    let r = alice
+        .post("/v1/memories", json!({"content": "third"}))
+        .await;
+    assert_error(&r, StatusCode::TOO_MANY_REQUESTS, "rate_limited");
+    assert_eq!(r.headers["retry-after"], "30");
+    assert_eq!(r.headers["ratelimit-remaining"], "0");
+    assert_eq!(
+        alice.get("/v1/stats").await.body["total"],
+        2,
+        "the refused write did not happen"
+    );
+    for _ in 0..5 {
+        let r = alice.post("/v1/recall", json!({"query": "first"})).await;
+        assert_eq!(r.status, StatusCode::OK, "recalls are unlimited here");
+        assert!(r.headers.get("ratelimit-limit").is_none());
+    }
+    let r = bob
+        .post("/v1/memories", json!({"content": "bob's own allowance"}))
+        .await;
+    assert_eq!(
+        r.status,
+        StatusCode::CREATED,
+        "another key has its own bucket"
+    );
+}
