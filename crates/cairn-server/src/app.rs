@@ -1,5 +1,6 @@
 //! The application: an axum router with the MCP endpoint (streamable HTTP)
-//! at `/mcp`, the REST API at `/v1` ([`crate::rest`]), `/healthz` and
+//! at `/mcp`, the REST API at `/v1` ([`crate::rest`]) with its OpenAPI
+//! document (`/openapi.json`) and reference page (`/docs`), `/healthz` and
 //! `/readyz`, behind the authentication of [`crate::auth`]. Later front
 //! ends (the web UI) are more routes on this router, over the same
 //! [`AppState`].
@@ -17,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use cairn_mcp::jsonrpc::{self, Incoming, TooDeep};
 
+use crate::rest::openapi;
 use crate::AppState;
 
 /// The path of the MCP endpoint.
@@ -50,6 +52,9 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         )
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route(openapi::OPENAPI_PATH, get(openapi::serve_document))
+        .route(openapi::DOCS_PATH, get(openapi::reference_page))
+        .route("/docs/{file}", get(openapi::reference_file))
         .layer(axum::middleware::from_fn(parse_errors))
         .layer(axum::middleware::from_fn(session_end))
         .layer(axum::middleware::from_fn_with_state(
@@ -132,8 +137,7 @@ async fn session_end(
 }
 
 async fn healthz(axum::extract::State(state): axum::extract::State<AppState>) -> impl IntoResponse {
-    let stats =
-        cairn_mcp::on_engine(&state.cairn, |c| c.stats(cairn_core::DEFAULT_TENANT)).await;
+    let stats = cairn_mcp::on_engine(&state.cairn, |c| c.stats(cairn_core::DEFAULT_TENANT)).await;
     match stats {
         Ok(_) => (
             StatusCode::OK,

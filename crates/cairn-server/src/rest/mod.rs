@@ -7,42 +7,227 @@
 mod input;
 mod keys;
 mod memories;
+pub mod openapi;
 mod search;
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
+use axum::http::Method;
 use axum::http::StatusCode;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, patch, post, MethodRouter};
 use axum::Router;
-use cairn_core::api::{Authenticated, Caller};
+use cairn_core::api::{
+    Authenticated, Caller, ContextInput, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput,
+    KeyView, ListInput, ListOutput, MemoryView, RecallInput, RecallOutput, RememberInput,
+    RememberOutput, StatsOutput, UpdateInput, UpdateOutput,
+};
+use cairn_core::context::ContextPack;
+use cairn_core::keys::Role;
 use cairn_core::{Cairn, Result};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::{ApiError, AppState};
 
 pub use input::{JsonBody, QueryParams};
 
-/// The routes under `/v1`.
+/// The routes under `/v1`: every [`Operation`].
 pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/memories",
-            post(memories::create)
-                .get(memories::list)
-                .delete(memories::forget_matching),
-        )
-        .route(
-            "/memories/{id}",
-            get(memories::get)
-                .patch(memories::update)
-                .delete(memories::forget_one),
-        )
-        .route("/recall", post(search::recall))
-        .route("/context", post(search::context))
-        .route("/stats", get(search::stats))
-        .route("/keys", post(keys::create).get(keys::list))
-        .route("/keys/{id}", delete(keys::revoke))
+    operations()
+        .into_iter()
+        .fold(Router::new(), |router, op| {
+            router.route(op.path, op.handler)
+        })
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
+}
+
+/// How an input or output type's JSON schema is made.
+pub type SchemaOf = fn(&mut SchemaGenerator) -> Schema;
+
+fn schema<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<T>()
+}
+
+/// One operation of the REST API: its route, its handler and what the
+/// OpenAPI document says of it, written once ([`openapi`] reads the same
+/// list the router is built from).
+pub struct Operation {
+    /// The HTTP method.
+    pub method: Method,
+    /// The path under `/v1`.
+    pub path: &'static str,
+    /// The OpenAPI `operationId`.
+    pub id: &'static str,
+    /// One line for the reference.
+    pub summary: &'static str,
+    /// The role a key needs.
+    pub role: Role,
+    /// The JSON body, if it takes one.
+    pub body: Option<SchemaOf>,
+    /// The query parameters, if it takes any.
+    pub query: Option<SchemaOf>,
+    /// The success status and the answer's schema.
+    pub ok: (StatusCode, SchemaOf),
+    /// The handler.
+    pub handler: MethodRouter<AppState>,
+}
+
+/// Every operation of the REST API.
+pub fn operations() -> Vec<Operation> {
+    use Method as M;
+    let op = |method, path, id, summary, role, handler| Operation {
+        method,
+        path,
+        id,
+        summary,
+        role,
+        body: None,
+        query: None,
+        ok: (StatusCode::OK, schema::<()>),
+        handler,
+    };
+    vec![
+        Operation {
+            body: Some(schema::<RememberInput>),
+            ok: (StatusCode::CREATED, schema::<RememberOutput>),
+            ..op(
+                M::POST,
+                "/memories",
+                "remember",
+                "Remember a memory: 201 when created, 200 when merged into a near-duplicate",
+                Role::Write,
+                post(memories::create),
+            )
+        },
+        Operation {
+            query: Some(schema::<ListInput>),
+            ok: (StatusCode::OK, schema::<ListOutput>),
+            ..op(
+                M::GET,
+                "/memories",
+                "list",
+                "A page of memories matching the filters, with next_cursor",
+                Role::Read,
+                get(memories::list),
+            )
+        },
+        Operation {
+            query: Some(schema::<ForgetInput>),
+            ok: (StatusCode::OK, schema::<ForgetOutput>),
+            ..op(
+                M::DELETE,
+                "/memories",
+                "forget_matching",
+                "Forget every memory of a selection (a dry run unless confirm=true)",
+                Role::Write,
+                delete(memories::forget_matching),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<MemoryView>),
+            ..op(
+                M::GET,
+                "/memories/{id}",
+                "get",
+                "One memory by id or unique prefix (counts as an access)",
+                Role::Read,
+                get(memories::get),
+            )
+        },
+        Operation {
+            body: Some(schema::<UpdateInput>),
+            ok: (StatusCode::OK, schema::<UpdateOutput>),
+            ..op(
+                M::PATCH,
+                "/memories/{id}",
+                "update",
+                "Change a memory's content or fields",
+                Role::Write,
+                patch(memories::update),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<ForgetOutput>),
+            ..op(
+                M::DELETE,
+                "/memories/{id}",
+                "forget",
+                "Forget one memory",
+                Role::Write,
+                delete(memories::forget_one),
+            )
+        },
+        Operation {
+            body: Some(schema::<RecallInput>),
+            ok: (StatusCode::OK, schema::<RecallOutput>),
+            ..op(
+                M::POST,
+                "/recall",
+                "recall",
+                "Memories for a query, best first, within a token budget",
+                Role::Read,
+                post(search::recall),
+            )
+        },
+        Operation {
+            body: Some(schema::<ContextInput>),
+            ok: (StatusCode::OK, schema::<ContextPack>),
+            ..op(
+                M::POST,
+                "/context",
+                "context",
+                "The session-start context within a token budget",
+                Role::Read,
+                post(search::context),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<StatsOutput>),
+            ..op(
+                M::GET,
+                "/stats",
+                "stats",
+                "Counts of the tenant's memories",
+                Role::Read,
+                get(search::stats),
+            )
+        },
+        Operation {
+            body: Some(schema::<CreateKeyInput>),
+            ok: (StatusCode::CREATED, schema::<CreatedKey>),
+            ..op(
+                M::POST,
+                "/keys",
+                "create_key",
+                "Make an API key (shown once)",
+                Role::Admin,
+                post(keys::create),
+            )
+        },
+        Operation {
+            query: Some(schema::<keys::KeyListInput>),
+            ok: (StatusCode::OK, schema::<Vec<KeyView>>),
+            ..op(
+                M::GET,
+                "/keys",
+                "list_keys",
+                "API keys, oldest first (never their secrets)",
+                Role::Admin,
+                get(keys::list),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<KeyView>),
+            ..op(
+                M::DELETE,
+                "/keys/{id}",
+                "revoke_key",
+                "Revoke an API key",
+                Role::Admin,
+                delete(keys::revoke),
+            )
+        },
+    ]
 }
 
 /// The caller of a request, as its authentication decided.

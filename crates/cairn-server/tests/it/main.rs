@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 mod http;
+mod openapi;
 mod rest;
 
 /// Fresh state: an in-memory store, the deterministic embedder, API keys
@@ -104,5 +105,8 @@ async fn readyz_is_open_and_names_the_model_even_with_keys_required() {
     assert_eq!(response.status(), StatusCode::OK);
     let body = json(response).await;
     assert_eq!(body["status"], "ready");
-    assert!(body["model"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+    assert!(
+        body["model"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
 }
