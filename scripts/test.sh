@@ -27,6 +27,9 @@ cargo test --workspace --locked
 echo "==> MCP end to end (official Python SDK over stdio and HTTP)"
 scripts/mcp-e2e.sh
 
+echo "==> REST API fuzzed from its OpenAPI document (schemathesis)"
+scripts/schemathesis.sh
+
 echo "==> benchmark smoke run (numbers are printed, not asserted)"
 cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
 cargo run --release --locked -q -p cairn-bench -- mcp --memories 2000 --queries 50

@@ -1,7 +1,7 @@
 //! The application: an axum router with the MCP endpoint (streamable HTTP)
 //! at `/mcp`, the REST API at `/v1` ([`crate::rest`]) with its OpenAPI
-//! document (`/openapi.json`) and reference page (`/docs`), `/healthz` and
-//! `/readyz`, behind the authentication of [`crate::auth`]. Later front
+//! document (`/openapi.json`) and reference page (`/docs`), `/healthz`,
+//! `/readyz` and `/metrics`, behind the authentication of [`crate::auth`]. Later front
 //! ends (the web UI) are more routes on this router, over the same
 //! [`AppState`].
 
@@ -52,6 +52,7 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         )
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(crate::metrics::serve))
         .route(openapi::OPENAPI_PATH, get(openapi::serve_document))
         .route(openapi::DOCS_PATH, get(openapi::reference_page))
         .route("/docs/{file}", get(openapi::reference_file))
@@ -64,6 +65,10 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::auth::authenticate,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::metrics::observe,
         ))
         .with_state(state)
 }

@@ -22,6 +22,7 @@ pub mod auth;
 pub mod error;
 pub mod jobs;
 pub mod limits;
+pub mod metrics;
 pub mod rest;
 
 use std::future::Future;
@@ -53,6 +54,8 @@ pub struct AppState {
     pub mcp_hosts: Option<Vec<String>>,
     /// Every API key's rate-limit buckets.
     pub limiter: Arc<limits::Limiter>,
+    /// What `/metrics` reports.
+    pub metrics: Arc<metrics::Metrics>,
 }
 
 /// The hosts MCP accepts by default: loopback names.
@@ -67,6 +70,7 @@ impl AppState {
             auth: Auth::Keys,
             mcp_hosts: Some(LOOPBACK_HOSTS.map(String::from).to_vec()),
             limiter: Arc::new(limits::Limiter::new(RateLimits::default())),
+            metrics: Arc::default(),
         }
     }
 

@@ -225,6 +225,7 @@ pub async fn limit(State(state): State<AppState>, req: Request, next: Next) -> R
         next.run(req).await
     } else {
         tracing::info!(key = %key, ?class, "rate limit reached");
+        state.metrics.rate_limited(class);
         let mut r = ApiError::request(
             StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",

@@ -59,7 +59,22 @@ fn build() -> Value {
             "The store answers and the embedding model is loaded",
         ),
     );
+    paths.insert(
+        "/metrics".into(),
+        json!({"get": {
+            "operationId": "metrics",
+            "summary": "Prometheus text: requests, latency, rate-limit rejections, memories by tenant",
+            "security": [],
+            "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}}
+        }}),
+    );
     let mut schemas = inputs.take_definitions(true);
+    // Inputs refuse fields they do not know (see `rest::input`).
+    for (name, schema) in schemas.iter_mut() {
+        if name.ends_with("Input") {
+            schema["additionalProperties"] = Value::Bool(false);
+        }
+    }
     for (name, schema) in outputs.take_definitions(true) {
         match schemas.get(&name) {
             Some(existing) if *existing != schema => {
@@ -137,8 +152,9 @@ fn operation(op: &Operation, inputs: &mut SchemaGenerator, outputs: &mut SchemaG
         });
     }
     if let Some(body) = op.body {
+        // An empty body is read as `{}`.
         out["requestBody"] = json!({
-            "required": true,
+            "required": false,
             "content": {"application/json": {"schema": body(inputs)}}
         });
     }

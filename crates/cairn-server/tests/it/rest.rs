@@ -511,3 +511,49 @@ async fn a_key_over_its_rate_is_told_when_to_retry() {
         "another key has its own bucket"
     );
 }
+
+#[tokio::test]
+async fn metrics_count_requests_by_route_pattern_without_content() {
+    let state = keyed_state().with_rate_limits(cairn_server::RateLimits {
+        writes: 1,
+        recalls: 0,
+        reads: 0,
+    });
+    let cairn = state.cairn.clone();
+    let base = Client::new(state, None);
+    let alice = base.with_key(&make_key(&cairn, "alice", "write"));
+    let id = alice
+        .remember("the secret launch date is in March", "p")
+        .await;
+    alice
+        .post("/v1/memories", json!({"content": "over the limit"}))
+        .await;
+    alice.get(&format!("/v1/memories/{id}")).await;
+    base.get("/v1/stats").await;
+    let response = base
+        .app
+        .clone()
+        .oneshot(Request::get("/metrics").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK, "metrics are open");
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    for line in [
+        r#"cairn_http_requests_total{route="/v1/memories",method="POST",status="201"} 1"#,
+        r#"cairn_http_requests_total{route="/v1/memories",method="POST",status="429"} 1"#,
+        r#"cairn_http_requests_total{route="/v1/memories/{id}",method="GET",status="200"} 1"#,
+        r#"cairn_http_requests_total{route="/v1/stats",method="GET",status="401"} 1"#,
+        r#"cairn_rate_limited_total{class="write"} 1"#,
+        r#"cairn_memories{tenant="alice"} 1"#,
+    ] {
+        assert!(text.contains(line), "no {line} in\n{text}");
+    }
+    assert!(
+        !text.contains(&id) && !text.contains("March"),
+        "no ids or content: {text}"
+    );
+}

@@ -1,0 +1,251 @@
+//! `GET /metrics`: Prometheus text. Requests by route, method and status,
+//! their latency as a histogram by route, requests in flight, rate-limit
+//! rejections by class, and memories by tenant. Labels are route patterns
+//! (`/v1/memories/{id}`), never ids or content.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use cairn_core::{Cairn, DEFAULT_TENANT};
+
+use crate::limits::Class;
+use crate::AppState;
+
+/// Upper bounds (seconds) of the latency histogram's buckets.
+const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+];
+
+#[derive(Debug, Default, Clone)]
+struct Histogram {
+    /// Counts per bucket (not cumulative), then the overflow.
+    counts: [u64; BUCKETS.len() + 1],
+    sum: f64,
+}
+
+impl Histogram {
+    fn observe(&mut self, secs: f64) {
+        let i = BUCKETS
+            .iter()
+            .position(|&b| secs <= b)
+            .unwrap_or(BUCKETS.len());
+        self.counts[i] += 1;
+        self.sum += secs;
+    }
+}
+
+/// What the server counts.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    latency: Mutex<BTreeMap<String, Histogram>>,
+    in_flight: AtomicU64,
+    rate_limited: [AtomicU64; 3],
+}
+
+fn class_index(class: Class) -> usize {
+    match class {
+        Class::Write => 0,
+        Class::Recall => 1,
+        Class::Read => 2,
+    }
+}
+
+impl Metrics {
+    /// Count a request refused by its rate limit.
+    pub fn rate_limited(&self, class: Class) {
+        self.rate_limited[class_index(class)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn record(&self, route: &str, method: &str, status: u16, secs: f64) {
+        let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        *requests
+            .entry((route.to_string(), method.to_string(), status))
+            .or_default() += 1;
+        drop(requests);
+        self.latency
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(route.to_string())
+            .or_default()
+            .observe(secs);
+    }
+
+    /// The Prometheus text of everything counted, with `memories` (tenant,
+    /// count) as a gauge.
+    pub fn render(&self, memories: &[(String, usize)]) -> String {
+        let mut out = String::new();
+        out.push_str("# HELP cairn_http_requests_total HTTP requests answered, by route pattern, method and status.\n# TYPE cairn_http_requests_total counter\n");
+        for ((route, method, status), n) in self
+            .requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            let _ = writeln!(
+                out,
+                "cairn_http_requests_total{{route=\"{}\",method=\"{method}\",status=\"{status}\"}} {n}",
+                escape(route)
+            );
+        }
+        out.push_str("# HELP cairn_http_request_duration_seconds Time to answer, by route pattern.\n# TYPE cairn_http_request_duration_seconds histogram\n");
+        for (route, h) in self
+            .latency
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            let route = escape(route);
+            let mut cumulative = 0;
+            for (bound, n) in BUCKETS.iter().zip(h.counts) {
+                cumulative += n;
+                let _ = writeln!(
+                    out,
+                    "cairn_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"{bound}\"}} {cumulative}"
+                );
+            }
+            cumulative += h.counts[BUCKETS.len()];
+            let _ = writeln!(out, "cairn_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {cumulative}");
+            let _ = writeln!(
+                out,
+                "cairn_http_request_duration_seconds_sum{{route=\"{route}\"}} {}",
+                h.sum
+            );
+            let _ = writeln!(
+                out,
+                "cairn_http_request_duration_seconds_count{{route=\"{route}\"}} {cumulative}"
+            );
+        }
+        out.push_str("# HELP cairn_http_requests_in_flight Requests being answered now.\n# TYPE cairn_http_requests_in_flight gauge\n");
+        let _ = writeln!(
+            out,
+            "cairn_http_requests_in_flight {}",
+            self.in_flight.load(Ordering::Relaxed)
+        );
+        out.push_str("# HELP cairn_rate_limited_total Requests refused by a key's rate limit, by class.\n# TYPE cairn_rate_limited_total counter\n");
+        for (class, n) in ["write", "recall", "read"].iter().zip(&self.rate_limited) {
+            let _ = writeln!(
+                out,
+                "cairn_rate_limited_total{{class=\"{class}\"}} {}",
+                n.load(Ordering::Relaxed)
+            );
+        }
+        out.push_str("# HELP cairn_memories Memories stored, by tenant (expired and superseded included).\n# TYPE cairn_memories gauge\n");
+        for (tenant, n) in memories {
+            let _ = writeln!(out, "cairn_memories{{tenant=\"{}\"}} {n}", escape(tenant));
+        }
+        out
+    }
+}
+
+/// A label value as Prometheus's text format writes it.
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// The middleware: time and count every request by its route pattern.
+pub async fn observe(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| unmatched(req.uri().path()), |m| m.as_str().to_string());
+    let method = req.method().as_str().to_string();
+    let metrics = &state.metrics;
+    metrics.in_flight.fetch_add(1, Ordering::Relaxed);
+    let start = Instant::now();
+    let response = next.run(req).await;
+    metrics.in_flight.fetch_sub(1, Ordering::Relaxed);
+    metrics.record(
+        &route,
+        &method,
+        response.status().as_u16(),
+        start.elapsed().as_secs_f64(),
+    );
+    response
+}
+
+/// The label of a request no route matched: its first path segment only
+/// (paths may carry ids).
+fn unmatched(path: &str) -> String {
+    match path.trim_start_matches('/').split('/').next() {
+        Some("mcp") => "/mcp".into(),
+        _ => "unmatched".into(),
+    }
+}
+
+/// The tenants whose memories are counted: the local one and every key's.
+fn tenants(cairn: &Cairn) -> cairn_core::Result<Vec<(String, usize)>> {
+    let mut tenants: BTreeSet<String> = cairn
+        .store()
+        .key_store()
+        .keys(None)?
+        .into_iter()
+        .map(|k| k.tenant)
+        .collect();
+    tenants.insert(DEFAULT_TENANT.to_string());
+    tenants
+        .into_iter()
+        .map(|t| Ok((t.clone(), cairn.stats(&t)?.0.total)))
+        .collect()
+}
+
+/// `GET /metrics`.
+pub async fn serve(State(state): State<AppState>) -> Response {
+    let memories = cairn_mcp::on_engine(&state.cairn, tenants).await;
+    let memories = memories.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "counting memories for /metrics");
+        Vec::new()
+    });
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.metrics.render(&memories),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_format_counts_and_accumulates_buckets() {
+        let m = Metrics::default();
+        m.record("/v1/recall", "POST", 200, 0.003);
+        m.record("/v1/recall", "POST", 200, 0.2);
+        m.record("/v1/recall", "POST", 429, 0.0001);
+        m.rate_limited(Class::Recall);
+        let text = m.render(&[("al\"ice".into(), 3)]);
+        assert!(
+            text.contains(
+                r#"cairn_http_requests_total{route="/v1/recall",method="POST",status="200"} 2"#
+            ),
+            "{text}"
+        );
+        assert!(text.contains(r#"status="429"} 1"#));
+        assert!(
+            text.contains(
+                r#"cairn_http_request_duration_seconds_bucket{route="/v1/recall",le="0.0005"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(text.contains(
+            r#"cairn_http_request_duration_seconds_bucket{route="/v1/recall",le="0.005"} 2"#
+        ));
+        assert!(text.contains(r#"le="+Inf"} 3"#));
+        assert!(text.contains(r#"cairn_rate_limited_total{class="recall"} 1"#));
+        assert!(text.contains(r#"cairn_memories{tenant="al\"ice"} 3"#));
+        assert_eq!(unmatched("/v1/memories/0196abcd"), "unmatched");
+    }
+}
