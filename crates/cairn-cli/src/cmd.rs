@@ -11,7 +11,6 @@ use cairn_core::api::{
     RememberInput, RememberOutput, Selection, UpdateInput,
 };
 use cairn_core::project::detect_project;
-use cairn_core::wire::JsonLines;
 use cairn_core::{Cairn, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT};
 use cairn_sqlite::SqliteStore;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -603,25 +602,15 @@ fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
     let bar = bytes_bar(size);
     bar.set_message("importing");
     let position = bar.clone();
-    let mut lines = JsonLines::spawn(reader, Box::new(move |read| position.set_position(read)));
     let mut written = |done: usize| bar.set_message(format!("importing ({done} memories)"));
-    let outcome = if a.strict {
-        // Every line is read and checked before anything is written.
-        let records: Vec<_> = lines.by_ref().collect();
-        lines
-            .finish()
-            .and_then(|()| cairn.import(TENANT, records, true, &mut written))
-    } else {
-        cairn
-            .import(TENANT, lines.by_ref(), false, &mut written)
-            .and_then(|report| match lines.finish() {
-                Ok(()) => Ok(report),
-                Err(e) => Err(Error::invalid(format!(
-                    "{e}; the {} memories before it were imported (importing the file again skips them)",
-                    report.imported
-                ))),
-            })
-    };
+    let outcome = api::import(
+        cairn,
+        &caller(),
+        reader,
+        a.strict,
+        Box::new(move |read| position.set_position(read)),
+        &mut written,
+    );
     bar.finish_and_clear();
     let report = outcome?;
     if json {
@@ -645,10 +634,8 @@ fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
 
 fn export(cairn: &Cairn, a: ExportArgs) -> Result<()> {
     let write_all = |w: &mut dyn Write| -> Result<usize> {
-        let n = cairn.export(TENANT, a.embeddings, &mut |record| {
-            serde_json::to_writer(&mut *w, &record)
-                .map_err(|e| Error::storage_from("writing the export", e))?;
-            w.write_all(b"\n")
+        let n = api::export(cairn, &caller(), a.embeddings, &mut |line| {
+            w.write_all(&line)
                 .map_err(|e| Error::storage_from("writing the export", e))
         })?;
         w.flush()?;

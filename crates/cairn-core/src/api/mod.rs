@@ -20,6 +20,7 @@
 mod keys;
 mod read;
 mod selection;
+mod transfer;
 mod view;
 mod write;
 
@@ -32,6 +33,7 @@ pub use read::{
     RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,
 };
 pub use selection::{ListSort, Selection};
+pub use transfer::{export, import};
 pub use view::{MemoryView, SimilarView};
 pub use write::{
     forget, remember, scope_label, update, DedupView, ForgetInput, ForgetOutput, RememberInput,

@@ -8,7 +8,7 @@ use crate::wire::MemoryRecord;
 use crate::{Error, Result};
 
 /// What an import did.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct ImportReport {
     /// Memories written.
     pub imported: usize,
@@ -122,10 +122,12 @@ impl Cairn {
                 chunk.push(record);
             }
             done += chunk.len();
+            // A named id is stored already as itself, or as this tenant's
+            // copy of another tenant's memory (see `copy_id`).
             let named: Vec<MemoryId> = chunk
                 .iter()
                 .filter(|(_, _, named)| *named)
-                .map(|(m, _, _)| m.id)
+                .flat_map(|(m, _, _)| [m.id, copy_id(tenant, m.id)])
                 .collect();
             let existing: std::collections::HashSet<MemoryId> = if named.is_empty() {
                 Default::default()
@@ -136,12 +138,15 @@ impl Cairn {
                     .map(|m| m.id)
                     .collect()
             };
+            let stored =
+                |id: MemoryId| existing.contains(&id) || existing.contains(&copy_id(tenant, id));
+            let before = chunk.len();
             let fresh: Vec<(Memory, Option<Vec<f32>>)> = chunk
                 .into_iter()
-                .filter(|(m, _, _)| !existing.contains(&m.id))
+                .filter(|(m, _, named)| !(*named && stored(m.id)))
                 .map(|(m, e, _)| (m, e))
                 .collect();
-            report.skipped_existing += existing.len();
+            report.skipped_existing += before - fresh.len();
             let refs: Vec<&str> = fresh
                 .iter()
                 .filter(|(_, e)| e.is_none())
@@ -166,10 +171,32 @@ impl Cairn {
             }
             report.imported += batch.inserts.len();
             self.link_supersessions(tenant, &mut batch)?;
-            self.store.write(batch)?;
+            self.write_taking_copies(tenant, batch)?;
             progress(done);
         }
         Ok(report)
+    }
+
+    /// Write `batch`; an inserted id another tenant holds (ids are unique
+    /// across tenants) is written as this tenant's copy instead, under
+    /// [`copy_id`], so an import neither fails on nor reveals another
+    /// tenant's memory.
+    fn write_taking_copies(&self, tenant: &str, mut batch: WriteBatch) -> Result<()> {
+        loop {
+            let taken = match self.store.write(batch.clone()) {
+                Err(Error::DuplicateId(id)) => id,
+                done => return done,
+            };
+            let Some(original) = taken.parse::<uuid::Uuid>().ok().map(MemoryId) else {
+                return Err(Error::DuplicateId(taken));
+            };
+            let copy = copy_id(tenant, original);
+            let Some(at) = batch.inserts.iter().position(|(m, _)| m.id == original) else {
+                return Err(Error::DuplicateId(taken));
+            };
+            batch.inserts[at].0.id = copy;
+            rename_links(&mut batch, original, copy);
+        }
     }
 
     /// For each inserted memory that names a memory it supersedes, mark that
@@ -287,5 +314,60 @@ impl Cairn {
         }
         self.store.set_model(&self.embedder.model())?;
         Ok(done)
+    }
+}
+
+/// The id under which `tenant` keeps its copy of a memory whose id another
+/// tenant holds: the same creation time (a UUIDv7's first 48 bits), the
+/// rest from a hash of the tenant and the original id. The same for every
+/// import, so importing the text again skips the copy like any stored id.
+pub(crate) fn copy_id(tenant: &str, id: MemoryId) -> MemoryId {
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::new()
+        .chain_update(tenant.as_bytes())
+        .chain_update([0])
+        .chain_update(id.0.as_bytes())
+        .finalize();
+    let mut bytes = *id.0.as_bytes();
+    bytes[6..].copy_from_slice(&hash[..10]);
+    // Version 7, RFC 4122 variant.
+    bytes[6] = (bytes[6] & 0x0f) | 0x70;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    MemoryId(uuid::Uuid::from_bytes(bytes))
+}
+
+/// Point every supersession link of `batch` at `from` to `to`.
+fn rename_links(batch: &mut WriteBatch, from: MemoryId, to: MemoryId) {
+    let memories = batch
+        .inserts
+        .iter_mut()
+        .map(|(m, _)| m)
+        .chain(batch.updates.iter_mut().map(|(m, _)| m));
+    for m in memories {
+        for link in [&mut m.supersedes, &mut m.superseded_by] {
+            if *link == Some(from) {
+                *link = Some(to);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_id_keeps_the_time_and_differs_by_tenant() {
+        let id = MemoryId::new_at(1_700_000_000_000);
+        let (a, b) = (copy_id("alice", id), copy_id("bob", id));
+        assert_ne!(a, b);
+        assert_ne!(a, id);
+        assert_eq!(a, copy_id("alice", id), "the same every time");
+        assert_eq!(
+            &a.0.as_bytes()[..6],
+            &id.0.as_bytes()[..6],
+            "same creation time"
+        );
+        assert_eq!(a.0.get_version_num(), 7);
     }
 }

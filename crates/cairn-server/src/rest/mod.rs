@@ -9,7 +9,9 @@ mod keys;
 mod memories;
 pub mod openapi;
 mod search;
+mod transfer;
 
+use axum::extract::DefaultBodyLimit;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::Method;
@@ -22,6 +24,7 @@ use cairn_core::api::{
     RememberOutput, StatsOutput, UpdateInput, UpdateOutput,
 };
 use cairn_core::context::ContextPack;
+use cairn_core::engine::ImportReport;
 use cairn_core::keys::Role;
 use cairn_core::{Cairn, Result};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -190,6 +193,30 @@ pub fn operations() -> Vec<Operation> {
                 "Counts of the tenant's memories",
                 Role::Read,
                 get(search::stats),
+            )
+        },
+        Operation {
+            query: Some(schema::<transfer::ImportInput>),
+            ok: (StatusCode::OK, schema::<ImportReport>),
+            ..op(
+                M::POST,
+                "/import",
+                "import",
+                "Import JSON Lines (the body, streamed): counts and each bad line's problem",
+                Role::Write,
+                post(transfer::import).layer(DefaultBodyLimit::disable()),
+            )
+        },
+        Operation {
+            query: Some(schema::<transfer::ExportInput>),
+            ok: (StatusCode::OK, schema::<String>),
+            ..op(
+                M::GET,
+                "/export",
+                "export",
+                "Every memory as JSON Lines (streamed), in id order",
+                Role::Read,
+                get(transfer::export),
             )
         },
         Operation {

@@ -151,6 +151,20 @@ fn operation(op: &Operation, inputs: &mut SchemaGenerator, outputs: &mut SchemaG
             "content": {"application/json": {"schema": answer(outputs)}}
         });
     }
+    match op.id {
+        "import" => {
+            out["requestBody"] = json!({
+                "required": false,
+                "content": {"application/x-ndjson": {"schema": {"type": "string", "description": "JSON Lines: one memory a line, as export writes them"}}}
+            });
+        }
+        "export" => {
+            out["responses"]["200"]["content"] = json!({
+                "application/x-ndjson": {"schema": {"type": "string", "description": "JSON Lines: one memory a line"}}
+            });
+        }
+        _ => {}
+    }
     if let Some(body) = op.body {
         // An empty body is read as `{}`.
         out["requestBody"] = json!({

@@ -557,3 +557,75 @@ async fn metrics_count_requests_by_route_pattern_without_content() {
         "no ids or content: {text}"
     );
 }
+
+#[tokio::test]
+async fn import_and_export_stream_json_lines_within_the_tenant() {
+    let state = keyed_state();
+    let cairn = state.cairn.clone();
+    let base = Client::new(state, None);
+    let alice = base.with_key(&make_key(&cairn, "alice", "write"));
+    let bob = base.with_key(&make_key(&cairn, "bob", "write"));
+    let text = concat!(
+        r#"{"content": "imported over REST", "type": "fact", "project": "atlas"}"#,
+        "\n",
+        "{not a record\n",
+        "\n",
+        r#"{"content": "the second good line"}"#,
+        "\n"
+    );
+    let r = alice.raw("POST", "/v1/import", Body::from(text)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["imported"], 2, "{}", r.body);
+    assert_eq!(
+        r.body["errors"][0][0], 2,
+        "the bad line's number: {}",
+        r.body
+    );
+    let r = alice
+        .raw("POST", "/v1/import?strict=true", Body::from(text))
+        .await;
+    assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input");
+    assert_eq!(
+        alice.get("/v1/stats").await.body["total"],
+        2,
+        "strict wrote nothing"
+    );
+
+    let export = |client: &Client| {
+        let client = client.clone();
+        async move {
+            let mut req = Request::get("/v1/export");
+            if let Some(k) = &client.key {
+                req = req.header("authorization", format!("Bearer {k}"));
+            }
+            let response = client
+                .app
+                .clone()
+                .oneshot(req.body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+            let bytes = http_body_util::BodyExt::collect(response.into_body())
+                .await
+                .unwrap()
+                .to_bytes();
+            String::from_utf8(bytes.to_vec()).unwrap()
+        }
+    };
+    let lines = export(&alice).await;
+    assert_eq!(lines.lines().count(), 2, "{lines}");
+    assert!(lines.contains("imported over REST"));
+    assert_eq!(export(&bob).await, "", "bob exports nothing of alice's");
+
+    // Bob importing alice's export gets copies in his own tenant; alice's
+    // memories are neither touched nor revealed.
+    let r = bob
+        .raw("POST", "/v1/import", Body::from(lines.clone()))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(bob.get("/v1/stats").await.body["total"], 2, "{}", r.body);
+    assert_eq!(alice.get("/v1/stats").await.body["total"], 2);
+    let again = bob.raw("POST", "/v1/import", Body::from(lines)).await;
+    assert_eq!(again.body["skipped_existing"], 2, "{}", again.body);
+}
