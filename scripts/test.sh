@@ -30,6 +30,9 @@ scripts/mcp-e2e.sh
 echo "==> REST API fuzzed from its OpenAPI document (schemathesis)"
 scripts/schemathesis.sh
 
+echo "==> Python SDK against a live server (sync and async)"
+scripts/sdk-test.sh
+
 echo "==> benchmark smoke run (numbers are printed, not asserted)"
 cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
 cargo run --release --locked -q -p cairn-bench -- mcp --memories 2000 --queries 50

@@ -1,0 +1,21 @@
+"""Python client for Cairn, a persistent memory for AI agents.
+
+    from cairn import Cairn
+    c = Cairn("http://localhost:7878", api_key=KEY)
+    c.remember("staging runs on a Hetzner box", type="fact", project="atlas")
+    print(c.recall("where is staging?").results[0].content)
+"""
+
+from .client import AsyncCairn, Cairn
+from .errors import (BadRequest, CairnError, Conflict, Forbidden, NotFound, RateLimited,
+                     TooLarge, Unauthenticated, Unavailable)
+from .models import (Context, ForgetResult, ImportReport, Memory, Page, RecallHit, RecallResult,
+                     RememberResult, Similar, Stats)
+
+__all__ = [
+    "Cairn", "AsyncCairn",
+    "CairnError", "BadRequest", "Unauthenticated", "Forbidden", "NotFound", "Conflict",
+    "TooLarge", "RateLimited", "Unavailable",
+    "Memory", "RecallHit", "RecallResult", "RememberResult", "Similar", "Page",
+    "ForgetResult", "Stats", "Context", "ImportReport",
+]
