@@ -331,40 +331,55 @@ pub struct McpArgs {
     pub no_detect: bool,
 }
 
-/// `cairn serve`.
+/// `cairn serve`. Every setting comes from its flag, else its `CAIRN_…`
+/// variable, else the `--config` file, else its default (docs/CONFIG.md).
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on (a loopback address unless you mean it).
-    #[arg(long, default_value = "127.0.0.1:7878", value_name = "ADDR")]
-    pub listen: String,
+    /// A TOML file of settings (docs/CONFIG.md lists every key).
+    #[arg(long, env = "CAIRN_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on (a loopback address unless you mean it)
+    /// [default: 127.0.0.1:7878].
+    #[arg(long, env = "CAIRN_LISTEN", value_name = "ADDR")]
+    pub listen: Option<String>,
     /// Project of calls that name none (unless the client's MCP roots show
     /// one) [default: global].
     #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
     pub project: Option<String>,
-    /// How often expired memories are deleted (30s, 5m, 1h).
-    #[arg(long, default_value = "1m", value_name = "DURATION")]
-    pub sweep_every: String,
+    /// How often expired memories are deleted (30s, 5m, 1h) [default: 1m].
+    #[arg(long, env = "CAIRN_SWEEP_EVERY", value_name = "DURATION")]
+    pub sweep_every: Option<String>,
     /// Serve without API keys: every request acts as the local user
     /// (tenant `default`, admin). Refused unless --listen is a loopback
     /// address.
-    #[arg(long)]
+    #[arg(long, env = "CAIRN_NO_AUTH")]
     pub no_auth: bool,
     /// A host name MCP clients may reach this server by (the `Host` header;
     /// repeatable). MCP accepts loopback names always; on a non-loopback
     /// --listen address with keys, any host unless this option names them.
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allow_hosts: Vec<String>,
-    /// Writes (remember, update, forget) each API key may make a minute;
-    /// 0 = unlimited. Over the limit: 429 with Retry-After.
-    #[arg(long, default_value_t = 100, value_name = "N")]
-    pub rate_writes: u32,
-    /// Recalls and contexts each API key may make a minute; 0 = unlimited.
-    #[arg(long, default_value_t = 200, value_name = "N")]
-    pub rate_recalls: u32,
-    /// Other reads (get, list, stats, MCP messages) each API key may make
-    /// a minute; 0 = unlimited.
-    #[arg(long, default_value_t = 600, value_name = "N")]
-    pub rate_reads: u32,
+    /// Writes (remember, update, forget, import) each API key may make a
+    /// minute; 0 = unlimited. Over the limit: 429 with Retry-After
+    /// [default: 100].
+    #[arg(long, env = "CAIRN_RATE_WRITES", value_name = "N")]
+    pub rate_writes: Option<u32>,
+    /// Recalls and contexts each API key may make a minute; 0 = unlimited
+    /// [default: 200].
+    #[arg(long, env = "CAIRN_RATE_RECALLS", value_name = "N")]
+    pub rate_recalls: Option<u32>,
+    /// Other reads (get, list, stats, export, MCP messages) each API key
+    /// may make a minute; 0 = unlimited [default: 600].
+    #[arg(long, env = "CAIRN_RATE_READS", value_name = "N")]
+    pub rate_reads: Option<u32>,
+    /// Longest a REST request may take, body included; streams (import,
+    /// export, MCP) are exempt [default: 30s].
+    #[arg(long, env = "CAIRN_REQUEST_TIMEOUT", value_name = "DURATION")]
+    pub request_timeout: Option<String>,
+    /// Most REST requests in progress at once; more wait their turn, then
+    /// get 503 [default: 64].
+    #[arg(long, env = "CAIRN_MAX_CONCURRENT", value_name = "N")]
+    pub max_concurrent: Option<usize>,
 }
 
 /// `cairn init`.

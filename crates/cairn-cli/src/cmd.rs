@@ -17,6 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value};
 
 use crate::args::*;
+use crate::config::ServeSettings;
 use crate::lazy::LazyMiniLm;
 use crate::out::{self, paint};
 
@@ -65,17 +66,28 @@ fn open(cli: &Cli) -> Result<Cairn> {
 }
 
 /// Run a parsed command line.
-pub fn run(cli: Cli) -> Result<()> {
+pub fn run(mut cli: Cli) -> Result<()> {
     match cli.command {
         Command::Model { ref action } => return model(action, cli.json),
         Command::Init(a) => return crate::serve::init(a),
         Command::Setup(a) => return crate::serve::setup(cli.db, a),
         _ => {}
     }
+    // A server's settings may name its store.
+    let serving = match &cli.command {
+        Command::Serve(a) => Some(ServeSettings::resolve(a)?),
+        _ => None,
+    };
+    if let Some(store) = serving.as_ref().and_then(|s| s.store.clone()) {
+        cli.db.get_or_insert(store);
+    }
     let cairn = open(&cli)?;
     let json = cli.json;
     let store = cairn.store().clone();
-    run_command(cairn, cli.command, json)?;
+    match serving {
+        Some(settings) => crate::serve::serve(cairn, settings)?,
+        None => run_command(cairn, cli.command, json)?,
+    }
     // After the answer is out (or the server stopped): what the next
     // process opens faster with. Failing to save it loses nothing, so it
     // only warns.
@@ -105,7 +117,7 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Gc => gc(&cairn, json),
         Command::Reindex => reindex(&cairn, json),
         Command::Mcp(a) => crate::serve::mcp(cairn, a),
-        Command::Serve(a) => crate::serve::serve(cairn, a),
+        Command::Serve(_) => unreachable!("served by `run`"),
         Command::Keys { action } => crate::keys::run(&cairn, action, json),
         Command::Model { .. } | Command::Init(_) | Command::Setup(_) => {
             unreachable!("handled above")

@@ -6,6 +6,7 @@
 
 mod args;
 mod cmd;
+mod config;
 mod keys;
 mod lazy;
 mod out;

@@ -2,16 +2,16 @@
 //! between the command line and `cairn-mcp` / [`crate::setup`].
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use cairn_core::project::{detect_project, project_file_text, PROJECT_FILE};
-use cairn_core::time::parse_duration;
 use cairn_core::{Cairn, Error, DEFAULT_TENANT};
 use cairn_mcp::{CairnMcp, McpConfig};
-use cairn_server::{AppState, Auth, Jobs, RateLimits};
+use cairn_server::{AppState, Auth, CapacityLimits, Jobs, RateLimits};
 
-use crate::args::{InitArgs, McpArgs, ServeArgs, SetupArgs};
+use crate::config::ServeSettings;
+
+use crate::args::{InitArgs, McpArgs, SetupArgs};
 use crate::setup::{self, Change, ServerCommand, Targets};
 
 /// Logs to stderr only (stdout may carry the protocol). `CAIRN_LOG` sets
@@ -64,31 +64,40 @@ pub fn mcp(cairn: Cairn, a: McpArgs) -> Result<()> {
     })
 }
 
-pub fn serve(cairn: Cairn, a: ServeArgs) -> Result<()> {
+pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
     init_logging("info");
-    let sweep_every = Duration::from_millis(parse_duration(&a.sweep_every)?.max(1000) as u64);
     let mut config = McpConfig::new(DEFAULT_TENANT);
-    config.default_project = a.project.map(|p| p.trim().to_string());
-    let auth = if a.no_auth { Auth::Open } else { Auth::Keys };
+    config.default_project = s.project.as_deref().map(|p| p.trim().to_string());
+    let auth = if s.auth_required {
+        Auth::Keys
+    } else {
+        Auth::Open
+    };
     let state = AppState::new(CairnMcp::new(cairn, config))
         .with_auth(auth)
         .with_rate_limits(RateLimits {
-            writes: a.rate_writes,
-            recalls: a.rate_recalls,
-            reads: a.rate_reads,
+            writes: s.rate_writes,
+            recalls: s.rate_recalls,
+            reads: s.rate_reads,
+        })
+        .with_capacity(CapacityLimits {
+            request_timeout: s.request_timeout,
+            max_concurrent: s.max_concurrent,
+            queue_wait: s.queue_wait,
         });
     let jobs = Jobs {
-        sweep_every,
+        sweep_every: s.sweep_every,
         ..Jobs::default()
     };
     runtime()?.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&a.listen)
+        let listener = tokio::net::TcpListener::bind(&s.listen)
             .await
-            .map_err(|e| Error::invalid(format!("cannot listen on {}: {e}", a.listen)))?;
+            .map_err(|e| Error::invalid(format!("cannot listen on {}: {e}", s.listen)))?;
         let addr = listener.local_addr()?;
         let mut hosts: Vec<String> = cairn_server::LOOPBACK_HOSTS.map(String::from).to_vec();
-        hosts.extend(a.allow_hosts.iter().cloned());
-        let open_hosts = auth == Auth::Keys && !addr.ip().is_loopback() && a.allow_hosts.is_empty();
+        hosts.extend(s.allow_hosts.iter().cloned());
+        let open_hosts =
+            auth == Auth::Keys && !addr.ip().is_loopback() && s.allow_hosts.is_empty();
         let state = state.with_mcp_hosts((!open_hosts).then_some(hosts));
         if auth == Auth::Open {
             if !addr.ip().is_loopback() {

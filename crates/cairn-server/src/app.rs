@@ -60,6 +60,10 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         .layer(axum::middleware::from_fn(session_end))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            crate::capacity::guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             crate::limits::limit,
         ))
         .layer(axum::middleware::from_fn_with_state(

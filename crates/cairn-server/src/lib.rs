@@ -19,6 +19,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod capacity;
 pub mod error;
 pub mod jobs;
 pub mod limits;
@@ -37,6 +38,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use app::{router, MCP_PATH};
 pub use auth::Auth;
+pub use capacity::CapacityLimits;
 pub use error::ApiError;
 pub use limits::RateLimits;
 
@@ -56,6 +58,8 @@ pub struct AppState {
     pub limiter: Arc<limits::Limiter>,
     /// What `/metrics` reports.
     pub metrics: Arc<metrics::Metrics>,
+    /// Requests in progress and how long each may take.
+    pub capacity: Arc<capacity::Capacity>,
 }
 
 /// The hosts MCP accepts by default: loopback names.
@@ -71,7 +75,14 @@ impl AppState {
             mcp_hosts: Some(LOOPBACK_HOSTS.map(String::from).to_vec()),
             limiter: Arc::new(limits::Limiter::new(RateLimits::default())),
             metrics: Arc::default(),
+            capacity: Arc::new(capacity::Capacity::new(CapacityLimits::default())),
         }
+    }
+
+    /// Builder: requests in progress at once, and how long each may take.
+    pub fn with_capacity(mut self, limits: CapacityLimits) -> Self {
+        self.capacity = Arc::new(capacity::Capacity::new(limits));
+        self
     }
 
     /// Builder: the rate limits of every key.

@@ -104,3 +104,42 @@ fn serve_without_keys_is_refused_on_a_non_loopback_address() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--no-auth is refused"), "{err}");
 }
+
+#[test]
+fn serve_reads_its_settings_from_a_config_file() {
+    use std::io::BufRead;
+    let env = Env::new();
+    let store = env.dir.path().join("from-config.db");
+    let config = env.dir.path().join("cairn.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "listen = \"127.0.0.1:0\"\nstore = {:?}\n[auth]\nrequired = false\n",
+            store.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["serve", "--config", config.to_str().unwrap()])
+        .env_remove("CAIRN_DB")
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(line.contains("http://127.0.0.1:"), "{line}");
+    assert!(!line.contains("needs `Authorization"), "auth off by the file: {line}");
+    assert!(store.exists(), "the store the file names");
+
+    std::fs::write(&config, "listen = 7878\n").unwrap();
+    let out = env.run(&["serve", "--config", config.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("listen") && err.contains("cairn.toml"), "{err}");
+}

@@ -629,3 +629,44 @@ async fn import_and_export_stream_json_lines_within_the_tenant() {
     let again = bob.raw("POST", "/v1/import", Body::from(lines)).await;
     assert_eq!(again.body["skipped_existing"], 2, "{}", again.body);
 }
+
+/// A body that sends its first bytes and then nothing.
+fn stalled_body() -> Body {
+    let first = futures_util::stream::once(async {
+        Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b"{\"content\": \"sl"))
+    });
+    Body::from_stream(futures_util::StreamExt::chain(
+        first,
+        futures_util::stream::pending(),
+    ))
+}
+
+#[tokio::test]
+async fn a_stalled_client_lets_go_and_a_full_server_says_so() {
+    let state = state().with_capacity(cairn_server::CapacityLimits {
+        request_timeout: std::time::Duration::from_millis(500),
+        max_concurrent: 1,
+        queue_wait: std::time::Duration::from_millis(100),
+    });
+    let c = Client::new(state, None);
+    let r = c.raw("POST", "/v1/memories", stalled_body()).await;
+    assert_error(&r, StatusCode::REQUEST_TIMEOUT, "request_timeout");
+
+    // One stalled request holds the only permit; the next one waits, then
+    // is told to come back.
+    let holder = {
+        let c = c.clone();
+        tokio::spawn(async move { c.raw("POST", "/v1/memories", stalled_body()).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(!holder.is_finished(), "the holder waits for its body");
+    let r = c.get("/v1/stats").await;
+    assert_error(&r, StatusCode::SERVICE_UNAVAILABLE, "overloaded");
+    assert_eq!(r.headers["retry-after"], "1");
+    assert_eq!(holder.await.unwrap().status, StatusCode::REQUEST_TIMEOUT);
+    assert_eq!(
+        c.get("/v1/stats").await.status,
+        StatusCode::OK,
+        "free again"
+    );
+}

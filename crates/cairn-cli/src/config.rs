@@ -1,0 +1,207 @@
+//! `cairn serve`'s settings: flags, then `CAIRN_…` environment variables,
+//! then a TOML file (`--config`), then the defaults. `docs/CONFIG.md`
+//! documents every key.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use cairn_core::time::parse_duration;
+use cairn_core::Error;
+use serde::Deserialize;
+
+use crate::args::ServeArgs;
+
+/// The file's keys (every one optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    listen: Option<String>,
+    store: Option<PathBuf>,
+    project: Option<String>,
+    sweep_every: Option<String>,
+    #[serde(default)]
+    auth: AuthFile,
+    #[serde(default)]
+    limits: LimitsFile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AuthFile {
+    required: Option<bool>,
+    allow_hosts: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitsFile {
+    writes_per_minute: Option<u32>,
+    recalls_per_minute: Option<u32>,
+    reads_per_minute: Option<u32>,
+    request_timeout: Option<String>,
+    max_concurrent: Option<usize>,
+    queue_wait: Option<String>,
+}
+
+/// Everything `cairn serve` runs with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServeSettings {
+    pub listen: String,
+    /// The store file, when the file names one (`--db` and `CAIRN_DB` win).
+    pub store: Option<PathBuf>,
+    pub project: Option<String>,
+    pub sweep_every: Duration,
+    pub auth_required: bool,
+    pub allow_hosts: Vec<String>,
+    pub rate_writes: u32,
+    pub rate_recalls: u32,
+    pub rate_reads: u32,
+    pub request_timeout: Duration,
+    pub max_concurrent: usize,
+    pub queue_wait: Duration,
+}
+
+fn duration(key: &str, text: &str) -> Result<Duration> {
+    let ms = parse_duration(text).map_err(|e| Error::invalid(format!("{key}: {e}")))?;
+    Ok(Duration::from_millis(ms as u64))
+}
+
+impl ServeSettings {
+    /// The settings of `args`, over its `--config` file if it names one.
+    pub fn resolve(args: &ServeArgs) -> Result<ServeSettings> {
+        let file = match &args.config {
+            Some(path) => read(path)?,
+            None => File::default(),
+        };
+        let limits = file.limits;
+        let text = |flag: &Option<String>, key: Option<String>, default: &str| {
+            flag.clone().or(key).unwrap_or_else(|| default.to_string())
+        };
+        let settings = ServeSettings {
+            listen: text(&args.listen, file.listen, "127.0.0.1:7878"),
+            store: file.store,
+            project: args.project.clone().or(file.project),
+            sweep_every: duration(
+                "sweep_every",
+                &text(&args.sweep_every, file.sweep_every, "1m"),
+            )?
+            .max(Duration::from_secs(1)),
+            auth_required: !args.no_auth && file.auth.required.unwrap_or(true),
+            allow_hosts: if args.allow_hosts.is_empty() {
+                file.auth.allow_hosts.unwrap_or_default()
+            } else {
+                args.allow_hosts.clone()
+            },
+            rate_writes: args.rate_writes.or(limits.writes_per_minute).unwrap_or(100),
+            rate_recalls: args
+                .rate_recalls
+                .or(limits.recalls_per_minute)
+                .unwrap_or(200),
+            rate_reads: args.rate_reads.or(limits.reads_per_minute).unwrap_or(600),
+            request_timeout: duration(
+                "request_timeout",
+                &text(&args.request_timeout, limits.request_timeout, "30s"),
+            )?,
+            max_concurrent: args.max_concurrent.or(limits.max_concurrent).unwrap_or(64),
+            queue_wait: duration(
+                "queue_wait",
+                &limits.queue_wait.unwrap_or_else(|| "5s".into()),
+            )?,
+        };
+        if settings.max_concurrent == 0 {
+            return Err(Error::invalid("max_concurrent must be at least 1").into());
+        }
+        Ok(settings)
+    }
+}
+
+fn read(path: &Path) -> Result<File> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the configuration {}", path.display()))?;
+    toml_edit::de::from_str(&text)
+        .map_err(|e| Error::invalid(format!("{}: {e}", path.display().to_string().trim())).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::args::{Cli, Command};
+
+    fn serve_args(args: &[&str]) -> ServeArgs {
+        let mut all = vec!["cairn", "serve"];
+        all.extend_from_slice(args);
+        match Cli::parse_from(all).command {
+            Command::Serve(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn defaults_then_the_file_then_flags() {
+        let defaults = ServeSettings::resolve(&serve_args(&[])).unwrap();
+        assert_eq!(defaults.listen, "127.0.0.1:7878");
+        assert!(defaults.auth_required);
+        assert_eq!(
+            (
+                defaults.rate_writes,
+                defaults.rate_recalls,
+                defaults.rate_reads
+            ),
+            (100, 200, 600)
+        );
+        assert_eq!(defaults.request_timeout, Duration::from_secs(30));
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cairn.toml");
+        std::fs::write(
+            &path,
+            "listen = \"127.0.0.1:9000\"\nstore = \"/srv/cairn.db\"\n[auth]\nallow_hosts = [\"cairn.internal\"]\n[limits]\nwrites_per_minute = 5\nrequest_timeout = \"10s\"\n",
+        )
+        .unwrap();
+        let p = path.to_str().unwrap();
+        let from_file = ServeSettings::resolve(&serve_args(&["--config", p])).unwrap();
+        assert_eq!(from_file.listen, "127.0.0.1:9000");
+        assert_eq!(from_file.store.as_deref(), Some(Path::new("/srv/cairn.db")));
+        assert_eq!(from_file.allow_hosts, vec!["cairn.internal".to_string()]);
+        assert_eq!(from_file.rate_writes, 5);
+        assert_eq!(from_file.rate_recalls, 200, "a key the file leaves out");
+        assert_eq!(from_file.request_timeout, Duration::from_secs(10));
+
+        let flags = ServeSettings::resolve(&serve_args(&[
+            "--config",
+            p,
+            "--listen",
+            "127.0.0.1:9001",
+            "--rate-writes",
+            "7",
+        ]))
+        .unwrap();
+        assert_eq!(
+            (flags.listen.as_str(), flags.rate_writes),
+            ("127.0.0.1:9001", 7)
+        );
+    }
+
+    #[test]
+    fn a_bad_file_is_refused_naming_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cairn.toml");
+        std::fs::write(&path, "[limits]\nwrites_per_minit = 5\n").unwrap();
+        let err = ServeSettings::resolve(&serve_args(&["--config", path.to_str().unwrap()]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("writes_per_minit"), "{err}");
+        std::fs::write(&path, "sweep_every = \"soon\"\n").unwrap();
+        let err = ServeSettings::resolve(&serve_args(&["--config", path.to_str().unwrap()]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("sweep_every"), "{err}");
+        let missing = dir.path().join("nope.toml");
+        let err = ServeSettings::resolve(&serve_args(&["--config", missing.to_str().unwrap()]))
+            .unwrap_err();
+        assert!(format!("{err:#}").contains("nope.toml"), "{err:#}");
+    }
+}
