@@ -134,12 +134,18 @@ fn serve_reads_its_settings_from_a_config_file() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(line.contains("http://127.0.0.1:"), "{line}");
-    assert!(!line.contains("needs `Authorization"), "auth off by the file: {line}");
+    assert!(
+        !line.contains("needs `Authorization"),
+        "auth off by the file: {line}"
+    );
     assert!(store.exists(), "the store the file names");
 
     std::fs::write(&config, "listen = 7878\n").unwrap();
     let out = env.run(&["serve", "--config", config.to_str().unwrap()]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("listen") && err.contains("cairn.toml"), "{err}");
+    assert!(
+        err.contains("listen") && err.contains("cairn.toml"),
+        "{err}"
+    );
 }

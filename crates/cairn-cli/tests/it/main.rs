@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 mod cli;
+mod crash;
 mod keys;
 mod same_json;
 mod setup;

@@ -1,0 +1,124 @@
+//! Crash safety of the server: `cairn serve` killed with SIGKILL during
+//! concurrent REST writes, 20 times. Every write answered 2xx is in the
+//! store afterwards, and the store passes `PRAGMA integrity_check`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::{assert_healthy, Env};
+
+/// One HTTP/1.1 request on its own connection: (status, body), or `None`
+/// if the connection failed or was cut (the server died).
+fn http(addr: &str, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
+    let mut tcp = TcpStream::connect(addr).ok()?;
+    tcp.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(req.as_bytes()).ok()?;
+    let mut reply = String::new();
+    tcp.read_to_string(&mut reply).ok()?;
+    let status = reply.split(' ').nth(1)?.parse().ok()?;
+    let (_, body) = reply.split_once("\r\n\r\n")?;
+    Some((status, body.to_string()))
+}
+
+fn start(env: &Env) -> (Child, String) {
+    let mut child = env
+        .cmd()
+        .args(["serve", "--listen", "127.0.0.1:0", "--no-auth"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn cairn serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("cairn serve printed {line:?}"))
+        .to_string();
+    // Wait until the model is loaded, so that writes are under way when
+    // the process is killed.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while http(&addr, "GET", "/readyz", "").map(|r| r.0) != Some(200) {
+        assert!(Instant::now() < deadline, "cairn serve never became ready");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, addr)
+}
+
+#[test]
+fn every_acknowledged_write_survives_kill_9() {
+    let env = Env::new();
+    let acknowledged: Arc<Mutex<Vec<String>>> = Arc::default();
+    for round in 0..20u64 {
+        let (mut child, addr) = start(&env);
+        let stop = Arc::new(AtomicBool::new(false));
+        let writers: Vec<_> = (0..4)
+            .map(|w| {
+                let (addr, stop, acked) = (addr.clone(), stop.clone(), acknowledged.clone());
+                std::thread::spawn(move || {
+                    let mut i = 0;
+                    while !stop.load(Ordering::Relaxed) {
+                        let body = format!(
+                            r#"{{"content": "round {round} writer {w} write {i}: a distinct fact numbered {}", "dedup": false}}"#,
+                            round * 100_000 + w * 10_000 + i
+                        );
+                        i += 1;
+                        match http(&addr, "POST", "/v1/memories", &body) {
+                            Some((201, reply)) => {
+                                let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
+                                acked.lock().unwrap().push(v["id"].as_str().unwrap().to_string());
+                            }
+                            Some((status, reply)) => panic!("{status}: {reply}"),
+                            None => return, // the server is gone
+                        }
+                    }
+                })
+            })
+            .collect();
+        // Kill at a different moment each round.
+        std::thread::sleep(Duration::from_millis(60 + (round * 37) % 300));
+        child.kill().expect("SIGKILL");
+        child.wait().unwrap();
+        stop.store(true, Ordering::Relaxed);
+        for w in writers {
+            w.join().expect("a writer failed");
+        }
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    assert!(
+        acknowledged.len() >= 20,
+        "too few writes to mean anything: {}",
+        acknowledged.len()
+    );
+    assert_healthy(&env.db());
+    let exported = env.ok(&["export"]);
+    let stored: std::collections::HashSet<String> = exported
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    eprintln!("{} acknowledged writes over 20 kills", acknowledged.len());
+    let lost: Vec<&String> = acknowledged
+        .iter()
+        .filter(|id| !stored.contains(id.as_str()))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} of {} acknowledged writes lost: {lost:?}",
+        lost.len(),
+        acknowledged.len()
+    );
+}
