@@ -10,6 +10,8 @@
 //! - `fresh`: `cairn recall` as a fresh process against a store file.
 //! - `locomo`: retrieval quality on the LoCoMo conversations (evidence
 //!   recall@k, hit@k, MRR per category, for each search mode).
+//! - `serve`: the REST API of the real `cairn serve` under concurrent
+//!   keep-alive load: throughput, p50/p99, errors, resident memory.
 //! - `mcp`: recall through the MCP server (stdio framing, streamable HTTP)
 //!   against the engine alone, and the server processes' idle memory.
 //!
@@ -19,6 +21,7 @@ mod embed_cache;
 mod locomo;
 mod mcp;
 mod metrics;
+mod serve;
 mod synth;
 
 use std::io::Write;
@@ -120,6 +123,21 @@ enum Cmd {
         #[arg(long, default_value = "target/release/cairn")]
         cairn: PathBuf,
     },
+    /// The REST API of `cairn serve` under load from concurrent clients.
+    Serve {
+        /// Memories in the store.
+        #[arg(long, default_value_t = 100_000)]
+        memories: usize,
+        /// Concurrent keep-alive clients.
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        /// Seconds per scenario.
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
+        /// The `cairn` binary.
+        #[arg(long, default_value = "target/release/cairn")]
+        cairn: PathBuf,
+    },
 }
 
 fn main() -> Result<()> {
@@ -155,6 +173,12 @@ fn main() -> Result<()> {
             queries,
             cairn,
         } => mcp::run(memories, queries, &cairn),
+        Cmd::Serve {
+            memories,
+            clients,
+            seconds,
+            cairn,
+        } => serve::run(memories, clients, seconds, &cairn),
     }
 }
 

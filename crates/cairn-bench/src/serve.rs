@@ -1,0 +1,380 @@
+//! `serve`: the REST API under load. A store of synthetic memories (real
+//! MiniLM recorded as its model, so the server embeds each hybrid query
+//! with the real model), the real `cairn serve` binary with an API key,
+//! and a load generator in this process: `clients` keep-alive HTTP/1.1
+//! connections, each sending its next request when the last is answered,
+//! for `seconds` per scenario. Prints throughput, latency percentiles,
+//! errors and the server's resident memory, then the engine's own latency
+//! for the same calls in this process (the REST overhead is the
+//! difference at one client).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use cairn_core::api::{self, Caller, CreateKeyInput};
+use cairn_core::{Cairn, Store};
+use cairn_sqlite::SqliteStore;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+use crate::percentile;
+use crate::synth::{Corpus, SyntheticEmbedder};
+
+/// One kind of request.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Scenario {
+    Hybrid,
+    Keyword,
+    Remember,
+    Get,
+}
+
+impl Scenario {
+    fn label(self) -> &'static str {
+        match self {
+            Scenario::Hybrid => "recall, hybrid (query embedded by the server)",
+            Scenario::Keyword => "recall, keyword",
+            Scenario::Remember => "remember (dedup on, embedded by the server)",
+            Scenario::Get => "get by id",
+        }
+    }
+
+    fn request(self, i: u64, corpus: &Corpus, ids: &[String]) -> (&'static str, String, String) {
+        match self {
+            Scenario::Hybrid | Scenario::Keyword => {
+                let mode = if self == Scenario::Hybrid {
+                    "hybrid"
+                } else {
+                    "keyword"
+                };
+                let body =
+                    serde_json::json!({"query": corpus.query_text(i), "mode": mode, "limit": 10});
+                ("POST", "/v1/recall".into(), body.to_string())
+            }
+            Scenario::Remember => {
+                let body = serde_json::json!({"content": format!("{} (load {i})", corpus.memory_text(1_000_000 + i)), "type": "note"});
+                ("POST", "/v1/memories".into(), body.to_string())
+            }
+            Scenario::Get => (
+                "GET",
+                format!("/v1/memories/{}", ids[(i as usize * 7919) % ids.len()]),
+                String::new(),
+            ),
+        }
+    }
+}
+
+/// A keep-alive HTTP/1.1 connection.
+struct Conn {
+    reader: BufReader<TcpStream>,
+    key: String,
+}
+
+impl Conn {
+    async fn open(addr: &str, key: &str) -> Result<Conn> {
+        let tcp = TcpStream::connect(addr).await?;
+        tcp.set_nodelay(true)?;
+        Ok(Conn {
+            reader: BufReader::new(tcp),
+            key: key.to_string(),
+        })
+    }
+
+    /// Send a request and read its answer: the status.
+    async fn send(&mut self, method: &str, path: &str, body: &str) -> Result<u16> {
+        let req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.key,
+            body.len()
+        );
+        self.reader.get_mut().write_all(req.as_bytes()).await?;
+        let mut line = String::new();
+        self.reader.read_line(&mut line).await?;
+        let status: u16 = line
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .with_context(|| format!("bad status line {line:?}"))?;
+        let mut length = 0usize;
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).await?;
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse()?;
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        self.reader.read_exact(&mut body).await?;
+        Ok(status)
+    }
+}
+
+/// What a scenario measured.
+struct Outcome {
+    latencies: Vec<f64>,
+    errors: usize,
+    server_errors: usize,
+    seconds: f64,
+}
+
+async fn load(
+    addr: &str,
+    key: &str,
+    scenario: Scenario,
+    clients: usize,
+    seconds: f64,
+    corpus: Arc<Corpus>,
+    ids: Arc<Vec<String>>,
+) -> Result<Outcome> {
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(seconds);
+    let mut tasks = Vec::new();
+    for c in 0..clients {
+        let (addr, key, corpus, ids) = (
+            addr.to_string(),
+            key.to_string(),
+            corpus.clone(),
+            ids.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let mut conn = Conn::open(&addr, &key).await?;
+            let (mut latencies, mut errors, mut server_errors) = (Vec::new(), 0, 0);
+            let mut i = c as u64 * 1_000_000;
+            while Instant::now() < deadline {
+                let (method, path, body) = scenario.request(i, &corpus, &ids);
+                i += 1;
+                let t = Instant::now();
+                let status = conn.send(method, &path, &body).await?;
+                latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+                if !(200..300).contains(&status) {
+                    errors += 1;
+                    server_errors += usize::from(status >= 500);
+                }
+            }
+            anyhow::Ok((latencies, errors, server_errors))
+        }));
+    }
+    let mut out = Outcome {
+        latencies: Vec::new(),
+        errors: 0,
+        server_errors: 0,
+        seconds: 0.0,
+    };
+    for t in tasks {
+        let (l, e, s) = t.await??;
+        out.latencies.extend(l);
+        out.errors += e;
+        out.server_errors += s;
+    }
+    out.seconds = start.elapsed().as_secs_f64();
+    out.latencies.sort_by(f64::total_cmp);
+    Ok(out)
+}
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn start_server(bin: &Path, db: &Path) -> Result<(Child, String)> {
+    use std::io::BufRead;
+    let mut child = Command::new(bin)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args([
+            "--rate-writes",
+            "0",
+            "--rate-recalls",
+            "0",
+            "--rate-reads",
+            "0",
+        ])
+        .args(["--max-concurrent", "256"])
+        .env("CAIRN_DB", db)
+        .env("CAIRN_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("starting {}", bin.display()))?;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line)?;
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .with_context(|| format!("cairn serve printed {line:?}"))?
+        .to_string();
+    Ok((child, addr))
+}
+
+/// Run the benchmark and print its tables.
+pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> Result<()> {
+    if !cairn_bin.is_file() {
+        bail!(
+            "{} not found: build it with `cargo build --release -p cairn-cli`",
+            cairn_bin.display()
+        );
+    }
+    let tmp = tempfile::tempdir()?;
+    let path = tmp.path().join("serve-bench.db");
+    let corpus = Arc::new(Corpus::new(42));
+    let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
+    let sqlite = Arc::new(SqliteStore::open(&path)?);
+    let store: Arc<dyn Store> = sqlite.clone();
+    let synthetic = Cairn::new(store.clone(), embedder.clone());
+    crate::fill(
+        &synthetic,
+        &sqlite,
+        &corpus,
+        &embedder,
+        memories,
+        tmp.path(),
+    )?;
+    // The server embeds with the real model: record it as the store's.
+    store.set_model(&cairn_embed::model_info())?;
+    let key = api::create_key(
+        &synthetic,
+        CreateKeyInput {
+            tenant: "default".into(),
+            role: "write".into(),
+            ..Default::default()
+        },
+    )?
+    .key;
+    let ids: Vec<String> = synthetic
+        .list(
+            &synthetic.filter("default"),
+            cairn_core::ListOrder::Id,
+            5000,
+            0,
+        )?
+        .iter()
+        .map(|m| m.id.to_string())
+        .collect();
+    let ids = Arc::new(ids);
+    drop(synthetic);
+
+    let (mut child, addr) = start_server(cairn_bin, &path)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    // Ready: the model is loaded.
+    rt.block_on(async {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            if let Ok(mut c) = Conn::open(&addr, &key).await {
+                if c.send("GET", "/readyz", "").await.ok() == Some(200) {
+                    return anyhow::Ok(());
+                }
+            }
+            if Instant::now() > deadline {
+                bail!("cairn serve never became ready");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })?;
+    let rss_start = rss_kib(child.id());
+
+    println!("| {memories} memories, {clients} clients, {seconds:.0} s each | requests/s | p50 | p99 | errors | 5xx |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let mut single = Vec::new();
+    for scenario in [
+        Scenario::Hybrid,
+        Scenario::Keyword,
+        Scenario::Get,
+        Scenario::Remember,
+    ] {
+        let o = rt.block_on(load(
+            &addr,
+            &key,
+            scenario,
+            clients,
+            seconds,
+            corpus.clone(),
+            ids.clone(),
+        ))?;
+        println!(
+            "| {} | {:.0} | {:.2} ms | {:.2} ms | {} | {} |",
+            scenario.label(),
+            o.latencies.len() as f64 / o.seconds,
+            percentile(&o.latencies, 50.0),
+            percentile(&o.latencies, 99.0),
+            o.errors,
+            o.server_errors
+        );
+        if matches!(scenario, Scenario::Keyword | Scenario::Get) {
+            let one = rt.block_on(load(
+                &addr,
+                &key,
+                scenario,
+                1,
+                seconds.min(5.0),
+                corpus.clone(),
+                ids.clone(),
+            ))?;
+            single.push((scenario, percentile(&one.latencies, 50.0)));
+        }
+    }
+    let rss_end = rss_kib(child.id());
+    child.kill()?;
+    child.wait()?;
+
+    // The engine alone, in this process, on the same store.
+    let engine = Cairn::new(Arc::new(SqliteStore::open(&path)?), embedder);
+    let caller = Caller::new("default");
+    println!();
+    println!("| one client, p50 | REST | engine (`cairn_core::api`, in process) | REST overhead |");
+    println!("|---|---:|---:|---:|");
+    for (scenario, rest) in single {
+        let mut samples = Vec::new();
+        for i in 0..300u64 {
+            let t = Instant::now();
+            match scenario {
+                Scenario::Keyword => {
+                    api::recall(
+                        &engine,
+                        &caller,
+                        api::RecallInput {
+                            query: corpus.query_text(i),
+                            mode: Some("keyword".into()),
+                            limit: Some(10),
+                            ..Default::default()
+                        },
+                    )?;
+                }
+                _ => {
+                    api::get(&engine, &caller, &ids[(i as usize * 7919) % ids.len()])?;
+                }
+            }
+            samples.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        samples.sort_by(f64::total_cmp);
+        let core = percentile(&samples, 50.0);
+        println!(
+            "| {} | {rest:.2} ms | {core:.2} ms | {:.2} ms |",
+            scenario.label(),
+            rest - core
+        );
+    }
+    let fmt = |k: Option<u64>| k.map_or("n/a".into(), |k| format!("{:.0} MiB", k as f64 / 1024.0));
+    println!(
+        "\nServer resident memory: {} when ready, {} after the runs.",
+        fmt(rss_start),
+        fmt(rss_end)
+    );
+    Ok(())
+}
