@@ -3,7 +3,7 @@
 //! rejections by class, and memories by tenant. Labels are route patterns
 //! (`/v1/memories/{id}`), never ids or content.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -13,7 +13,7 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use cairn_core::{Cairn, DEFAULT_TENANT};
+use cairn_core::Cairn;
 
 use crate::limits::Class;
 use crate::AppState;
@@ -182,17 +182,11 @@ fn unmatched(path: &str) -> String {
     }
 }
 
-/// The tenants whose memories are counted: the local one and every key's.
+/// Every tenant's count of memories.
 fn tenants(cairn: &Cairn) -> cairn_core::Result<Vec<(String, usize)>> {
-    let mut tenants: BTreeSet<String> = cairn
+    cairn
         .store()
-        .key_store()
-        .keys(None)?
-        .into_iter()
-        .map(|k| k.tenant)
-        .collect();
-    tenants.insert(DEFAULT_TENANT.to_string());
-    tenants
+        .tenants()?
         .into_iter()
         .map(|t| Ok((t.clone(), cairn.stats(&t)?.0.total)))
         .collect()
