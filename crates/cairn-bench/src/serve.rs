@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use cairn_core::api::{self, Caller, CreateKeyInput};
-use cairn_core::{Cairn, Store};
+use cairn_core::{Cairn, Store, StoreCaches};
 use cairn_sqlite::SqliteStore;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -333,8 +333,11 @@ pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> R
     child.kill()?;
     child.wait()?;
 
-    // The engine alone, in this process, on the same store.
-    let engine = Cairn::new(Arc::new(SqliteStore::open(&path)?), embedder);
+    // The engine alone, in this process, on the same store, its indexes
+    // loaded as the server's are.
+    let warm = Arc::new(SqliteStore::open(&path)?);
+    warm.preload()?;
+    let engine = Cairn::new(warm, embedder);
     let caller = Caller::new("default");
     println!();
     println!("| one client, p50 | REST | engine (`cairn_core::api`, in process) | REST overhead |");
