@@ -98,14 +98,7 @@ async fn parse_errors(
     let (parts, body) = req.into_parts();
     let bytes = match axum::body::to_bytes(body, MAX_MCP_BODY).await {
         Ok(b) => b,
-        Err(e) => {
-            return crate::ApiError::request(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "body_too_large",
-                format!("the request body is larger than the server accepts: {e}"),
-            )
-            .into_response()
-        }
+        Err(e) => return crate::ApiError::body_too_large(e).into_response(),
     };
     let error = match jsonrpc::classify(&bytes) {
         Incoming::Message => None,

@@ -57,6 +57,17 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// 413 for a body over the server's limit (`e` says which).
+    pub fn body_too_large(e: impl std::fmt::Display) -> Self {
+        ApiError::request(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            format!("the request body is larger than the server accepts: {e}"),
+        )
+    }
+}
+
 impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
         ApiError::Engine(e)

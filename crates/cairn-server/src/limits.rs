@@ -200,14 +200,7 @@ pub async fn limit(State(state): State<AppState>, req: Request, next: Next) -> R
         let (parts, body) = req.into_parts();
         let bytes = match axum::body::to_bytes(body, crate::app::MAX_MCP_BODY).await {
             Ok(b) => b,
-            Err(e) => {
-                return ApiError::request(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "body_too_large",
-                    format!("the request body is larger than the server accepts: {e}"),
-                )
-                .into_response()
-            }
+            Err(e) => return ApiError::body_too_large(e).into_response(),
         };
         let class = mcp_class(&bytes);
         (

@@ -102,11 +102,7 @@ where
             .map_err(|e| {
                 let too_large = e.status() == StatusCode::PAYLOAD_TOO_LARGE;
                 if too_large {
-                    ApiError::request(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        "body_too_large",
-                        format!("the request body is larger than the server accepts: {e}"),
-                    )
+                    ApiError::body_too_large(e)
                 } else {
                     ApiError::request(e.status(), "invalid_body", e.body_text())
                 }
