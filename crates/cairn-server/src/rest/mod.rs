@@ -1,8 +1,8 @@
 //! The REST API under `/v1`: JSON over HTTP, one handler per operation of
 //! `cairn_core::api`, nothing more. Every handler takes the caller the
 //! authentication put into the request ([`crate::auth`]), parses its input
-//! ([`input`]), runs the operation on the engine and answers its output;
-//! every error has the one shape of [`crate::error`].
+//! ([`JsonBody`], [`QueryParams`]), runs the operation on the engine and
+//! answers its output; every error has the one shape of [`crate::error`].
 
 mod input;
 mod keys;
