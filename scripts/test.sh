@@ -21,6 +21,9 @@ cargo fmt --all -- --check
 echo "==> cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+echo "==> cargo doc (broken links are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked -q
+
 echo "==> cargo test"
 cargo test --workspace --locked
 
