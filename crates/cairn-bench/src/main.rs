@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::history::LOCAL_ACTOR;
 use cairn_core::rank::Fusion;
 use cairn_core::wire::{JsonLines, MemoryRecord};
 use cairn_core::{Cairn, Embedder, RecallRequest, SearchMode, Store};
@@ -212,7 +213,7 @@ fn fill(
     let t = Instant::now();
     let reader = std::io::BufReader::new(std::fs::File::open(&path)?);
     let mut lines = JsonLines::spawn(reader, Box::new(|_| {}));
-    let report = cairn.import("default", lines.by_ref(), false, &mut |_| {})?;
+    let report = cairn.import("default", lines.by_ref(), false, LOCAL_ACTOR, &mut |_| {})?;
     lines.finish()?;
     store.wait_for_checkpoints();
     let seconds = t.elapsed().as_secs_f64();
@@ -369,7 +370,7 @@ fn embed(sentences: usize) -> Result<()> {
         })
         .collect::<Vec<_>>();
     let t = Instant::now();
-    cairn.import("default", records, true, &mut |_| {})?;
+    cairn.import("default", records, true, LOCAL_ACTOR, &mut |_| {})?;
     let import_rate = sentences as f64 / t.elapsed().as_secs_f64();
     println!("| figure | value |\n|---|---:|");
     println!("| model load | {load_ms:.0} ms |");

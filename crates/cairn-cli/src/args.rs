@@ -62,9 +62,34 @@ pub enum Command {
         #[arg(required = true)]
         tags: Vec<String>,
     },
+    /// Every version of a memory: what changed, when, by whom and why.
+    ///
+    /// Each create, update, dedup merge, supersession, import and revert is
+    /// a version with the memory as it left it. A forgotten memory keeps
+    /// only its deletion receipt (when, by whom, how many versions).
+    History {
+        /// Id or unique id prefix.
+        id: String,
+        /// Show each version's full text (by default, its first line).
+        #[arg(long)]
+        full: bool,
+    },
+    /// Restore an earlier version of a memory, as a new version.
+    ///
+    /// Restores the text, type, project, tags, metadata and importance of
+    /// VERSION (see `cairn history ID`); the id, times, access counts,
+    /// expiry and supersession stay as they are.
+    Revert {
+        /// Id or unique id prefix.
+        id: String,
+        /// The version to restore.
+        version: u32,
+    },
     /// Delete memories by id, or every memory matching a filter (with --yes).
     ///
-    /// With a filter, `--project P` means P's own memories (never global
+    /// Deleting is for good: the text leaves the memory, its versions and
+    /// the search indexes, and its bytes are overwritten in the file. A
+    /// deletion receipt remains (`cairn history ID`). With a filter, `--project P` means P's own memories (never global
     /// ones); without --project only global memories match; --all-projects
     /// matches every scope. Without --yes, only the count is shown.
     Forget(ForgetArgs),

@@ -109,6 +109,8 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::List(a) => list(&cairn, a, json),
         Command::Update(a) => update(&cairn, a, json),
         Command::Tag { id, tags } => tag(&cairn, &id, tags, json),
+        Command::History { id, full } => history(&cairn, &id, full, json),
+        Command::Revert { id, version } => revert(&cairn, &id, version, json),
         Command::Forget(a) => forget(&cairn, a, json),
         Command::Supersede(a) => supersede(&cairn, a, json),
         Command::Import(a) => import(&cairn, a, json),
@@ -400,6 +402,27 @@ fn get(cairn: &Cairn, id: &str, json: bool) -> Result<()> {
         return print_json(&view);
     }
     out::memory_detail(&view, &short(cairn, view.id()));
+    Ok(())
+}
+
+fn history(cairn: &Cairn, id: &str, full: bool, json: bool) -> Result<()> {
+    let out = api::history(cairn, &caller(), id)?;
+    if json {
+        return print_json(&out);
+    }
+    out::history(&out, full);
+    Ok(())
+}
+
+fn revert(cairn: &Cairn, id: &str, version: u32, json: bool) -> Result<()> {
+    let out = api::revert(cairn, &caller(), id, api::RevertInput { version })?;
+    if json {
+        return print_json(&out);
+    }
+    println!(
+        "restored version {} of {} as version {}",
+        out.restored, out.memory.short_id, out.version
+    );
     Ok(())
 }
 

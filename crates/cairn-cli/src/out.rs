@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use cairn_core::api::MemoryView;
+use cairn_core::api::{plural, HistoryOutput, MemoryView};
 use cairn_core::time::{ago, format_timestamp};
 use cairn_core::{Memory, Timestamp, DEFAULT_TENANT};
 
@@ -170,4 +170,55 @@ pub fn memory_detail(view: &MemoryView, short: &str) {
     }
     println!();
     println!("{}", m.content);
+}
+
+/// A memory's history: a block per version, oldest first, or its
+/// deletion receipt.
+pub fn history(h: &HistoryOutput, full: bool) {
+    if let Some(r) = &h.deleted {
+        println!("{} {}", paint("id:", BOLD), h.id);
+        println!(
+            "{} {} by {} ({}); {} erased with it",
+            paint("deleted:", RED),
+            r.deleted_at,
+            r.actor,
+            r.reason,
+            plural(r.versions, "version", "versions")
+        );
+        return;
+    }
+    println!(
+        "{} {} ({})",
+        paint("id:", BOLD),
+        h.id,
+        plural(h.versions.len(), "version", "versions")
+    );
+    for v in &h.versions {
+        println!();
+        let reason = v
+            .reason
+            .as_deref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        println!(
+            "{} {} {} by {}{reason}",
+            paint(&format!("v{}", v.version), BOLD),
+            paint(v.change.as_str(), YELLOW),
+            v.at,
+            v.actor
+        );
+        let m = &v.memory;
+        let scope = m.project.as_deref().unwrap_or("(global)");
+        let kind = m.kind.as_deref().unwrap_or_default();
+        let tags = match m.tags.is_empty() {
+            true => String::new(),
+            false => format!(" #{}", m.tags.join(" #")),
+        };
+        println!("  {}", paint(&format!("{kind} · {scope}{tags}"), DIM));
+        let text = match full {
+            true => m.content.clone(),
+            false => one_line(&m.content, 96),
+        };
+        println!("  {text}");
+    }
 }

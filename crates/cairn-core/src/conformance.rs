@@ -15,7 +15,10 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::engine::{Cairn, RecallRequest, RememberRequest, SearchMode, WriteStatus};
+use crate::engine::{
+    Cairn, RecallRequest, RememberRequest, SearchMode, UpdateRequest, WriteStatus,
+};
+use crate::history::{Change, ChangeKind, Deletion, LOCAL_ACTOR};
 use crate::memory::{Memory, MemoryId, MemoryType};
 use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, Store, WriteBatch};
 use crate::wire::{parse_record_line, MemoryRecord};
@@ -64,6 +67,11 @@ fn lexical_vector(text: &str, dim: usize) -> Vec<f32> {
 
 /// A fixed clock for reproducible checks: 2026-01-01T00:00:00Z.
 pub const T0: i64 = 1_767_225_600_000;
+
+/// A deletion by the local user at [`T0`].
+pub fn forgotten() -> Deletion {
+    Deletion::new(LOCAL_ACTOR, "forgotten", T0)
+}
 
 /// A memory with every field set to something non-default.
 pub fn sample(
@@ -116,6 +124,7 @@ fn insert(store: &dyn Store, items: Vec<(Memory, Vec<f32>)>) {
         .write(WriteBatch {
             inserts: items,
             updates: vec![],
+            ..Default::default()
         })
         .expect("insert");
 }
@@ -168,6 +177,7 @@ pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
     let err = store.write(WriteBatch {
         inserts: vec![(b.clone(), axis(2, DIM)), (a.clone(), axis(1, DIM))],
         updates: vec![],
+        ..Default::default()
     });
     assert!(err.is_err());
     assert!(store.get("default", &[b.id]).unwrap().is_empty());
@@ -178,6 +188,7 @@ pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
     let err = store.write(WriteBatch {
         inserts: vec![],
         updates: vec![(a2, None), (ghost, None)],
+        ..Default::default()
     });
     assert!(err.is_err());
     assert_eq!(store.get("default", &[a.id]).unwrap()[0].content, "first");
@@ -187,7 +198,8 @@ pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
     assert!(store
         .write(WriteBatch {
             inserts: vec![],
-            updates: vec![(stolen, None)]
+            updates: vec![(stolen, None)],
+            ..Default::default()
         })
         .is_err());
 }
@@ -203,6 +215,7 @@ pub fn check_update(store: Arc<dyn Store>) {
         .write(WriteBatch {
             inserts: vec![],
             updates: vec![(b.clone(), None)],
+            ..Default::default()
         })
         .unwrap();
     assert_eq!(store.get("default", &[a.id]).unwrap(), vec![b.clone()]);
@@ -226,6 +239,7 @@ pub fn check_update(store: Arc<dyn Store>) {
         .write(WriteBatch {
             inserts: vec![],
             updates: vec![(b, Some(axis(5, DIM)))],
+            ..Default::default()
         })
         .unwrap();
     assert_eq!(
@@ -330,10 +344,10 @@ pub fn check_delete_and_prefix(store: Arc<dyn Store>) {
         store.id_neighbours("nobody", &[first]).unwrap()[0],
         (None, None)
     );
-    store.delete("default", &[c.id]).unwrap();
-    assert_eq!(store.delete("default", &[b.id]).unwrap(), 0);
+    store.delete("default", &[c.id], &forgotten()).unwrap();
+    assert_eq!(store.delete("default", &[b.id], &forgotten()).unwrap(), 0);
     assert_eq!(store.get("other", &[b.id]).unwrap().len(), 1);
-    assert_eq!(store.delete("default", &[a.id]).unwrap(), 1);
+    assert_eq!(store.delete("default", &[a.id], &forgotten()).unwrap(), 1);
     assert!(store.get("default", &[a.id]).unwrap().is_empty());
     assert!(store
         .keyword_search("one", &filter_all("default"), 5)
@@ -825,6 +839,182 @@ pub fn engine_supersede_and_ttl(store: Arc<dyn Store>) {
     ));
 }
 
+/// Every change is a version, with who and why; revert restores an
+/// earlier one as a new version; forget erases the versions and leaves a
+/// receipt; tenants never see each other's history.
+pub fn engine_history(store: Arc<dyn Store>) {
+    use crate::history::ChangeKind::*;
+    let cairn = engine(store.clone());
+    let kinds = |id: MemoryId| -> Vec<ChangeKind> {
+        let h = cairn.history("default", &id.to_string()).unwrap();
+        h.versions.iter().map(|v| v.kind).collect()
+    };
+    let mut req = RememberRequest::new("default", "the staging database lives on db-3");
+    req.kind = MemoryType::Fact;
+    req.actor = "key-a".into();
+    let a = cairn.remember(req.clone()).unwrap().id;
+    let h = cairn.history("default", &a.to_string()).unwrap();
+    assert_eq!(h.versions.len(), 1);
+    let first = &h.versions[0];
+    assert_eq!(
+        (first.number, first.kind, first.actor.as_str()),
+        (1, Created, "key-a")
+    );
+    assert_eq!(first.memory.content, "the staging database lives on db-3");
+    // A near-duplicate merges: a version saying how similar.
+    req.content = "The staging database lives on db-3.".into();
+    req.actor = "key-b".into();
+    assert_eq!(
+        cairn.remember(req).unwrap().status,
+        WriteStatus::Deduplicated
+    );
+    let h = cairn.history("default", &a.to_string()).unwrap();
+    assert_eq!(h.versions[1].kind, Deduplicated);
+    assert!(
+        h.versions[1]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("similarity"),
+        "{:?}",
+        h.versions[1].reason
+    );
+    // Updates name the fields changed; reads and re-embedding are not changes.
+    let mut tags = UpdateRequest::default();
+    tags.add_tags = vec!["infra".into()];
+    cairn
+        .update("default", &a.to_string(), tags, "key-c")
+        .unwrap();
+    let content = UpdateRequest {
+        content: Some("the staging database moved to db-7".into()),
+        ..Default::default()
+    };
+    cairn
+        .update("default", &a.to_string(), content, "key-c")
+        .unwrap();
+    cairn.get("default", &a.to_string()).unwrap();
+    cairn.reindex(&mut |_, _| {}).unwrap();
+    let h = cairn.history("default", &a.to_string()).unwrap();
+    assert_eq!(kinds(a), vec![Created, Deduplicated, Updated, Updated]);
+    assert_eq!(h.versions[2].reason.as_deref(), Some("tags"));
+    assert_eq!(h.versions[3].reason.as_deref(), Some("content"));
+    assert_eq!(h.versions[3].actor, "key-c");
+    assert_eq!(
+        h.versions[3].memory.content,
+        "the staging database moved to db-7"
+    );
+    // Revert restores version 1's text and fields as version 5.
+    let back = cairn
+        .revert("default", &a.to_string()[..18], 1, "key-d")
+        .unwrap();
+    assert_eq!(back.content, "the staging database lives on db-3");
+    assert!(back.tags.is_empty());
+    let h = cairn.history("default", &a.to_string()).unwrap();
+    let v5 = &h.versions[4];
+    assert_eq!(
+        (v5.number, v5.kind, v5.actor.as_str()),
+        (5, Reverted, "key-d")
+    );
+    assert_eq!(
+        v5.reason.as_deref(),
+        Some("restored version 1: content, tags")
+    );
+    let hits = cairn
+        .search(&RecallRequest::new("default", "db-3 staging"))
+        .unwrap();
+    assert_eq!(
+        hits.first().map(|r| r.memory.id),
+        Some(a),
+        "re-embedded and re-indexed"
+    );
+    assert!(matches!(
+        cairn.revert("default", &a.to_string(), 9, "key-d"),
+        Err(Error::InvalidInput(_))
+    ));
+    // Supersession is a version of both.
+    let mut newer = RememberRequest::new("default", "staging now runs on the shared cluster");
+    newer.supersedes = Some(a.to_string());
+    let b = cairn.remember(newer).unwrap().id;
+    assert_eq!(kinds(a).last(), Some(&Superseded));
+    let hb = cairn.history("default", &b.to_string()).unwrap();
+    assert_eq!(hb.versions[0].reason, Some(format!("supersedes {a}")));
+    // Another tenant sees none of it.
+    assert!(matches!(
+        cairn.history("other", &a.to_string()),
+        Err(Error::NotFound(_))
+    ));
+    assert!(store.history("other", a).unwrap().is_empty());
+    // A batch recording a version of a memory it does not write is refused
+    // whole.
+    let stray = sample(7, "default", None, MemoryType::Note, "never written");
+    let dim = LexicalEmbedder.model().dim;
+    let err = store.write(WriteBatch {
+        inserts: vec![(stray.clone(), vec![0.5; dim])],
+        changes: vec![Change::new(b, Updated, "key-x", T0)],
+        ..Default::default()
+    });
+    assert!(err.is_err());
+    assert!(store.get("default", &[stray.id]).unwrap().is_empty());
+    assert_eq!(kinds(b), vec![Created]);
+    // Forget erases every version and leaves a receipt, found by prefix.
+    cairn.forget("default", &[a.to_string()], "key-e").unwrap();
+    assert!(store.history("default", a).unwrap().is_empty());
+    let h = cairn.history("default", &a.to_string()[..18]).unwrap();
+    assert_eq!(h.id, a);
+    assert!(h.versions.is_empty());
+    let receipt = h.deleted.unwrap();
+    assert_eq!(
+        (
+            receipt.deletion.actor.as_str(),
+            receipt.deletion.reason.as_str(),
+            receipt.versions
+        ),
+        ("key-e", "forgotten", 6)
+    );
+    assert!(store.receipts("other", "", 10).unwrap().is_empty());
+    // Expiry leaves a receipt by the system.
+    let mut temp = RememberRequest::new("default", "a temporary note about the office wifi");
+    temp.ttl_ms = Some(1_000);
+    let t = cairn.remember(temp).unwrap().id;
+    let later =
+        Cairn::new(store.clone(), Arc::new(LexicalEmbedder)).with_clock(Arc::new(|| T0 + 5_000));
+    assert_eq!(later.gc().unwrap(), 1);
+    let receipt = later
+        .history("default", &t.to_string())
+        .unwrap()
+        .deleted
+        .unwrap();
+    assert_eq!(
+        (
+            receipt.deletion.actor.as_str(),
+            receipt.deletion.reason.as_str()
+        ),
+        ("system", "expired")
+    );
+    // An import records `imported`, and supersedes a stored memory with a
+    // version saying so.
+    let line =
+        format!(r#"{{"content":"staging moved again, to the new cluster","supersedes":"{b}"}}"#);
+    cairn
+        .import(
+            "default",
+            [(1, parse_record_line(&line))],
+            true,
+            "key-f",
+            &mut |_| {},
+        )
+        .unwrap();
+    let hb = cairn.history("default", &b.to_string()).unwrap();
+    assert_eq!(kinds(b), vec![Created, Superseded]);
+    assert_eq!(hb.versions[1].actor, "key-f");
+    let c = hb.versions[1].memory.superseded_by.unwrap();
+    let hc = cairn.history("default", &c.to_string()).unwrap();
+    assert_eq!(
+        (hc.versions[0].kind, hc.versions[0].actor.as_str()),
+        (Imported, "key-f")
+    );
+}
+
 /// Recall respects scopes, modes and counts accesses; prefixes resolve.
 pub fn engine_recall_scopes_and_prefixes(store: Arc<dyn Store>) {
     let cairn = engine(store.clone());
@@ -923,7 +1113,7 @@ pub fn engine_import_export(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
         .enumerate()
         .map(|(i, l)| (i + 1, parse_record_line(l)));
     let report = target
-        .import("default", records, true, &mut |_| {})
+        .import("default", records, true, LOCAL_ACTOR, &mut |_| {})
         .unwrap();
     assert_eq!(report.imported, 5);
     let mut again = Vec::new();
@@ -941,7 +1131,7 @@ pub fn engine_import_export(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
         .map(|(i, l)| (i + 1, parse_record_line(l)));
     assert_eq!(
         target
-            .import("default", records, false, &mut |_| {})
+            .import("default", records, false, LOCAL_ACTOR, &mut |_| {})
             .unwrap()
             .skipped_existing,
         5
@@ -953,7 +1143,7 @@ pub fn engine_import_export(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
     ];
     let before = target.store().count(&filter_all("default")).unwrap();
     let err = target
-        .import("default", bad, true, &mut |_| {})
+        .import("default", bad, true, LOCAL_ACTOR, &mut |_| {})
         .unwrap_err()
         .to_string();
     assert!(err.contains("line 2"), "{err}");
@@ -966,7 +1156,7 @@ pub fn engine_import_export(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
         (2, parse_record_line("{not json")),
     ];
     let report = target
-        .import("default", lenient, false, &mut |_| {})
+        .import("default", lenient, false, LOCAL_ACTOR, &mut |_| {})
         .unwrap();
     assert_eq!(report.imported, 1);
     assert_eq!(report.errors.len(), 1);
@@ -1070,11 +1260,12 @@ pub fn check_wrong_dimension_is_a_clear_error(store: Arc<dyn Store>) {
         .write(WriteBatch {
             inserts: vec![(a.clone(), short(383))],
             updates: vec![],
+            ..Default::default()
         })
         .unwrap_err();
     wrong(e, 383);
     let e = store
-        .insert_unless_duplicate(a.clone(), short(100), 0.92)
+        .insert_unless_duplicate(a.clone(), short(100), 0.92, LOCAL_ACTOR)
         .unwrap_err();
     wrong(e, 100);
     let e = store
@@ -1135,7 +1326,7 @@ pub fn check_insert_unless_duplicate(store: Arc<dyn Store>) {
     let first = twin(1, "default", Some("atlas"), MemoryType::Fact);
     assert_eq!(
         store
-            .insert_unless_duplicate(first.clone(), v.clone(), 0.92)
+            .insert_unless_duplicate(first.clone(), v.clone(), 0.92, LOCAL_ACTOR)
             .unwrap(),
         Inserted::New
     );
@@ -1144,6 +1335,7 @@ pub fn check_insert_unless_duplicate(store: Arc<dyn Store>) {
             twin(2, "default", Some("atlas"), MemoryType::Fact),
             v.clone(),
             0.92,
+            LOCAL_ACTOR,
         )
         .unwrap()
     {
@@ -1161,7 +1353,9 @@ pub fn check_insert_unless_duplicate(store: Arc<dyn Store>) {
     ];
     for m in others {
         assert_eq!(
-            store.insert_unless_duplicate(m, v.clone(), 0.92).unwrap(),
+            store
+                .insert_unless_duplicate(m, v.clone(), 0.92, LOCAL_ACTOR)
+                .unwrap(),
             Inserted::New
         );
     }
@@ -1174,7 +1368,9 @@ pub fn check_insert_unless_duplicate(store: Arc<dyn Store>) {
     for (i, project) in [(8, "beta"), (9, "gamma")] {
         let m = twin(i, "default", Some(project), MemoryType::Fact);
         assert_eq!(
-            store.insert_unless_duplicate(m, v.clone(), 0.92).unwrap(),
+            store
+                .insert_unless_duplicate(m, v.clone(), 0.92, LOCAL_ACTOR)
+                .unwrap(),
             Inserted::New,
             "{project}"
         );
@@ -1183,13 +1379,13 @@ pub fn check_insert_unless_duplicate(store: Arc<dyn Store>) {
     let far = twin(10, "default", Some("atlas"), MemoryType::Fact);
     assert_eq!(
         store
-            .insert_unless_duplicate(far, axis(8, DIM), 0.92)
+            .insert_unless_duplicate(far, axis(8, DIM), 0.92, LOCAL_ACTOR)
             .unwrap(),
         Inserted::New
     );
     // An id that is stored: refused.
     let e = store
-        .insert_unless_duplicate(first, axis(9, DIM), 0.92)
+        .insert_unless_duplicate(first, axis(9, DIM), 0.92, LOCAL_ACTOR)
         .unwrap_err();
     assert!(matches!(e, Error::DuplicateId(_)), "{e:?}");
 }
@@ -1569,6 +1765,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_bm25_matches_the_formula(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_history() {
+                {
+                    let fixture = $make;
+                    c::engine_history(c::Fixture::store(&fixture))
                 }
             }
             #[test]

@@ -17,6 +17,7 @@ pub mod context;
 pub mod embed;
 pub mod engine;
 pub mod error;
+pub mod history;
 pub mod keys;
 pub mod memory;
 pub mod memstore;

@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::RwLock;
 
+use crate::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
 use crate::keys::{ApiKey, KeyStore};
 use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::rank::{bm25_term, cosine, BM25_FIELD_WEIGHTS};
@@ -24,6 +25,39 @@ use crate::{Error, ModelInfo, Result};
 struct State {
     model: Option<ModelInfo>,
     memories: BTreeMap<MemoryId, (Memory, Vec<f32>)>,
+    versions: BTreeMap<MemoryId, Vec<Version>>,
+    receipts: BTreeMap<MemoryId, DeletionReceipt>,
+}
+
+impl State {
+    fn record(&mut self, change: &Change, memory: &Memory) {
+        let versions = self.versions.entry(change.id).or_default();
+        versions.push(Version {
+            number: versions.len() as u32 + 1,
+            kind: change.kind,
+            actor: change.actor.clone(),
+            reason: change.reason.clone(),
+            at: change.at,
+            memory: memory.clone(),
+        });
+    }
+
+    /// Remove memory `id` and its versions, leaving a receipt.
+    fn erase(&mut self, id: MemoryId, deletion: &Deletion) {
+        let Some((m, _)) = self.memories.remove(&id) else {
+            return;
+        };
+        let versions = self.versions.remove(&id).map_or(0, |v| v.len());
+        self.receipts.insert(
+            id,
+            DeletionReceipt {
+                id,
+                tenant: m.tenant,
+                deletion: deletion.clone(),
+                versions,
+            },
+        );
+    }
 }
 
 /// A store in RAM.
@@ -202,6 +236,14 @@ impl Store for MemoryStore {
                 _ => return Err(Error::NotFound(m.id.to_string())),
             }
         }
+        let versions = batch
+            .changes
+            .iter()
+            .map(|c| Ok((c, batch.written(c)?.clone())))
+            .collect::<Result<Vec<_>>>()?;
+        for (change, m) in versions {
+            state.record(change, &m);
+        }
         for (m, v) in batch.inserts {
             state.memories.insert(m.id, (m, v));
         }
@@ -215,7 +257,7 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize> {
+    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize> {
         let mut state = self.write_lock()?;
         let mut n = 0;
         for id in ids {
@@ -224,7 +266,7 @@ impl Store for MemoryStore {
                 .get(id)
                 .is_some_and(|(m, _)| m.tenant == tenant)
             {
-                state.memories.remove(id);
+                state.erase(*id, deletion);
                 n += 1;
             }
         }
@@ -233,9 +275,37 @@ impl Store for MemoryStore {
 
     fn delete_expired(&self, now: Timestamp) -> Result<usize> {
         let mut state = self.write_lock()?;
-        let before = state.memories.len();
-        state.memories.retain(|_, (m, _)| !m.is_expired(now));
-        Ok(before - state.memories.len())
+        let expired: Vec<MemoryId> = state
+            .memories
+            .values()
+            .filter(|(m, _)| m.is_expired(now))
+            .map(|(m, _)| m.id)
+            .collect();
+        for id in &expired {
+            state.erase(*id, &Deletion::expired(now));
+        }
+        Ok(expired.len())
+    }
+
+    fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
+        let state = self.read()?;
+        Ok(match state.memories.get(&id) {
+            Some((m, _)) if m.tenant == tenant => {
+                state.versions.get(&id).cloned().unwrap_or_default()
+            }
+            _ => Vec::new(),
+        })
+    }
+
+    fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>> {
+        let state = self.read()?;
+        Ok(state
+            .receipts
+            .values()
+            .filter(|r| r.tenant == tenant && r.id.to_string().starts_with(prefix))
+            .take(limit)
+            .cloned()
+            .collect())
     }
 
     fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
@@ -264,6 +334,7 @@ impl Store for MemoryStore {
         memory: Memory,
         vector: Vec<f32>,
         threshold: f32,
+        actor: &str,
     ) -> Result<Inserted> {
         let mut state = self.write_lock()?;
         check_dimension(state.model.as_ref(), &vector)?;
@@ -287,6 +358,8 @@ impl Store for MemoryStore {
         if let Some((id, similarity)) = duplicate {
             return Ok(Inserted::Duplicate { id, similarity });
         }
+        let created = Change::new(memory.id, ChangeKind::Created, actor, memory.updated_at);
+        state.record(&created, &memory);
         state.memories.insert(memory.id, (memory, vector));
         Ok(Inserted::New)
     }

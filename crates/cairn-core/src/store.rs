@@ -13,6 +13,7 @@
 //! others' committed writes at its next call. `conformance` (feature
 //! `conformance`) is the test suite every backend runs.
 
+use crate::history::{Change, Deletion, DeletionReceipt, Version};
 use crate::memory::{Memory, MemoryId, MemoryType, Timestamp};
 use crate::{ModelInfo, Result};
 
@@ -273,7 +274,8 @@ impl RankFactors {
     }
 }
 
-/// A set of writes applied atomically: all of them or none.
+/// A set of writes applied atomically: all of them or none, versions
+/// included.
 #[derive(Debug, Clone, Default)]
 pub struct WriteBatch {
     /// New memories with their embeddings (an id that exists is an error).
@@ -281,12 +283,33 @@ pub struct WriteBatch {
     /// Replacements of existing memories (matched by id and tenant); the
     /// embedding is replaced when given, kept otherwise.
     pub updates: Vec<(Memory, Option<Vec<f32>>)>,
+    /// The versions the batch records: each a change to a memory the batch
+    /// inserts or updates, whose state as written here is the version's.
+    /// Writes without one (re-embedding) leave history as it is.
+    pub changes: Vec<Change>,
 }
 
 impl WriteBatch {
     /// Whether the batch writes nothing.
     pub fn is_empty(&self) -> bool {
         self.inserts.is_empty() && self.updates.is_empty()
+    }
+
+    /// The memory a change of this batch records: as inserted or updated
+    /// here. A change to a memory the batch does not write is
+    /// [`crate::Error::InvalidInput`].
+    pub fn written(&self, change: &Change) -> crate::Result<&Memory> {
+        let inserted = self.inserts.iter().map(|(m, _)| m);
+        inserted
+            .chain(self.updates.iter().map(|(m, _)| m))
+            .rev()
+            .find(|m| m.id == change.id)
+            .ok_or_else(|| {
+                crate::Error::invalid(format!(
+                    "a version of {} in a batch that does not write it",
+                    change.id
+                ))
+            })
     }
 }
 
@@ -363,20 +386,36 @@ pub trait Store: Send + Sync {
     /// (not expired, not superseded) of the same tenant, type and project
     /// whose stored embedding has a cosine of at least `threshold` with
     /// `vector`. The check and the insert are one transaction, so
-    /// concurrent writers of the same text leave one memory.
+    /// concurrent writers of the same text leave one memory. An inserted
+    /// memory gets its first version ([`crate::history::ChangeKind::Created`]
+    /// by `actor`, at its `updated_at`) in the same transaction.
     fn insert_unless_duplicate(
         &self,
         memory: Memory,
         vector: Vec<f32>,
         threshold: f32,
+        actor: &str,
     ) -> Result<Inserted>;
 
-    /// Delete these memories of `tenant`; returns how many existed.
-    fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize>;
+    /// Delete these memories of `tenant` for good: their rows, versions,
+    /// embeddings and index entries, leaving a [`DeletionReceipt`] each.
+    /// Returns how many existed. Nothing of their content may remain in
+    /// the store's files once the backend has reclaimed its space.
+    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize>;
 
-    /// Delete every memory (of any tenant) that expired at or before `now`;
-    /// returns how many.
+    /// [`Store::delete`] every memory (of any tenant) that expired at or
+    /// before `now` (the receipts say [`crate::history::SYSTEM_ACTOR`],
+    /// `expired`); returns how many.
     fn delete_expired(&self, now: Timestamp) -> Result<usize>;
+
+    /// Every version of `tenant`'s memory `id`, oldest first (empty when
+    /// it is not stored).
+    fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>>;
+
+    /// `tenant`'s deletion receipts whose hyphenated id starts with
+    /// `prefix` (already normalised; empty = all), in id order, at most
+    /// `limit`.
+    fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>>;
 
     /// Fetch memories by id (those that exist and belong to `tenant`), in
     /// the order asked.

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::history::DeletionReceipt;
 use crate::memory::{
     normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
     MemoryType, Timestamp,
@@ -162,6 +163,57 @@ impl MemoryRecord {
     }
 }
 
+/// What is left of a deleted memory, never its content: in history, and
+/// a line of an export (`{"deleted": {...}}`, after the memories), which
+/// an import skips.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptRecord {
+    /// The memory's id.
+    pub id: String,
+    /// When it was deleted (RFC 3339).
+    pub deleted_at: String,
+    /// Who deleted it: an API key's id, `local` or `system`.
+    pub actor: String,
+    /// `forgotten`, or `expired` (its time to live ran out).
+    pub reason: String,
+    /// How many versions were erased with it.
+    pub versions: usize,
+}
+
+impl ReceiptRecord {
+    /// The record of a receipt.
+    pub fn of(r: &DeletionReceipt) -> Self {
+        ReceiptRecord {
+            id: r.id.to_string(),
+            deleted_at: format_timestamp(r.deletion.at),
+            actor: r.deletion.actor.clone(),
+            reason: r.deletion.reason.clone(),
+            versions: r.versions,
+        }
+    }
+
+    /// The receipt's line of an export (without its newline).
+    pub fn line(&self) -> Result<Vec<u8>> {
+        serde_json::to_vec(&ReceiptLine {
+            deleted: self.clone(),
+        })
+        .map_err(|e| Error::storage_from("writing a deletion receipt", e))
+    }
+
+    /// Whether `line` is a receipt's line.
+    pub fn is_line(line: &str) -> bool {
+        serde_json::from_str::<ReceiptLine>(line).is_ok()
+    }
+}
+
+/// A receipt's line of an export.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReceiptLine {
+    deleted: ReceiptRecord,
+}
+
 /// Parse one line of JSON Lines into a record, with an error that names the
 /// problem (not the parser's internals).
 pub fn parse_record_line(line: &str) -> Result<MemoryRecord> {
@@ -192,8 +244,8 @@ enum Block {
 /// A thread of its own reads and parses the text a block (1 MiB) at a
 /// time, up to 64 blocks ahead of whoever takes the records:
 /// parsing overlaps the import's writing instead of preceding it, and
-/// memory holds those blocks, never the whole file. Blank lines are
-/// skipped; a line that is not UTF-8 or not a valid record comes out as an
+/// memory holds those blocks, never the whole file. Blank lines and
+/// deletion receipts ([`ReceiptRecord`]) are skipped; a line that is not UTF-8 or not a valid record comes out as an
 /// error with its line number (the import reports it and goes on, or with
 /// `--strict` refuses the file). A read error ends the records;
 /// [`JsonLines::finish`] returns it.
@@ -300,7 +352,10 @@ fn read_blocks(
             block_bytes += n;
             match std::str::from_utf8(&bytes) {
                 Ok(line) if line.trim().is_empty() => {}
-                Ok(line) => records.push((number, parse_record_line(line))),
+                Ok(line) => match parse_record_line(line) {
+                    Err(_) if ReceiptRecord::is_line(line) => {}
+                    parsed => records.push((number, parsed)),
+                },
                 Err(e) => records.push((
                     number,
                     Err(Error::invalid(format!("not valid UTF-8 text ({e})"))),

@@ -27,7 +27,7 @@ mod tools;
 pub mod types;
 
 pub use lines::serve_lines;
-pub use server::{on_engine, CairnMcp, McpConfig, ReadOnly, RequestTenant};
+pub use server::{on_engine, CairnMcp, McpConfig, ReadOnly, RequestCaller};
 
 /// Serve `server` over this process's stdin and stdout until the client
 /// disconnects (see [`serve_lines`]).

@@ -3,7 +3,9 @@
 //! tool results that say what to do.
 
 use cairn_core::api::plural;
-use cairn_core::api::{ForgetOutput, ListOutput, MemoryView, RememberOutput, StatsOutput};
+use cairn_core::api::{
+    ForgetOutput, GetOutput, ListOutput, MemoryView, RememberOutput, StatsOutput,
+};
 use cairn_core::{Error, ErrorKind, WriteStatus};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
@@ -115,6 +117,27 @@ pub fn memory(m: &MemoryView) -> String {
     }
     if let Some(meta) = r.metadata.as_ref().filter(|m| !m.is_empty()) {
         s += &format!("\nmetadata: {}", serde_json::Value::Object(meta.clone()));
+    }
+    s
+}
+
+/// A memory, and its versions when asked for: a line each.
+pub fn memory_with_history(out: &GetOutput) -> String {
+    let mut s = memory(&out.memory);
+    for v in out.history.iter().flatten() {
+        let reason = v
+            .reason
+            .as_deref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        s += &format!(
+            "\nv{} {} {} by {}{reason} | {}",
+            v.version,
+            v.change.as_str(),
+            v.at,
+            v.actor,
+            v.memory.content
+        );
     }
     s
 }

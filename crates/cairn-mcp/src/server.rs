@@ -55,11 +55,17 @@ impl McpConfig {
     }
 }
 
-/// The tenant of one HTTP request, put into the request's extensions by
-/// the server's authentication (an API key's tenant). Every call of that
-/// request acts for it; without it, [`McpConfig::tenant`] does.
+/// Who one HTTP request acts for, put into the request's extensions by
+/// the server's authentication: an API key's tenant and id. Every call of
+/// that request acts for it; without it, [`McpConfig::tenant`] does, as
+/// the local user.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestTenant(pub String);
+pub struct RequestCaller {
+    /// The tenant.
+    pub tenant: String,
+    /// The actor its changes are recorded under (the key's id).
+    pub actor: String,
+}
 
 /// Put into an HTTP request's extensions by the server's authentication
 /// when the request's key may only read: tools that write refuse it.
@@ -146,12 +152,14 @@ impl CairnMcp {
     /// Who a call acts for: the request's tenant (HTTP with
     /// authentication) or the configured one, and the session's project.
     pub fn caller(&self, ext: &Extensions) -> Caller {
-        let tenant = ext
+        let caller = match ext
             .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<RequestTenant>())
-            .map(|t| t.0.clone())
-            .unwrap_or_else(|| self.config.tenant.clone());
-        Caller::new(tenant).with_project(self.session_project())
+            .and_then(|parts| parts.extensions.get::<RequestCaller>())
+        {
+            Some(who) => Caller::new(who.tenant.clone()).with_actor(who.actor.clone()),
+            None => Caller::new(self.config.tenant.clone()),
+        };
+        caller.with_project(self.session_project())
     }
 
     /// Whether the tool `name` only reads (its `read_only_hint`).

@@ -4,7 +4,7 @@
 //! doc comments are the descriptions a model reads.
 
 use cairn_core::api::{
-    self, ContextInput, ForgetOutput, ListOutput, MemoryView, RecallOutput, RememberOutput,
+    self, ContextInput, ForgetOutput, GetOutput, ListOutput, RecallOutput, RememberOutput,
     StatsOutput, UpdateOutput,
 };
 use cairn_core::context::ContextPack;
@@ -108,10 +108,11 @@ impl CairnMcp {
     }
 
     /// Read one memory in full by its id or a unique prefix (as shown by
-    /// recall and list). Counts as a use of the memory.
+    /// recall and list). Counts as a use of the memory. With `history`,
+    /// also every version of it: who changed what, when and why.
     #[tool(
         name = "get",
-        output_schema = schema_for_output::<MemoryView>(),
+        output_schema = schema_for_output::<GetOutput>(),
         annotations(
             title = "Get a memory",
             read_only_hint = true,
@@ -122,9 +123,11 @@ impl CairnMcp {
     )]
     async fn get(&self, Parameters(p): Parameters<GetParams>, ext: Extensions) -> CallToolResult {
         let out = self
-            .call(&ext, move |c, caller| api::get(c, caller, &p.id))
+            .call(&ext, move |c, caller| {
+                api::get_with_history(c, caller, &p.id, p.history)
+            })
             .await;
-        answer(out, render::memory)
+        answer(out, render::memory_with_history)
     }
 
     /// Change a memory in place: text, type, project, tags, metadata,

@@ -122,6 +122,10 @@ pub struct GetParams {
     /// The memory's id or a unique prefix of it (4+ characters), as shown by
     /// recall and list (`short_id`).
     pub id: String,
+    /// Also return every version of it: what changed, when, by whom and
+    /// why (default false).
+    #[serde(default)]
+    pub history: bool,
 }
 
 /// Arguments of `update`.

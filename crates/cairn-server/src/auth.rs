@@ -3,7 +3,7 @@
 //! server runs without authentication (`--no-auth`, loopback only).
 //!
 //! The middleware puts an [`Authenticated`] into the request's extensions
-//! (and, for MCP, the tenant as [`RequestTenant`] and a read-only key's
+//! (and, for MCP, the tenant as [`RequestCaller`] and a read-only key's
 //! [`ReadOnly`] mark); routes read the caller from there and nowhere else.
 //! The open paths (`/healthz`, `/readyz`) carry no caller.
 
@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use cairn_core::api::{self, Authenticated};
 use cairn_core::keys::Role;
 use cairn_core::{Cairn, Error, DEFAULT_TENANT};
-use cairn_mcp::{ReadOnly, RequestTenant};
+use cairn_mcp::{ReadOnly, RequestCaller};
 
 use crate::{ApiError, AppState, MCP_PATH};
 
@@ -123,7 +123,10 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
         Err(e) => return ApiError::from(e).into_response(),
     };
     let ext = req.extensions_mut();
-    ext.insert(RequestTenant(who.tenant.clone()));
+    ext.insert(RequestCaller {
+        tenant: who.tenant.clone(),
+        actor: who.key_id.clone(),
+    });
     if !who.role.allows(Role::Write) {
         ext.insert(ReadOnly);
     }

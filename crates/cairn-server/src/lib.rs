@@ -13,7 +13,7 @@
 //!   every other front end (REST, web UI) calls `cairn_core::api`; no
 //!   business rule lives here.
 //! - The tenant of a request is decided per request (an HTTP extension,
-//!   [`cairn_mcp::RequestTenant`]), never fixed per process.
+//!   [`cairn_mcp::RequestCaller`]), never fixed per process.
 //! - Engine calls leave the async workers (`spawn_blocking` or
 //!   `block_in_place`): the core is synchronous.
 

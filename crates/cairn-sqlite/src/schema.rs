@@ -1,6 +1,11 @@
 //! Versioned migrations, applied in order inside one transaction each;
 //! `PRAGMA user_version` records how many have run.
 
+/// The migration after which the keyword index is filled again from the
+/// memories, in the same transaction (by Rust code: its columns are
+/// computed as every write computes them).
+pub const KEYWORDS_REFILLED_BY: usize = 5;
+
 /// Every migration, oldest first. Never edit one that has shipped: add a new
 /// one.
 pub const MIGRATIONS: &[&str] = &[
@@ -120,5 +125,68 @@ pub const MIGRATIONS: &[&str] = &[
         revoked_at   INTEGER
     );
     CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at);
+    "#,
+    // 5: versions and deletion receipts. A version is the memory's row as
+    // a change left it; the memories stored before this schema get theirs
+    // now. The keyword index becomes a plain contentless table with FTS5's
+    // secure-delete, whose `delete` command (given the text indexed) takes
+    // a row's terms out of the index itself; `contentless_delete` only hid
+    // them behind a tombstone until segments merged. It is filled again
+    // after this migration (see `KEYWORDS_REFILLED_BY`).
+    r#"
+    CREATE TABLE versions (
+        rowid            INTEGER PRIMARY KEY,
+        number           INTEGER NOT NULL,
+        change           TEXT NOT NULL,
+        actor            TEXT NOT NULL,
+        reason           TEXT,
+        at               INTEGER NOT NULL,
+        id               TEXT NOT NULL,
+        tenant           TEXT NOT NULL,
+        content          TEXT NOT NULL,
+        kind             TEXT NOT NULL,
+        project          TEXT,
+        tags             TEXT NOT NULL,
+        metadata         TEXT NOT NULL,
+        importance       REAL NOT NULL,
+        weight           REAL NOT NULL,
+        source           TEXT NOT NULL,
+        created_at       INTEGER NOT NULL,
+        updated_at       INTEGER NOT NULL,
+        last_accessed_at INTEGER,
+        access_count     INTEGER NOT NULL,
+        expires_at       INTEGER,
+        valid_from       INTEGER,
+        valid_to         INTEGER,
+        supersedes       TEXT,
+        superseded_by    TEXT
+    );
+    CREATE UNIQUE INDEX versions_id ON versions (id, number);
+    INSERT INTO versions (number, change, actor, reason, at, id, tenant, content, kind, project, tags,
+        metadata, importance, weight, source, created_at, updated_at, last_accessed_at, access_count,
+        expires_at, valid_from, valid_to, supersedes, superseded_by)
+    SELECT 1, CASE WHEN updated_at = created_at THEN 'created' ELSE 'updated' END, 'local',
+        'recorded when history began', updated_at, id, tenant, content, kind, project, tags,
+        metadata, importance, weight, source, created_at, updated_at, last_accessed_at, access_count,
+        expires_at, valid_from, valid_to, supersedes, superseded_by
+    FROM memories;
+
+    CREATE TABLE deletions (
+        id         TEXT PRIMARY KEY,
+        tenant     TEXT NOT NULL,
+        actor      TEXT NOT NULL,
+        reason     TEXT NOT NULL,
+        deleted_at INTEGER NOT NULL,
+        versions   INTEGER NOT NULL
+    );
+    CREATE INDEX deletions_tenant ON deletions (tenant, id);
+
+    DROP TABLE memories_fts;
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (
+        content, tags, metadata,
+        content = '',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1);
     "#,
 ];

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
+use cairn_core::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
 use cairn_core::store::{keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
 use cairn_core::{
     Error, Hit, Inserted, Memory, MemoryId, ModelInfo, RankFactors, Result, Store, StoreCaches,
@@ -160,6 +161,10 @@ impl SqliteStore {
             .map_err(sql_err)?;
         conn.pragma_update(None, "cache_size", -CACHE_KIB)
             .map_err(sql_err)?;
+        // What is deleted is overwritten, not only unlinked: a forgotten
+        // memory's text must not stay readable in the file.
+        conn.pragma_update(None, "secure_delete", "ON")
+            .map_err(sql_err)?;
         let store = SqliteStore {
             checkpointer: Checkpointer::new(path.clone()),
             path,
@@ -204,6 +209,9 @@ impl SqliteStore {
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version) {
             tx.execute_batch(sql)
                 .map_err(|e| Error::storage(format!("migration {} failed: {e}", i + 1)))?;
+            if i + 1 == schema::KEYWORDS_REFILLED_BY {
+                index_all_keywords(&tx)?;
+            }
             tx.pragma_update(None, "user_version", (i + 1) as i64)
                 .map_err(sql_err)?;
         }
@@ -620,7 +628,7 @@ impl Store for SqliteStore {
         Ok(())
     }
 
-    fn delete(&self, tenant: &str, ids: &[MemoryId]) -> Result<usize> {
+    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize> {
         let mut conn = self.conn()?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -640,7 +648,7 @@ impl Store for SqliteStore {
         rowids.dedup();
         if !rowids.is_empty() {
             let rev = bump(&tx, "rev")?;
-            delete_rows(&tx, &rowids, rev)?;
+            delete_rows(&tx, &rowids, rev, deletion)?;
         }
         tx.commit().map_err(sql_err)?;
         Ok(rowids.len())
@@ -657,10 +665,73 @@ impl Store for SqliteStore {
             .map_err(sql_err)?;
         if !rowids.is_empty() {
             let rev = bump(&tx, "rev")?;
-            delete_rows(&tx, &rowids, rev)?;
+            delete_rows(&tx, &rowids, rev, &Deletion::expired(now))?;
         }
         tx.commit().map_err(sql_err)?;
         Ok(rowids.len())
+    }
+
+    fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
+        let conn = self.conn()?;
+        let rows: Vec<Result<Version>> = conn
+            .prepare_cached(&format!(
+                "SELECT {MEMORY_COLUMNS}, number, change, actor, reason, at FROM versions \
+                 WHERE id = ?1 AND tenant = ?2 ORDER BY number"
+            ))
+            .and_then(|mut s| {
+                s.query_map(params![id.to_string(), tenant], |r| {
+                    let memory = row_to_memory(r)?;
+                    let change: String = r.get(20)?;
+                    let (number, actor, reason, at) =
+                        (r.get(19)?, r.get(21)?, r.get(22)?, r.get(23)?);
+                    Ok(memory.and_then(|memory| {
+                        Ok(Version {
+                            number,
+                            kind: change.parse()?,
+                            actor,
+                            reason,
+                            at,
+                            memory,
+                        })
+                    }))
+                })?
+                .collect()
+            })
+            .map_err(sql_err)?;
+        rows.into_iter().collect()
+    }
+
+    fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>> {
+        let conn = self.conn()?;
+        let upper = format!("{prefix}~");
+        let rows: Vec<(String, String, String, i64, i64)> = conn
+            .prepare_cached(
+                "SELECT id, actor, reason, deleted_at, versions FROM deletions \
+                 WHERE tenant = ?1 AND id >= ?2 AND id < ?3 ORDER BY id LIMIT ?4",
+            )
+            .and_then(|mut s| {
+                s.query_map(
+                    params![
+                        tenant,
+                        prefix,
+                        upper,
+                        i64::try_from(limit).unwrap_or(i64::MAX)
+                    ],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                )?
+                .collect()
+            })
+            .map_err(sql_err)?;
+        rows.into_iter()
+            .map(|(id, actor, reason, at, versions)| {
+                Ok(DeletionReceipt {
+                    id: id.parse()?,
+                    tenant: tenant.to_string(),
+                    deletion: Deletion { actor, reason, at },
+                    versions: versions.max(0) as usize,
+                })
+            })
+            .collect()
     }
 
     fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
@@ -748,6 +819,7 @@ impl Store for SqliteStore {
         memory: Memory,
         vector: Vec<f32>,
         threshold: f32,
+        actor: &str,
     ) -> Result<Inserted> {
         let mut conn = self.conn()?;
         check_vector(&conn, &vector)?;
@@ -783,6 +855,8 @@ impl Store for SqliteStore {
         let rev = bump(&tx, "rev")?;
         RowWriter::new(&tx, rev)?.write(&memory, None, Some(&vector))?;
         add_docs(&tx, 1)?;
+        let created = Change::new(memory.id, ChangeKind::Created, actor, memory.updated_at);
+        record_version(&tx, &created)?;
         tx.commit().map_err(sql_err)?;
         Ok(Inserted::New)
     }

@@ -1,6 +1,8 @@
 //! Writing rows: a memory's row, keyword-index entry, embedding and
-//! vector-index row, written together; deletes leave tombstones.
+//! vector-index row, written together, and its versions; deletes erase
+//! all of them and leave tombstones and deletion receipts.
 
+use cairn_core::history::{Change, Deletion};
 use cairn_core::store::WriteBatch;
 use cairn_core::{Error, Memory, Result};
 use rusqlite::{params, CachedStatement, Connection, OptionalExtension, TransactionBehavior};
@@ -16,7 +18,6 @@ pub(crate) struct RowWriter<'c> {
     rev: i64,
     insert: CachedStatement<'c>,
     update: CachedStatement<'c>,
-    fts_delete: CachedStatement<'c>,
     fts_insert: CachedStatement<'c>,
     vector: CachedStatement<'c>,
     vindex: CachedStatement<'c>,
@@ -40,7 +41,6 @@ impl<'c> RowWriter<'c> {
                  access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19 \
                  WHERE rowid = ?20",
             )?,
-            fts_delete: prepare("DELETE FROM memories_fts WHERE rowid = ?1")?,
             fts_insert: prepare(
                 "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
             )?,
@@ -106,10 +106,10 @@ impl<'c> RowWriter<'c> {
                 self.conn.last_insert_rowid()
             }
             Some(rowid) => {
+                unindex_keywords(self.conn, rowid)?;
                 let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
                 all.push(&rowid);
                 self.update.execute(all.as_slice()).map_err(sql_err)?;
-                self.fts_delete.execute([rowid]).map_err(sql_err)?;
                 rowid
             }
         };
@@ -146,15 +146,116 @@ impl<'c> RowWriter<'c> {
     }
 }
 
-pub(crate) fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result<()> {
+/// Remove row `rowid`'s terms from the keyword index, given the text they
+/// were indexed from. With FTS5's secure-delete on, this takes them out of
+/// the index itself; a plain `DELETE` on a contentless table would only
+/// hide them behind a tombstone until segments merge.
+fn unindex_keywords(conn: &Connection, rowid: i64) -> Result<()> {
+    let indexed: Option<(String, String, String)> = conn
+        .prepare_cached("SELECT content, tags, metadata FROM memories WHERE rowid = ?1")
+        .and_then(|mut s| {
+            s.query_row([rowid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()
+        })
+        .map_err(sql_err)?;
+    let Some((content, tags, metadata)) = indexed else {
+        return Ok(());
+    };
+    let (tags, metadata) = indexed_fields(&tags, &metadata)?;
+    conn.prepare_cached(
+        "INSERT INTO memories_fts (memories_fts, rowid, content, tags, metadata) \
+         VALUES ('delete', ?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![rowid, content, tags, metadata]))
+    .map_err(sql_err)?;
+    Ok(())
+}
+
+/// Index every memory's terms (an empty keyword index being refilled).
+pub(crate) fn index_all_keywords(conn: &Connection) -> Result<()> {
+    let mut rows = conn
+        .prepare("SELECT rowid, content, tags, metadata FROM memories")
+        .map_err(sql_err)?;
+    let mut insert = conn
+        .prepare(
+            "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .map_err(sql_err)?;
+    let mut it = rows.query([]).map_err(sql_err)?;
+    while let Some(r) = it.next().map_err(sql_err)? {
+        let (rowid, content): (i64, String) =
+            (r.get(0).map_err(sql_err)?, r.get(1).map_err(sql_err)?);
+        let (tags, metadata) = indexed_fields(
+            &r.get::<_, String>(2).map_err(sql_err)?,
+            &r.get::<_, String>(3).map_err(sql_err)?,
+        )?;
+        insert
+            .execute(params![rowid, content, tags, metadata])
+            .map_err(sql_err)?;
+    }
+    Ok(())
+}
+
+/// The keyword index's tags and metadata columns of a row, from the row's
+/// stored tags and metadata (JSON).
+fn indexed_fields(tags: &str, metadata: &str) -> Result<(String, String)> {
+    let tags: Vec<String> = serde_json::from_str(tags).map_err(Error::storage)?;
+    let metadata = serde_json::from_str(metadata).map_err(Error::storage)?;
+    Ok(fts_columns(&tags, &metadata))
+}
+
+/// Record `change` as the next version of its memory: a copy of the
+/// memory's row as written so far in this transaction.
+pub(crate) fn record_version(conn: &Connection, change: &Change) -> Result<()> {
+    let copied = conn
+        .prepare_cached(concat!(
+            "INSERT INTO versions (number, change, actor, reason, at, ",
+            memory_columns!(),
+            ") SELECT (SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE id = ?1), ?2, ?3, ?4, ?5, ",
+            memory_columns!(),
+            " FROM memories WHERE id = ?1"
+        ))
+        .and_then(|mut s| {
+            s.execute(params![
+                change.id.to_string(),
+                change.kind.as_str(),
+                change.actor,
+                change.reason,
+                change.at
+            ])
+        })
+        .map_err(sql_err)?;
+    match copied {
+        1 => Ok(()),
+        _ => Err(Error::NotFound(change.id.to_string())),
+    }
+}
+
+/// Delete rows for good: the memory, its versions, embedding and index
+/// entries (with `secure_delete` on, their bytes are overwritten), leaving
+/// a tombstone (for other processes' indexes) and a deletion receipt.
+pub(crate) fn delete_rows(
+    conn: &Connection,
+    rowids: &[i64],
+    rev: i64,
+    deletion: &Deletion,
+) -> Result<()> {
     add_docs(conn, -(rowids.len() as i64))?;
     for rowid in rowids {
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO deletions (id, tenant, actor, reason, deleted_at, versions) \
+             SELECT id, tenant, ?2, ?3, ?4, (SELECT COUNT(*) FROM versions v WHERE v.id = m.id) \
+             FROM memories m WHERE rowid = ?1",
+        )
+        .and_then(|mut s| s.execute(params![rowid, deletion.actor, deletion.reason, deletion.at]))
+        .map_err(sql_err)?;
+        unindex_keywords(conn, *rowid)?;
         for sql in [
+            "DELETE FROM versions WHERE id = (SELECT id FROM memories WHERE rowid = ?1)",
             "DELETE FROM memories WHERE rowid = ?1",
             "DELETE FROM vectors WHERE rowid = ?1",
             "DELETE FROM vindex WHERE rowid = ?1",
             "DELETE FROM accessed WHERE rowid = ?1",
-            "DELETE FROM memories_fts WHERE rowid = ?1",
         ] {
             conn.prepare_cached(sql)
                 .and_then(|mut s| s.execute([rowid]))
@@ -163,6 +264,11 @@ pub(crate) fn delete_rows(conn: &Connection, rowids: &[i64], rev: i64) -> Result
         conn.prepare_cached("INSERT OR REPLACE INTO tombstones (rowid, rev) VALUES (?1, ?2)")
             .and_then(|mut s| s.execute([*rowid, rev]))
             .map_err(sql_err)?;
+    }
+    // The index snapshot holds the deleted memories' tags: it is a cache,
+    // saved again when it pays off.
+    if !rowids.is_empty() {
+        conn.execute("DELETE FROM vsnap", []).map_err(sql_err)?;
     }
     Ok(())
 }
@@ -190,5 +296,9 @@ pub(crate) fn write_batch(conn: &mut Connection, batch: WriteBatch) -> Result<()
         writer.write(m, Some(rowid), v.as_deref())?;
     }
     drop(writer);
+    for change in &batch.changes {
+        batch.written(change)?;
+        record_version(&tx, change)?;
+    }
     tx.commit().map_err(sql_err)
 }

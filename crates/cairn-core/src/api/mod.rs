@@ -17,6 +17,9 @@
 //! - Knows nothing of terminals, HTTP or MCP; serde only.
 //! - Every call names its [`Caller`]: the tenant is never implicit.
 
+use crate::history::LOCAL_ACTOR;
+
+mod history;
 mod keys;
 mod read;
 mod selection;
@@ -24,6 +27,10 @@ mod transfer;
 mod view;
 mod write;
 
+pub use history::{
+    get_with_history, history, revert, GetOutput, HistoryOutput, RevertInput, RevertOutput,
+    VersionView,
+};
 pub use keys::{
     authenticate, create_key, list_keys, revoke_key, tenant_name, Authenticated, CreateKeyInput,
     CreatedKey, KeyView,
@@ -40,24 +47,35 @@ pub use write::{
     RememberOutput, UpdateInput, UpdateOutput,
 };
 
-/// Who is asking: the tenant every read and write is confined to, and the
-/// project of calls that name none (an MCP session's project; `None` for
-/// the CLI, whose `--project` is always explicit).
+/// Who is asking: the tenant every read and write is confined to, the
+/// actor their changes are recorded under, and the project of calls that
+/// name none (an MCP session's project; `None` for the CLI, whose
+/// `--project` is always explicit).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     /// The tenant.
     pub tenant: String,
+    /// Who, in versions and deletion receipts: an API key's id, or
+    /// [`LOCAL_ACTOR`] (the default).
+    pub actor: String,
     /// The default project.
     pub project: Option<String>,
 }
 
 impl Caller {
-    /// A caller of `tenant` with no default project.
+    /// A local caller of `tenant` with no default project.
     pub fn new(tenant: impl Into<String>) -> Self {
         Caller {
             tenant: tenant.into(),
+            actor: LOCAL_ACTOR.to_string(),
             project: None,
         }
+    }
+
+    /// Builder: the actor (an API key's id).
+    pub fn with_actor(mut self, actor: impl Into<String>) -> Self {
+        self.actor = actor.into();
+        self
     }
 
     /// Builder: the project of calls that name none.

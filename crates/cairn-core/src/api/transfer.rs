@@ -5,7 +5,7 @@ use std::io::BufRead;
 
 use super::Caller;
 use crate::engine::{Cairn, ImportReport};
-use crate::wire::{JsonLines, MemoryRecord};
+use crate::wire::{JsonLines, MemoryRecord, ReceiptRecord};
 use crate::{Error, Result};
 
 /// Import the JSON Lines of `reader` for the caller (see [`Cairn::import`]):
@@ -27,9 +27,9 @@ pub fn import(
         // Every line is read and checked before anything is written.
         let records: Vec<_> = lines.by_ref().collect();
         lines.finish()?;
-        return cairn.import(tenant, records, true, written);
+        return cairn.import(tenant, records, true, &caller.actor, written);
     }
-    let report = cairn.import(tenant, lines.by_ref(), false, written)?;
+    let report = cairn.import(tenant, lines.by_ref(), false, &caller.actor, written)?;
     match lines.finish() {
         Ok(()) => Ok(report),
         Err(e) => Err(Error::invalid(format!(
@@ -39,19 +39,26 @@ pub fn import(
     }
 }
 
-/// Every memory of the caller's tenant as JSON Lines, in id order, handed
-/// to `sink` a line (with its newline) at a time; with `embeddings`, each
-/// line carries its vector. Returns how many memories there were.
+/// Every memory of the caller's tenant as JSON Lines, in id order, then
+/// the receipts of its deleted memories (`{"deleted": {...}}`), handed to
+/// `sink` a line (with its newline) at a time; with `embeddings`, each
+/// memory's line carries its vector. Returns how many memories there were.
 pub fn export(
     cairn: &Cairn,
     caller: &Caller,
     embeddings: bool,
     sink: &mut dyn FnMut(Vec<u8>) -> Result<()>,
 ) -> Result<usize> {
-    cairn.export(&caller.tenant, embeddings, &mut |record: MemoryRecord| {
+    let memories = cairn.export(&caller.tenant, embeddings, &mut |record: MemoryRecord| {
         let mut line = serde_json::to_vec(&record)
             .map_err(|e| Error::storage_from("writing the export", e))?;
         line.push(b'\n');
         sink(line)
-    })
+    })?;
+    for receipt in cairn.store().receipts(&caller.tenant, "", usize::MAX)? {
+        let mut line = ReceiptRecord::of(&receipt).line()?;
+        line.push(b'\n');
+        sink(line)?;
+    }
+    Ok(memories)
 }

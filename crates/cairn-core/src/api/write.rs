@@ -125,6 +125,7 @@ pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<
     req.supersedes = old.as_ref().map(|o| o.id.to_string());
     req.dedup = input.dedup.unwrap_or(true);
     req.source = non_empty(input.source.as_deref());
+    req.actor.clone_from(&caller.actor);
     let project = req.project.clone();
     let outcome = cairn.remember(req)?;
     let mut ids: Vec<MemoryId> = vec![outcome.id];
@@ -230,7 +231,7 @@ pub fn update(
             .transpose()?,
         clear_ttl: input.clear_ttl,
     };
-    let m = cairn.update(&caller.tenant, id, req)?;
+    let m = cairn.update(&caller.tenant, id, req, &caller.actor)?;
     Ok(UpdateOutput {
         memory: MemoryView::of(cairn, &caller.tenant, &m)?,
     })
@@ -274,7 +275,7 @@ pub fn forget(cairn: &Cairn, caller: &Caller, input: ForgetInput) -> Result<Forg
         .filter_map(|i| non_empty(Some(i)))
         .collect();
     let deleted = match (ids.is_empty(), input.selection.has_conditions()) {
-        (false, false) => cairn.forget(&caller.tenant, &ids)?,
+        (false, false) => cairn.forget(&caller.tenant, &ids, &caller.actor)?,
         (false, true) => {
             return Err(Error::invalid(
                 "give ids or a filter (project, global, types, tags, since, until), not both",
@@ -294,7 +295,7 @@ pub fn forget(cairn: &Cairn, caller: &Caller, input: ForgetInput) -> Result<Forg
                     scope,
                 });
             }
-            let ids = cairn.forget_matching(&filter)?;
+            let ids = cairn.forget_matching(&filter, &caller.actor)?;
             return Ok(ForgetOutput {
                 forgotten: ids.len(),
                 ids: ids.iter().map(|i| i.to_string()).collect(),

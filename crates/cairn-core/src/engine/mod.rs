@@ -8,6 +8,7 @@
 //! `update.rs`, `transfer.rs` (import, export,
 //! reindex). This file holds the engine itself: ids, reads, deletes.
 
+mod history;
 mod recall;
 mod remember;
 mod transfer;
@@ -15,11 +16,13 @@ mod update;
 
 use std::sync::Arc;
 
+pub use history::History;
 pub use recall::{RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
 pub use transfer::ImportReport;
-pub use update::UpdateRequest;
+pub use update::{changed_fields, UpdateRequest};
 
+use crate::history::Deletion;
 use crate::memory::{normalize_id_prefix, Memory, MemoryId, Timestamp};
 use crate::rank::Fusion;
 use crate::store::{Filter, ListOrder, Store, StoreStats};
@@ -185,15 +188,25 @@ impl Cairn {
         Ok(memory)
     }
 
-    /// Delete memories by id or prefix; every id is resolved before anything
-    /// is deleted, so one bad id deletes nothing.
-    pub fn forget(&self, tenant: &str, ids_or_prefixes: &[String]) -> Result<Vec<MemoryId>> {
+    /// Delete memories by id or prefix for `actor`, for good (see
+    /// [`Store::delete`]); every id is resolved before anything is
+    /// deleted, so one bad id deletes nothing.
+    pub fn forget(
+        &self,
+        tenant: &str,
+        ids_or_prefixes: &[String],
+        actor: &str,
+    ) -> Result<Vec<MemoryId>> {
         let ids = ids_or_prefixes
             .iter()
             .map(|s| self.resolve(tenant, s))
             .collect::<Result<Vec<_>>>()?;
-        self.store.delete(tenant, &ids)?;
+        self.store.delete(tenant, &ids, &self.forgotten_by(actor))?;
         Ok(ids)
+    }
+
+    fn forgotten_by(&self, actor: &str) -> Deletion {
+        Deletion::new(actor, "forgotten", self.now())
     }
 
     /// Memories passing a filter.
@@ -212,15 +225,16 @@ impl Cairn {
         Filter::new(tenant, self.now())
     }
 
-    /// Delete every memory passing `filter`; returns their ids.
-    pub fn forget_matching(&self, filter: &Filter) -> Result<Vec<MemoryId>> {
+    /// Delete every memory passing `filter` for `actor`; returns their ids.
+    pub fn forget_matching(&self, filter: &Filter, actor: &str) -> Result<Vec<MemoryId>> {
         let ids: Vec<MemoryId> = self
             .store
             .list(filter, ListOrder::Oldest, usize::MAX, 0)?
             .into_iter()
             .map(|m| m.id)
             .collect();
-        self.store.delete(&filter.tenant, &ids)?;
+        self.store
+            .delete(&filter.tenant, &ids, &self.forgotten_by(actor))?;
         Ok(ids)
     }
 

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{superseded, Cairn};
+use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
 use crate::memory::{
     normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
     MemoryType, Tier,
@@ -37,6 +38,8 @@ pub struct RememberRequest {
     pub dedup: bool,
     /// Origin; default `manual`.
     pub source: Option<String>,
+    /// Who writes it (see [`crate::history::Change::actor`]).
+    pub actor: String,
 }
 
 impl RememberRequest {
@@ -54,6 +57,7 @@ impl RememberRequest {
             supersedes: None,
             dedup: true,
             source: None,
+            actor: LOCAL_ACTOR.to_string(),
         }
     }
 }
@@ -174,6 +178,7 @@ impl Cairn {
                     memory.clone(),
                     vector.clone(),
                     DEDUP_THRESHOLD,
+                    &req.actor,
                 )? {
                     Inserted::New => None,
                     Inserted::Duplicate { id, similarity } => {
@@ -182,18 +187,25 @@ impl Cairn {
                 },
             };
             if let Some((existing, similarity)) = duplicate {
-                return self.merge(existing, memory, given, vector, similarity);
+                return self.merge(existing, memory, given, vector, similarity, &req.actor);
             }
         } else {
+            let mut created = Change::new(memory.id, ChangeKind::Created, &req.actor, now);
             let mut batch = WriteBatch {
                 inserts: vec![(memory.clone(), vector)],
-                updates: vec![],
+                ..Default::default()
             };
             if let Some(o) = &old {
+                created = created.because(format!("supersedes {}", o.id));
                 batch
                     .updates
                     .push((superseded(o.clone(), memory.id, now), None));
+                batch.changes.push(
+                    Change::new(o.id, ChangeKind::Superseded, &req.actor, now)
+                        .because(format!("superseded by {}", memory.id)),
+                );
             }
+            batch.changes.push(created);
             self.store.write(batch)?;
         }
         let similar = neighbours
@@ -228,6 +240,7 @@ impl Cairn {
         given: (Option<f64>, Option<i64>),
         vector: Vec<f32>,
         similarity: f32,
+        actor: &str,
     ) -> Result<RememberOutcome> {
         let mut merged = existing;
         merged.tags = normalize_tags(merged.tags.iter().chain(&new.tags))?;
@@ -241,9 +254,14 @@ impl Cairn {
         }
         merged.updated_at = new.updated_at;
         let id = merged.id;
+        let change =
+            Change::new(id, ChangeKind::Deduplicated, actor, merged.updated_at).because(format!(
+                "merged a near-identical memory (similarity {similarity:.3} ≥ {DEDUP_THRESHOLD})"
+            ));
         self.store.write(WriteBatch {
-            inserts: vec![],
             updates: vec![(merged, Some(vector))],
+            changes: vec![change],
+            ..Default::default()
         })?;
         Ok(RememberOutcome {
             id,

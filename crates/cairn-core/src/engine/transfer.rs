@@ -2,6 +2,7 @@
 //! a page at a time.
 
 use super::{superseded, Cairn};
+use crate::history::{Change, ChangeKind};
 use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::store::{Filter, ListOrder, WriteBatch};
 use crate::wire::MemoryRecord;
@@ -45,6 +46,7 @@ impl Cairn {
         tenant: &str,
         records: impl IntoIterator<Item = (usize, Result<MemoryRecord>)>,
         strict: bool,
+        actor: &str,
         progress: &mut dyn FnMut(usize),
     ) -> Result<ImportReport> {
         let now = self.now();
@@ -88,20 +90,22 @@ impl Cairn {
                     errors.len()
                 )));
             }
-            self.write_imported(tenant, valid.into_iter(), progress)?
+            self.write_imported(tenant, valid.into_iter(), actor, progress)?
         } else {
-            self.write_imported(tenant, valid, progress)?
+            self.write_imported(tenant, valid, actor, progress)?
         };
         report.errors = errors;
         Ok(report)
     }
 
     /// The writing half of [`Cairn::import`]: valid records (memory,
-    /// embedding if given, whether it named its id), a transaction at a time.
+    /// embedding if given, whether it named its id), a transaction at a time,
+    /// each memory with its `imported` version.
     fn write_imported(
         &self,
         tenant: &str,
         records: impl Iterator<Item = (Memory, Option<Vec<f32>>, bool)>,
+        actor: &str,
         progress: &mut dyn FnMut(usize),
     ) -> Result<ImportReport> {
         let mut report = ImportReport::default();
@@ -110,6 +114,7 @@ impl Cairn {
             self.ensure_model()?;
         }
         let mut done = 0;
+        let now = self.now();
         while records.peek().is_some() {
             // Pre-embedded records go in big transactions, which spend less
             // on commits and index merges; those to embed a model batch at a
@@ -167,10 +172,13 @@ impl Cairn {
                         .next()
                         .ok_or_else(|| Error::embedding("embedder returned too few vectors"))?,
                 };
+                batch
+                    .changes
+                    .push(Change::new(m.id, ChangeKind::Imported, actor, now));
                 batch.inserts.push((m, v));
             }
             report.imported += batch.inserts.len();
-            self.link_supersessions(tenant, &mut batch)?;
+            self.link_supersessions(tenant, &mut batch, actor)?;
             self.write_taking_copies(tenant, batch)?;
             progress(done);
         }
@@ -200,8 +208,9 @@ impl Cairn {
     }
 
     /// For each inserted memory that names a memory it supersedes, mark that
-    /// one superseded (unless it already says so), in the same batch.
-    fn link_supersessions(&self, tenant: &str, batch: &mut WriteBatch) -> Result<()> {
+    /// one superseded (unless it already says so), in the same batch: a
+    /// stored one with a version saying so.
+    fn link_supersessions(&self, tenant: &str, batch: &mut WriteBatch, actor: &str) -> Result<()> {
         let links: Vec<(MemoryId, MemoryId, Timestamp)> = batch
             .inserts
             .iter()
@@ -215,6 +224,10 @@ impl Cairn {
             } else if let Some(m) = self.store.get(tenant, &[old])?.pop() {
                 if m.superseded_by.is_none() {
                     batch.updates.push((superseded(m, new, at), None));
+                    batch.changes.push(
+                        Change::new(old, ChangeKind::Superseded, actor, self.now())
+                            .because(format!("superseded by {new} (imported)")),
+                    );
                 }
             }
         }
@@ -305,8 +318,8 @@ impl Cairn {
                     .zip(vectors.into_iter().map(Some))
                     .collect();
                 self.store.write(WriteBatch {
-                    inserts: vec![],
                     updates,
+                    ..Default::default()
                 })?;
                 progress(done, total.max(done));
                 Ok(())
@@ -336,8 +349,16 @@ pub(crate) fn copy_id(tenant: &str, id: MemoryId) -> MemoryId {
     MemoryId(uuid::Uuid::from_bytes(bytes))
 }
 
-/// Point every supersession link of `batch` at `from` to `to`.
+/// Point every supersession link and change of `batch` at `from` to `to`.
 fn rename_links(batch: &mut WriteBatch, from: MemoryId, to: MemoryId) {
+    for change in &mut batch.changes {
+        if change.id == from {
+            change.id = to;
+        }
+        if let Some(reason) = &mut change.reason {
+            *reason = reason.replace(&from.to_string(), &to.to_string());
+        }
+    }
     let memories = batch
         .inserts
         .iter_mut()

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::Cairn;
+use crate::history::{Change, ChangeKind};
 use crate::memory::{
     normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryType,
 };
@@ -37,16 +38,23 @@ pub struct UpdateRequest {
 }
 
 impl Cairn {
-    /// Change a memory. A content change re-embeds it; every change
-    /// re-indexes it for keyword search (tags and metadata are searchable).
-    pub fn update(&self, tenant: &str, id_or_prefix: &str, req: UpdateRequest) -> Result<Memory> {
+    /// Change a memory on behalf of `actor`, recording a version that
+    /// names the fields changed. A content change re-embeds it; every
+    /// change re-indexes it for keyword search (tags and metadata are
+    /// searchable).
+    pub fn update(
+        &self,
+        tenant: &str,
+        id_or_prefix: &str,
+        req: UpdateRequest,
+        actor: &str,
+    ) -> Result<Memory> {
         let id = self.resolve(tenant, id_or_prefix)?;
-        let mut m = self.load(tenant, id)?;
+        let before = self.load(tenant, id)?;
+        let mut m = before.clone();
         let now = self.now();
-        let mut reembed = false;
         if let Some(c) = req.content {
             validate_content(&c)?;
-            reembed |= c != m.content;
             m.content = c;
         }
         if let Some(k) = req.kind {
@@ -92,16 +100,61 @@ impl Cairn {
             m.expires_at = Some(now + ttl);
         }
         m.updated_at = now;
-        let vector = if reembed {
+        self.rewrite(&before, m, ChangeKind::Updated, None, actor)
+    }
+
+    /// Write `after` over `before` as one version of `kind`, whose reason
+    /// names the fields changed (after `prefix`, when given); re-embeds
+    /// when the text changed.
+    pub(super) fn rewrite(
+        &self,
+        before: &Memory,
+        after: Memory,
+        kind: ChangeKind,
+        prefix: Option<String>,
+        actor: &str,
+    ) -> Result<Memory> {
+        let vector = if after.content != before.content {
             self.ensure_model()?;
-            Some(self.embed_one(m.embedding_text())?)
+            Some(self.embed_one(after.embedding_text())?)
         } else {
             None
         };
+        let fields = changed_fields(before, &after).join(", ");
+        let reason = match (prefix, fields.is_empty()) {
+            (Some(p), true) => p,
+            (Some(p), false) => format!("{p}: {fields}"),
+            (None, true) => "no field changed".to_string(),
+            (None, false) => fields,
+        };
+        let change = Change::new(after.id, kind, actor, after.updated_at).because(reason);
         self.store.write(WriteBatch {
-            inserts: vec![],
-            updates: vec![(m.clone(), vector)],
+            updates: vec![(after.clone(), vector)],
+            changes: vec![change],
+            ..Default::default()
         })?;
-        Ok(m)
+        Ok(after)
     }
+}
+
+/// The names of the fields a change left different, as the wire format
+/// names them.
+pub fn changed_fields(before: &Memory, after: &Memory) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut check = |name, changed: bool| {
+        if changed {
+            out.push(name);
+        }
+    };
+    check("content", before.content != after.content);
+    check("type", before.kind != after.kind);
+    check("project", before.project != after.project);
+    check("tags", before.tags != after.tags);
+    check("metadata", before.metadata != after.metadata);
+    check("importance", before.importance != after.importance);
+    check("weight", before.weight != after.weight);
+    check("expires_at", before.expires_at != after.expires_at);
+    check("valid_to", before.valid_to != after.valid_to);
+    check("superseded_by", before.superseded_by != after.superseded_by);
+    out
 }

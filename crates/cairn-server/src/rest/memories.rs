@@ -1,12 +1,13 @@
-//! `/v1/memories`: remember, list, get, update and forget.
+//! `/v1/memories`: remember, list, get, update, forget, history and
+//! revert.
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cairn_core::api::{
-    self, ForgetInput, ForgetOutput, ListInput, ListOutput, MemoryView, RememberInput, UpdateInput,
-    UpdateOutput,
+    self, ForgetInput, ForgetOutput, HistoryOutput, ListInput, ListOutput, MemoryView,
+    RememberInput, RevertInput, RevertOutput, UpdateInput, UpdateOutput,
 };
 use cairn_core::engine::WriteStatus;
 
@@ -67,6 +68,31 @@ pub async fn update(
 ) -> Result<Json<UpdateOutput>, ApiError> {
     run(&state, &who, move |c, caller| {
         api::update(c, caller, &id, input)
+    })
+    .await
+    .map(Json)
+}
+
+/// `GET /v1/memories/{id}/history`.
+pub async fn history(
+    State(state): State<AppState>,
+    who: Who,
+    Path(id): Path<String>,
+) -> Result<Json<HistoryOutput>, ApiError> {
+    run(&state, &who, move |c, caller| api::history(c, caller, &id))
+        .await
+        .map(Json)
+}
+
+/// `POST /v1/memories/{id}/revert`: `{"version": N}`.
+pub async fn revert(
+    State(state): State<AppState>,
+    who: Who,
+    Path(id): Path<String>,
+    JsonBody(input): JsonBody<RevertInput>,
+) -> Result<Json<RevertOutput>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::revert(c, caller, &id, input)
     })
     .await
     .map(Json)

@@ -20,8 +20,9 @@ use axum::routing::{delete, get, patch, post, MethodRouter};
 use axum::Router;
 use cairn_core::api::{
     Authenticated, Caller, ContextInput, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput,
-    KeyView, ListInput, ListOutput, MemoryView, RecallInput, RecallOutput, RememberInput,
-    RememberOutput, StatsOutput, UpdateInput, UpdateOutput,
+    HistoryOutput, KeyView, ListInput, ListOutput, MemoryView, RecallInput, RecallOutput,
+    RememberInput, RememberOutput, RevertInput, RevertOutput, StatsOutput, UpdateInput,
+    UpdateOutput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -161,6 +162,29 @@ pub fn operations() -> Vec<Operation> {
             )
         },
         Operation {
+            ok: (StatusCode::OK, schema::<HistoryOutput>),
+            ..op(
+                M::GET,
+                "/memories/{id}/history",
+                "history",
+                "Every version of a memory (who, when, why), or a forgotten one's deletion receipt",
+                Role::Read,
+                get(memories::history),
+            )
+        },
+        Operation {
+            body: Some(schema::<RevertInput>),
+            ok: (StatusCode::OK, schema::<RevertOutput>),
+            ..op(
+                M::POST,
+                "/memories/{id}/revert",
+                "revert",
+                "Restore an earlier version of a memory as a new version",
+                Role::Write,
+                post(memories::revert),
+            )
+        },
+        Operation {
             body: Some(schema::<RecallInput>),
             ok: (StatusCode::OK, schema::<RecallOutput>),
             ..op(
@@ -261,9 +285,10 @@ pub fn operations() -> Vec<Operation> {
 pub struct Who(pub Authenticated);
 
 impl Who {
-    /// The application layer's caller: the tenant, no default project.
+    /// The application layer's caller: the tenant, the key as actor, no
+    /// default project.
     pub fn caller(&self) -> Caller {
-        Caller::new(self.0.tenant.clone())
+        Caller::new(self.0.tenant.clone()).with_actor(self.0.key_id.clone())
     }
 }
 

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::thread;
 
-use cairn_core::conformance::{axis, sample, T0};
+use cairn_core::conformance::{axis, forgotten, sample, T0};
+use cairn_core::history::LOCAL_ACTOR;
 use cairn_core::store::{Filter, ScopeFilter, WriteBatch};
 use cairn_core::{MemoryType, Store, StoreCaches};
 use cairn_sqlite::SqliteStore;
@@ -31,6 +32,7 @@ fn data_survives_reopening_and_file_stays_healthy() {
             .write(WriteBatch {
                 inserts: vec![(m.clone(), axis(1, 8))],
                 updates: vec![],
+                ..Default::default()
             })
             .unwrap();
     }
@@ -60,6 +62,7 @@ fn a_second_connection_sees_writes_and_deletes_without_reopening() {
     a.write(WriteBatch {
         inserts: vec![(m1.clone(), axis(1, 8))],
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
     // b loads its vector index now...
@@ -74,6 +77,7 @@ fn a_second_connection_sees_writes_and_deletes_without_reopening() {
     a.write(WriteBatch {
         inserts: vec![(m2.clone(), axis(2, 8))],
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(
@@ -85,6 +89,7 @@ fn a_second_connection_sees_writes_and_deletes_without_reopening() {
     a.write(WriteBatch {
         inserts: vec![],
         updates: vec![(moved, Some(axis(5, 8)))],
+        ..Default::default()
     })
     .unwrap();
     let global = Filter::new("default", T0);
@@ -97,7 +102,7 @@ fn a_second_connection_sees_writes_and_deletes_without_reopening() {
         b.vector_search(&axis(5, 8), &all("default"), 1).unwrap()[0].id,
         m1.id
     );
-    a.delete("default", &[m2.id]).unwrap();
+    a.delete("default", &[m2.id], &forgotten()).unwrap();
     assert!(!b
         .vector_search(&axis(2, 8), &all("default"), 5)
         .unwrap()
@@ -129,6 +134,7 @@ fn concurrent_writers_lose_nothing() {
                         .write(WriteBatch {
                             inserts: vec![(m, axis(n as usize, 16))],
                             updates: vec![],
+                            ..Default::default()
                         })
                         .unwrap();
                 }
@@ -192,6 +198,7 @@ fn a_new_store_is_private_and_a_read_never_creates_one() {
                 axis(1, 8),
             )],
             updates: vec![],
+            ..Default::default()
         })
         .unwrap();
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
@@ -231,7 +238,12 @@ fn two_handles_inserting_the_same_memory_at_once_leave_one() {
                         );
                         barrier.wait();
                         store
-                            .insert_unless_duplicate(m, axis(round as usize + 1, 32), 0.92)
+                            .insert_unless_duplicate(
+                                m,
+                                axis(round as usize + 1, 32),
+                                0.92,
+                                LOCAL_ACTOR,
+                            )
                             .unwrap()
                     })
                 })
@@ -260,6 +272,7 @@ fn warm_up_loads_the_index_while_keyword_search_and_writes_go_on() {
         .write(WriteBatch {
             inserts: batch.clone(),
             updates: vec![],
+            ..Default::default()
         })
         .unwrap();
     // A fresh process: nothing loaded yet.
@@ -278,6 +291,7 @@ fn warm_up_loads_the_index_while_keyword_search_and_writes_go_on() {
             .write(WriteBatch {
                 inserts: vec![(late.clone(), axis(7, 8))],
                 updates: vec![],
+                ..Default::default()
             })
             .unwrap();
         warm.join().unwrap().unwrap();
@@ -310,6 +324,7 @@ fn another_processs_accesses_and_weights_reach_the_hits() {
     a.write(WriteBatch {
         inserts: vec![(m.clone(), axis(1, 8)), (other.clone(), axis(2, 8))],
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
     // b holds both in-memory indexes, as a server does.
@@ -335,12 +350,13 @@ fn another_processs_accesses_and_weights_reach_the_hits() {
     a.write(WriteBatch {
         inserts: vec![],
         updates: vec![(lighter, None)],
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(factors(m.id).weight, 0.1);
     assert_eq!(factors(m.id).access_count, 2);
     // An accessed memory deleted by a leaves b's indexes.
-    a.delete("default", &[other.id]).unwrap();
+    a.delete("default", &[other.id], &forgotten()).unwrap();
     a.record_access("default", &[m.id], T0 + 30).unwrap();
     assert_eq!(factors(m.id).access_count, 3);
     assert!(!b
@@ -411,6 +427,20 @@ fn a_schema_1_file_is_upgraded_with_its_ranking_factors() {
             .access_count,
         5
     );
+    // History begins with the upgrade; the refilled keyword index forgets
+    // exactly what it holds.
+    let versions = store.history("default", id).unwrap();
+    assert_eq!(versions.len(), 1);
+    assert_eq!(
+        versions[0].reason.as_deref(),
+        Some("recorded when history began")
+    );
+    assert_eq!(versions[0].memory.content, "obsidian flake");
+    assert_eq!(store.delete("default", &[id], &forgotten()).unwrap(), 1);
+    assert!(store
+        .keyword_search("obsidian", &all("default"), 5)
+        .unwrap()
+        .is_empty());
     assert_eq!(store.integrity_check().unwrap(), "ok");
 }
 
@@ -440,6 +470,7 @@ fn store_of(n: u32) -> (tempfile::TempDir, std::path::PathBuf, SqliteStore) {
         .write(WriteBatch {
             inserts: varied(0, n),
             updates: vec![],
+            ..Default::default()
         })
         .unwrap();
     (dir, path, store)
@@ -478,6 +509,7 @@ fn a_new_process_loads_the_snapshot_and_catches_up_with_later_writes() {
     a.write(WriteBatch {
         inserts: first.clone(),
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
     a.record_access("default", &[first[3].0.id], T0 + 5)
@@ -489,6 +521,7 @@ fn a_new_process_loads_the_snapshot_and_catches_up_with_later_writes() {
     a.write(WriteBatch {
         inserts: varied(90, 110),
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
     let mut heavier = first[10].0.clone();
@@ -497,10 +530,11 @@ fn a_new_process_loads_the_snapshot_and_catches_up_with_later_writes() {
     a.write(WriteBatch {
         inserts: vec![],
         updates: vec![(heavier, Some(axis(5, 16)))],
+        ..Default::default()
     })
     .unwrap();
     let gone = [first[0].0.id, first[4].0.id, first[40].0.id];
-    assert_eq!(a.delete("default", &gone).unwrap(), 3);
+    assert_eq!(a.delete("default", &gone, &forgotten()).unwrap(), 3);
     a.record_access("default", &[first[3].0.id, first[20].0.id], T0 + 9)
         .unwrap();
 
@@ -590,6 +624,7 @@ fn a_large_store_saves_its_snapshot_once_it_pays_off() {
     a.write(WriteBatch {
         inserts: varied(n, n + 10),
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
     query(&SqliteStore::open(&path).unwrap());
@@ -598,6 +633,7 @@ fn a_large_store_saves_its_snapshot_once_it_pays_off() {
     a.write(WriteBatch {
         inserts: varied(n + 10, n + 10 + n / 4),
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
     query(&SqliteStore::open(&path).unwrap());
@@ -620,6 +656,7 @@ fn a_bulk_write_reaches_the_database_file_through_the_checkpoint_thread() {
         .write(WriteBatch {
             inserts: varied(n, n + 5),
             updates: vec![],
+            ..Default::default()
         })
         .unwrap();
     drop(store);

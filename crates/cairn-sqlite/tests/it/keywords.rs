@@ -3,7 +3,7 @@
 //! memory, must return the same memories in the same order with the same
 //! scores, before and after the other one writes, updates and deletes.
 
-use cairn_core::conformance::{axis, sample, T0};
+use cairn_core::conformance::{axis, forgotten, sample, T0};
 use cairn_core::store::{Filter, ScopeFilter, WriteBatch};
 use cairn_core::{Memory, MemoryType, Store, StoreCaches};
 use cairn_sqlite::{SqliteStore, PRUNE_ABOVE_DOCS};
@@ -188,6 +188,7 @@ fn in_memory_keyword_index_ranks_as_fts5_and_follows_other_writers() {
     fts.write(WriteBatch {
         inserts,
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
 
@@ -212,11 +213,12 @@ fn in_memory_keyword_index_ranks_as_fts5_and_follows_other_writers() {
     fts.write(WriteBatch {
         inserts: fresh.iter().map(|m| (m.clone(), axis(3, 8))).collect(),
         updates,
+        ..Default::default()
     })
     .unwrap();
     let gone: Vec<_> = all[300..400].iter().map(|m| m.id).collect();
-    fts.delete("default", &gone).unwrap();
-    fts.delete("other", &gone).unwrap();
+    fts.delete("default", &gone, &forgotten()).unwrap();
+    fts.delete("other", &gone, &forgotten()).unwrap();
     // A new FTS5-side store: `fts` keeps the document frequencies it
     // pruned with until the store's size drifts by 2% (the in-memory index
     // has exact ones), which would compare pruning, not ranking.
@@ -234,6 +236,7 @@ fn in_memory_keyword_index_ranks_as_fts5_and_follows_other_writers() {
     fts.write(WriteBatch {
         inserts: bulk.iter().map(|m| (m.clone(), axis(4, 8))).collect(),
         updates: vec![],
+        ..Default::default()
     })
     .unwrap();
     let fts = SqliteStore::open(&path).unwrap();

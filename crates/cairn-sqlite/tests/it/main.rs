@@ -17,6 +17,7 @@ fn fresh() -> (Arc<dyn Store>, tempfile::TempDir) {
 cairn_core::store_conformance_tests!(crate::fresh());
 
 mod file;
+mod forget;
 mod keywords;
 
 /// The conformance suite again, on a store whose keyword search answers
