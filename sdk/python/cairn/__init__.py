@@ -9,13 +9,13 @@
 from .client import AsyncCairn, Cairn
 from .errors import (BadRequest, CairnError, Conflict, Forbidden, NotFound, RateLimited,
                      TooLarge, Unauthenticated, Unavailable)
-from .models import (Context, ForgetResult, ImportReport, Memory, Page, RecallHit, RecallResult,
-                     RememberResult, Similar, Stats)
+from .models import (Context, ForgetResult, History, ImportReport, Memory, Page, RecallHit,
+                     RecallResult, Receipt, RememberResult, Similar, Stats, Version)
 
 __all__ = [
     "Cairn", "AsyncCairn",
     "CairnError", "BadRequest", "Unauthenticated", "Forbidden", "NotFound", "Conflict",
     "TooLarge", "RateLimited", "Unavailable",
     "Memory", "RecallHit", "RecallResult", "RememberResult", "Similar", "Page",
-    "ForgetResult", "Stats", "Context", "ImportReport",
+    "ForgetResult", "Stats", "Context", "ImportReport", "History", "Version", "Receipt",
 ]

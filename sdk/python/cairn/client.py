@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Dict, Iterable, Iterator, List, Optional,
 import httpx
 
 from .errors import CairnError, error_for
-from .models import (Context, ForgetResult, ImportReport, Memory, Page, RecallResult,
+from .models import (Context, ForgetResult, History, ImportReport, Memory, Page, RecallResult,
                      RememberResult, Stats)
 
 #: Statuses retried (honouring `Retry-After`) before an error is raised.
@@ -211,6 +211,17 @@ class Cairn:
                 return
             cursor = page.next_cursor
 
+    def history(self, memory_id: str) -> History:
+        """Every version of a memory (who changed what, when and why), or a
+        forgotten memory's deletion receipt (`.deleted`)."""
+        return History.from_json(self._call("GET", f"/v1/memories/{memory_id}/history"))
+
+    def revert(self, memory_id: str, version: int) -> Memory:
+        """Restore an earlier version as a new version; answers the memory."""
+        answer = self._call("POST", f"/v1/memories/{memory_id}/revert",
+                            json={"version": version})
+        return Memory.from_json(answer["memory"])
+
     def stats(self) -> Stats:
         return Stats.from_json(self._call("GET", "/v1/stats"))
 
@@ -288,6 +299,14 @@ class AsyncCairn:
 
     async def update(self, memory_id: str, **changes: Any) -> Memory:
         answer = await self._do(_Requests.update(memory_id, **changes))
+        return Memory.from_json(answer["memory"])
+
+    async def history(self, memory_id: str) -> History:
+        return History.from_json(await self._call("GET", f"/v1/memories/{memory_id}/history"))
+
+    async def revert(self, memory_id: str, version: int) -> Memory:
+        answer = await self._call("POST", f"/v1/memories/{memory_id}/revert",
+                                  json={"version": version})
         return Memory.from_json(answer["memory"])
 
     async def forget(self, memory_id: Optional[str] = None, **selection: Any) -> ForgetResult:

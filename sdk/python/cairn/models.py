@@ -166,3 +166,43 @@ class ImportReport(_Model):
     skipped_existing: int = 0
     embedded: int = 0
     errors: List[List[Any]] = field(default_factory=list)
+
+
+@dataclass
+class Version(_Model):
+    version: int = 0
+    change: str = ""
+    at: str = ""
+    actor: str = ""
+    reason: Optional[str] = None
+    memory: Memory = field(default_factory=Memory)
+
+    @classmethod
+    def _convert(cls, name: str, value: Any) -> Any:
+        if name == "memory":
+            return Memory.from_json(value)
+        return value
+
+
+@dataclass
+class Receipt(_Model):
+    id: str = ""
+    deleted_at: str = ""
+    actor: str = ""
+    reason: str = ""
+    versions: int = 0
+
+
+@dataclass
+class History(_Model):
+    id: str = ""
+    versions: List[Version] = field(default_factory=list)
+    deleted: Optional[Receipt] = None
+
+    @classmethod
+    def _convert(cls, name: str, value: Any) -> Any:
+        if name == "versions":
+            return [Version.from_json(v) for v in value]
+        if name == "deleted" and value is not None:
+            return Receipt.from_json(value)
+        return value

@@ -34,12 +34,21 @@ def test_remember_recall_get_update_forget(server) -> None:
         ctx = c.context("staging", project="atlas", budget=400)
         assert "Falkenstein" in ctx.markdown and ctx.tokens <= 400
 
+        h = c.history(made.id)
+        assert [v.change for v in h.versions] == ["created", "deduplicated", "updated"]
+        assert h.versions[2].reason == "tags, importance" and h.deleted is None
+        back = c.revert(made.id, 1)
+        assert back.tags == ["infra"] and back.importance == pytest.approx(0.5)
+        assert c.history(made.short_id).versions[-1].change == "reverted"
+
         dry = c.forget(project="atlas")
         assert dry.would_forget == 1 and dry.forgotten == 0
         assert c.forget(memory_id=made.id).forgotten == 1
         with pytest.raises(NotFound) as e:
             c.get(made.id)
         assert e.value.code == "not_found" and e.value.status == 404
+        receipt = c.history(made.id).deleted
+        assert receipt.versions == 4 and receipt.reason == "forgotten"
 
 
 def test_list_pages_through_everything_and_filters_by_type(server) -> None:
@@ -105,7 +114,10 @@ def test_async_client(server) -> None:
             assert any("async client" in line for line in lines)
             with pytest.raises(NotFound):
                 await c.get("00000000")
+            await c.update(made.id, content="the async client remembers and forgets")
+            assert (await c.revert(made.id, 1)).content == "the async client remembers too"
             assert (await c.forget(made.id)).forgotten == 1
+            assert (await c.history(made.id)).deleted.versions == 3
     asyncio.run(run())
 
 
@@ -118,6 +130,8 @@ def test_models_name_fields_of_the_servers_schemas(server) -> None:
         models.Similar: "SimilarView", models.Page: "ListOutput",
         models.ForgetResult: "ForgetOutput", models.Stats: "StatsOutput",
         models.Context: "ContextPack", models.ImportReport: "ImportReport",
+        models.History: "HistoryOutput", models.Version: "VersionView",
+        models.Receipt: "ReceiptRecord",
     }
     for model, name in pairs.items():
         properties = set(schemas[name]["properties"])

@@ -382,6 +382,60 @@ fn update_reembeds_and_tags() {
     assert!(ids(&env.json(&["recall", "grace", "--mode", "keyword"])).is_empty());
 }
 
+#[test]
+fn history_revert_and_the_receipt_of_a_forgotten_memory() {
+    let env = Env::new();
+    let id = env.remember(&["the staging database lives on db-3", "--tag", "infra"]);
+    env.ok(&[
+        "update",
+        &id,
+        "--content",
+        "the staging database moved to db-7",
+    ]);
+    let text = env.ok(&["history", &id]);
+    assert!(text.contains("v1 created"), "{text}");
+    assert!(text.contains("v2 updated"), "{text}");
+    assert!(text.contains("by local: content"), "{text}");
+    assert!(text.contains("db-3") && text.contains("db-7"), "{text}");
+
+    let out = env.json(&["revert", &id, "1"]);
+    assert_eq!(
+        (out["restored"].as_u64(), out["version"].as_u64()),
+        (Some(1), Some(3))
+    );
+    assert_eq!(
+        out["memory"]["content"],
+        "the staging database lives on db-3"
+    );
+    let bad = env.run(&["revert", &id, "9"]);
+    assert_eq!(bad.status.code(), Some(2), "bad input");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no version 9"));
+
+    let h = env.json(&["history", &id]);
+    let changes: Vec<&str> = h["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["change"].as_str().unwrap())
+        .collect();
+    assert_eq!(changes, vec!["created", "updated", "reverted"]);
+
+    env.ok(&["forget", &id]);
+    let h = env.json(&["history", &id]);
+    assert_eq!(h["versions"], serde_json::json!([]));
+    assert_eq!(h["deleted"]["versions"], 3);
+    assert!(env.ok(&["history", &id]).contains("3 versions erased"));
+    // The export ends with the receipt, and importing it again skips it.
+    let lines = export(&env);
+    assert!(
+        lines.lines().last().unwrap().starts_with(r#"{"deleted":"#),
+        "{lines}"
+    );
+    assert!(!lines.contains("db-3"), "{lines}");
+    let report = env.run_with(&["--json", "import", "-", "--strict"], Some(&lines));
+    assert!(report.status.success(), "{report:?}");
+}
+
 fn export(env: &Env) -> String {
     env.ok(&["export"])
 }

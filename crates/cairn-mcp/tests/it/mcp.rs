@@ -229,6 +229,14 @@ async fn context_get_update_list_stats_help() {
     assert_eq!(updated["memory"]["tags"], json!(["git"]));
     assert_eq!(updated["memory"]["importance"], 0.9);
     assert!(updated["memory"]["expires_at"].is_string());
+    assert!(got.get("history").is_none(), "only when asked for");
+    let with_history = call(&client, "get", json!({"id": short, "history": true})).await;
+    let versions = with_history["history"].as_array().unwrap();
+    assert_eq!(versions.len(), 2, "{with_history}");
+    assert_eq!(versions[0]["change"], "created");
+    assert_eq!(versions[0]["actor"], "local");
+    assert_eq!(versions[1]["reason"], "tags, importance, expires_at");
+    assert!(versions[0]["memory"]["tags"].as_array().unwrap().is_empty());
 
     let page = call(&client, "list", json!({"limit": 1, "sort": "oldest"})).await;
     assert_eq!(page["total"], 2);

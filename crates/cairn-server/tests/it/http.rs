@@ -187,6 +187,13 @@ async fn each_request_acts_for_the_tenant_of_its_key() {
     let stats = |tenant: &str| cairn.stats(tenant).unwrap().0.total;
     assert_eq!(stats("alice"), 1);
     assert_eq!(stats("default"), 0, "not the configured tenant");
+    // The version names the key that wrote it.
+    let memory = cairn
+        .list(&cairn.filter("alice"), Default::default(), 1, 0)
+        .unwrap();
+    let versions = cairn.store().history("alice", memory[0].id).unwrap();
+    let key_id = key.split('_').nth(1).unwrap();
+    assert_eq!(versions[0].actor, key_id);
     http.stop().await;
 }
 

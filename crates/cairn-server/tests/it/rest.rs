@@ -89,6 +89,27 @@ impl Client {
         self.call("POST", uri, Some(body)).await
     }
 
+    /// `GET /v1/export`'s JSON Lines.
+    async fn export(&self) -> String {
+        let mut req = Request::get("/v1/export");
+        if let Some(k) = &self.key {
+            req = req.header("authorization", format!("Bearer {k}"));
+        }
+        let response = self
+            .app
+            .clone()
+            .oneshot(req.body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+        let bytes = http_body_util::BodyExt::collect(response.into_body())
+            .await
+            .unwrap()
+            .to_bytes();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
     async fn remember(&self, content: &str, project: &str) -> String {
         let r = self
             .post(
@@ -404,6 +425,12 @@ async fn a_key_sees_only_its_tenant() {
             .post("/v1/memories", json!({"content": "x", "supersedes": id}))
             .await;
         assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+        let r = bob.get(&format!("/v1/memories/{id}/history")).await;
+        assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+        let r = bob
+            .post(&format!("/v1/memories/{id}/revert"), json!({"version": 1}))
+            .await;
+        assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     }
     let r = bob
         .get("/v1/memories?all_projects=true&include_superseded=true&include_expired=true")
@@ -447,6 +474,13 @@ async fn a_key_sees_only_its_tenant() {
         2,
         "alice's memories untouched"
     );
+    // Bob's deletion receipt is bob's alone.
+    let r = bob.get(&format!("/v1/memories/{b1}/history")).await;
+    assert_eq!(r.body["deleted"]["id"], b1.as_str(), "{}", r.body);
+    let r = alice.get(&format!("/v1/memories/{b1}/history")).await;
+    assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+    assert!(!alice.export().await.contains(&b1));
+    assert!(bob.export().await.contains(&b1), "bob's receipt");
 
     // Only an admin may name another tenant.
     let r = bob.naming_tenant("alice").get("/v1/stats").await;
@@ -591,32 +625,10 @@ async fn import_and_export_stream_json_lines_within_the_tenant() {
         "strict wrote nothing"
     );
 
-    let export = |client: &Client| {
-        let client = client.clone();
-        async move {
-            let mut req = Request::get("/v1/export");
-            if let Some(k) = &client.key {
-                req = req.header("authorization", format!("Bearer {k}"));
-            }
-            let response = client
-                .app
-                .clone()
-                .oneshot(req.body(Body::empty()).unwrap())
-                .await
-                .unwrap();
-            assert_eq!(response.status(), StatusCode::OK);
-            assert_eq!(response.headers()["content-type"], "application/x-ndjson");
-            let bytes = http_body_util::BodyExt::collect(response.into_body())
-                .await
-                .unwrap()
-                .to_bytes();
-            String::from_utf8(bytes.to_vec()).unwrap()
-        }
-    };
-    let lines = export(&alice).await;
+    let lines = alice.export().await;
     assert_eq!(lines.lines().count(), 2, "{lines}");
     assert!(lines.contains("imported over REST"));
-    assert_eq!(export(&bob).await, "", "bob exports nothing of alice's");
+    assert_eq!(bob.export().await, "", "bob exports nothing of alice's");
 
     // Bob importing alice's export gets copies in his own tenant; alice's
     // memories are neither touched nor revealed.
@@ -668,5 +680,93 @@ async fn a_stalled_client_lets_go_and_a_full_server_says_so() {
         c.get("/v1/stats").await.status,
         StatusCode::OK,
         "free again"
+    );
+}
+
+#[tokio::test]
+async fn history_names_the_key_and_revert_restores_a_version() {
+    let state = keyed_state();
+    let cairn = state.cairn.clone();
+    let base = Client::new(state, None);
+    let writer_key = make_key(&cairn, "alice", "write");
+    let key_id = writer_key.split('_').nth(1).unwrap().to_string();
+    let alice = base.with_key(&writer_key);
+    let reader = base.with_key(&make_key(&cairn, "alice", "read"));
+    let id = alice
+        .remember("the release train leaves on Thursdays", "ops")
+        .await;
+    let r = alice
+        .call(
+            "PATCH",
+            &format!("/v1/memories/{id}"),
+            Some(json!({"content": "the release train leaves on Wednesdays", "add_tags": ["release"]})),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+
+    let r = reader
+        .get(&format!("/v1/memories/{}/history", &id[..13]))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let versions = r.body["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), 2);
+    assert_eq!(versions[0]["change"], "created");
+    assert_eq!(versions[0]["actor"], key_id.as_str());
+    assert_eq!(versions[1]["change"], "updated");
+    assert_eq!(versions[1]["reason"], "content, tags");
+    assert_eq!(
+        versions[0]["memory"]["content"],
+        "the release train leaves on Thursdays"
+    );
+    assert!(r.body["deleted"].is_null());
+
+    // A read key may look but not revert.
+    let r = reader
+        .post(&format!("/v1/memories/{id}/revert"), json!({"version": 1}))
+        .await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    for (body, code) in [
+        (json!({"version": 7}), "invalid_input"),
+        (json!({"version": 1, "why": "x"}), "invalid_body"),
+        (json!({}), "invalid_body"),
+    ] {
+        let r = alice.post(&format!("/v1/memories/{id}/revert"), body).await;
+        assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, code);
+    }
+    let r = alice
+        .post(&format!("/v1/memories/{id}/revert"), json!({"version": 1}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        (r.body["restored"].as_u64(), r.body["version"].as_u64()),
+        (Some(1), Some(3))
+    );
+    assert_eq!(
+        r.body["memory"]["content"],
+        "the release train leaves on Thursdays"
+    );
+    assert_eq!(r.body["memory"]["tags"], json!([]));
+
+    // Forgetting leaves a receipt naming the key, and the export carries it.
+    let r = alice
+        .call("DELETE", &format!("/v1/memories/{id}"), None)
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = reader.get(&format!("/v1/memories/{id}/history")).await;
+    assert_eq!(r.body["versions"], json!([]), "{}", r.body);
+    assert_eq!(r.body["deleted"]["actor"], key_id.as_str());
+    assert_eq!(r.body["deleted"]["versions"], 3);
+    assert_eq!(r.body["deleted"]["reason"], "forgotten");
+    let lines = alice.export().await;
+    let receipt: Value = serde_json::from_str(lines.lines().last().unwrap()).unwrap();
+    assert_eq!(receipt["deleted"]["id"], id.as_str(), "{lines}");
+    assert!(!lines.contains("release train"), "{lines}");
+    // An import skips receipts: they are the history of the store exported.
+    let bob = base.with_key(&make_key(&cairn, "bob", "write"));
+    let r = bob.raw("POST", "/v1/import", Body::from(lines)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        (r.body["imported"].as_u64(), r.body["errors"].clone()),
+        (Some(0), json!([]))
     );
 }
