@@ -123,7 +123,6 @@ fn insert(store: &dyn Store, items: Vec<(Memory, Vec<f32>)>) {
     store
         .write(WriteBatch {
             inserts: items,
-            updates: vec![],
             ..Default::default()
         })
         .expect("insert");
@@ -176,7 +175,6 @@ pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
     // Duplicate id in the batch: refused whole.
     let err = store.write(WriteBatch {
         inserts: vec![(b.clone(), axis(2, DIM)), (a.clone(), axis(1, DIM))],
-        updates: vec![],
         ..Default::default()
     });
     assert!(err.is_err());
@@ -186,7 +184,6 @@ pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
     a2.content = "changed".into();
     let ghost = sample(9, "default", None, MemoryType::Note, "ghost");
     let err = store.write(WriteBatch {
-        inserts: vec![],
         updates: vec![(a2, None), (ghost, None)],
         ..Default::default()
     });
@@ -197,7 +194,6 @@ pub fn check_batches_are_atomic(store: Arc<dyn Store>) {
     stolen.tenant = "mallory".into();
     assert!(store
         .write(WriteBatch {
-            inserts: vec![],
             updates: vec![(stolen, None)],
             ..Default::default()
         })
@@ -213,7 +209,6 @@ pub fn check_update(store: Arc<dyn Store>) {
     b.tags = vec!["zulu".into()];
     store
         .write(WriteBatch {
-            inserts: vec![],
             updates: vec![(b.clone(), None)],
             ..Default::default()
         })
@@ -237,7 +232,6 @@ pub fn check_update(store: Arc<dyn Store>) {
     assert_eq!(store.keyword_search("zulu", &f, 10).unwrap()[0].id, a.id);
     store
         .write(WriteBatch {
-            inserts: vec![],
             updates: vec![(b, Some(axis(5, DIM)))],
             ..Default::default()
         })
@@ -880,8 +874,10 @@ pub fn engine_history(store: Arc<dyn Store>) {
         h.versions[1].reason
     );
     // Updates name the fields changed; reads and re-embedding are not changes.
-    let mut tags = UpdateRequest::default();
-    tags.add_tags = vec!["infra".into()];
+    let tags = UpdateRequest {
+        add_tags: vec!["infra".into()],
+        ..Default::default()
+    };
     cairn
         .update("default", &a.to_string(), tags, "key-c")
         .unwrap();
@@ -1259,7 +1255,6 @@ pub fn check_wrong_dimension_is_a_clear_error(store: Arc<dyn Store>) {
     let e = store
         .write(WriteBatch {
             inserts: vec![(a.clone(), short(383))],
-            updates: vec![],
             ..Default::default()
         })
         .unwrap_err();

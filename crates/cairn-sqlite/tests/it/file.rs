@@ -31,7 +31,6 @@ fn data_survives_reopening_and_file_stays_healthy() {
         store
             .write(WriteBatch {
                 inserts: vec![(m.clone(), axis(1, 8))],
-                updates: vec![],
                 ..Default::default()
             })
             .unwrap();
@@ -61,7 +60,6 @@ fn a_second_connection_sees_writes_and_deletes_without_reopening() {
     let m1 = sample(1, "default", None, MemoryType::Fact, "first");
     a.write(WriteBatch {
         inserts: vec![(m1.clone(), axis(1, 8))],
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
@@ -76,7 +74,6 @@ fn a_second_connection_sees_writes_and_deletes_without_reopening() {
     let m2 = sample(2, "default", None, MemoryType::Fact, "second");
     a.write(WriteBatch {
         inserts: vec![(m2.clone(), axis(2, 8))],
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
@@ -87,7 +84,6 @@ fn a_second_connection_sees_writes_and_deletes_without_reopening() {
     let mut moved = m1.clone();
     moved.project = Some("atlas".into());
     a.write(WriteBatch {
-        inserts: vec![],
         updates: vec![(moved, Some(axis(5, 8)))],
         ..Default::default()
     })
@@ -133,7 +129,6 @@ fn concurrent_writers_lose_nothing() {
                     store
                         .write(WriteBatch {
                             inserts: vec![(m, axis(n as usize, 16))],
-                            updates: vec![],
                             ..Default::default()
                         })
                         .unwrap();
@@ -197,7 +192,6 @@ fn a_new_store_is_private_and_a_read_never_creates_one() {
                 sample(1, "default", None, MemoryType::Note, "secret"),
                 axis(1, 8),
             )],
-            updates: vec![],
             ..Default::default()
         })
         .unwrap();
@@ -271,7 +265,6 @@ fn warm_up_loads_the_index_while_keyword_search_and_writes_go_on() {
     writer
         .write(WriteBatch {
             inserts: batch.clone(),
-            updates: vec![],
             ..Default::default()
         })
         .unwrap();
@@ -290,7 +283,6 @@ fn warm_up_loads_the_index_while_keyword_search_and_writes_go_on() {
         writer
             .write(WriteBatch {
                 inserts: vec![(late.clone(), axis(7, 8))],
-                updates: vec![],
                 ..Default::default()
             })
             .unwrap();
@@ -323,7 +315,6 @@ fn another_processs_accesses_and_weights_reach_the_hits() {
     let other = sample(2, "default", None, MemoryType::Fact, "basalt shore");
     a.write(WriteBatch {
         inserts: vec![(m.clone(), axis(1, 8)), (other.clone(), axis(2, 8))],
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
@@ -348,7 +339,6 @@ fn another_processs_accesses_and_weights_reach_the_hits() {
     let mut lighter = b.get("default", &[m.id]).unwrap().remove(0);
     lighter.weight = 0.1;
     a.write(WriteBatch {
-        inserts: vec![],
         updates: vec![(lighter, None)],
         ..Default::default()
     })
@@ -469,7 +459,6 @@ fn store_of(n: u32) -> (tempfile::TempDir, std::path::PathBuf, SqliteStore) {
     store
         .write(WriteBatch {
             inserts: varied(0, n),
-            updates: vec![],
             ..Default::default()
         })
         .unwrap();
@@ -508,7 +497,6 @@ fn a_new_process_loads_the_snapshot_and_catches_up_with_later_writes() {
     let first = varied(0, 90);
     a.write(WriteBatch {
         inserts: first.clone(),
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
@@ -520,7 +508,6 @@ fn a_new_process_loads_the_snapshot_and_catches_up_with_later_writes() {
     // After the snapshot: inserts, an update, deletes and accesses.
     a.write(WriteBatch {
         inserts: varied(90, 110),
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
@@ -528,7 +515,6 @@ fn a_new_process_loads_the_snapshot_and_catches_up_with_later_writes() {
     heavier.weight = 2.5;
     heavier.tags = vec!["moved".into()];
     a.write(WriteBatch {
-        inserts: vec![],
         updates: vec![(heavier, Some(axis(5, 16)))],
         ..Default::default()
     })
@@ -623,7 +609,6 @@ fn a_large_store_saves_its_snapshot_once_it_pays_off() {
     // The next one loads it, decodes nothing and saves nothing.
     a.write(WriteBatch {
         inserts: varied(n, n + 10),
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
@@ -632,7 +617,6 @@ fn a_large_store_saves_its_snapshot_once_it_pays_off() {
     // More than an eighth of the store written since: saved again.
     a.write(WriteBatch {
         inserts: varied(n + 10, n + 10 + n / 4),
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
@@ -655,7 +639,6 @@ fn a_bulk_write_reaches_the_database_file_through_the_checkpoint_thread() {
     store
         .write(WriteBatch {
             inserts: varied(n, n + 5),
-            updates: vec![],
             ..Default::default()
         })
         .unwrap();

@@ -187,7 +187,6 @@ fn in_memory_keyword_index_ranks_as_fts5_and_follows_other_writers() {
         .collect();
     fts.write(WriteBatch {
         inserts,
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
@@ -235,7 +234,6 @@ fn in_memory_keyword_index_ranks_as_fts5_and_follows_other_writers() {
         .collect();
     fts.write(WriteBatch {
         inserts: bulk.iter().map(|m| (m.clone(), axis(4, 8))).collect(),
-        updates: vec![],
         ..Default::default()
     })
     .unwrap();
