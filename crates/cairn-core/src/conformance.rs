@@ -951,6 +951,16 @@ pub fn engine_history(store: Arc<dyn Store>) {
     });
     assert!(err.is_err());
     assert!(store.get("default", &[stray.id]).unwrap().is_empty());
+    let twice = store.write(WriteBatch {
+        inserts: vec![(stray.clone(), vec![0.5; dim])],
+        changes: vec![
+            Change::new(stray.id, Created, "key-x", T0),
+            Change::new(stray.id, Updated, "key-x", T0),
+        ],
+        ..Default::default()
+    });
+    assert!(matches!(twice, Err(Error::InvalidInput(_))), "{twice:?}");
+    assert!(store.get("default", &[stray.id]).unwrap().is_empty());
     assert_eq!(kinds(b), vec![Created]);
     // Forget erases every version and leaves a receipt, found by prefix.
     cairn.forget("default", &[a.to_string()], "key-e").unwrap();

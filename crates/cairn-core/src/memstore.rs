@@ -236,13 +236,9 @@ impl Store for MemoryStore {
                 _ => return Err(Error::NotFound(m.id.to_string())),
             }
         }
-        let versions = batch
-            .changes
-            .iter()
-            .map(|c| Ok((c, batch.written(c)?.clone())))
-            .collect::<Result<Vec<_>>>()?;
-        for (change, m) in versions {
-            state.record(change, &m);
+        let versioned: Vec<Memory> = batch.versioned()?.into_iter().cloned().collect();
+        for (change, m) in batch.changes.iter().zip(&versioned) {
+            state.record(change, m);
         }
         for (m, v) in batch.inserts {
             state.memories.insert(m.id, (m, v));

@@ -284,8 +284,9 @@ pub struct WriteBatch {
     /// embedding is replaced when given, kept otherwise.
     pub updates: Vec<(Memory, Option<Vec<f32>>)>,
     /// The versions the batch records: each a change to a memory the batch
-    /// inserts or updates, whose state as written here is the version's.
-    /// Writes without one (re-embedding) leave history as it is.
+    /// inserts or updates (at most one per memory), whose state as written
+    /// here is the version's. Writes without one (re-embedding) leave
+    /// history as it is.
     pub changes: Vec<Change>,
 }
 
@@ -295,21 +296,33 @@ impl WriteBatch {
         self.inserts.is_empty() && self.updates.is_empty()
     }
 
-    /// The memory a change of this batch records: as inserted or updated
-    /// here. A change to a memory the batch does not write is
+    /// The memories the changes of this batch record, in the changes'
+    /// order: each as the batch inserts or updates it. A change to a memory
+    /// the batch does not write, or a second change to one memory, is
     /// [`crate::Error::InvalidInput`].
-    pub fn written(&self, change: &Change) -> crate::Result<&Memory> {
-        let inserted = self.inserts.iter().map(|(m, _)| m);
-        inserted
-            .chain(self.updates.iter().map(|(m, _)| m))
-            .rev()
-            .find(|m| m.id == change.id)
-            .ok_or_else(|| {
-                crate::Error::invalid(format!(
-                    "a version of {} in a batch that does not write it",
-                    change.id
-                ))
+    pub fn versioned(&self) -> crate::Result<Vec<&Memory>> {
+        let mut seen = std::collections::HashSet::new();
+        self.changes
+            .iter()
+            .map(|change| {
+                if !seen.insert(change.id) {
+                    return Err(crate::Error::invalid(format!(
+                        "two versions of {} in one batch",
+                        change.id
+                    )));
+                }
+                let inserted = self.inserts.iter().map(|(m, _)| m);
+                inserted
+                    .chain(self.updates.iter().map(|(m, _)| m))
+                    .find(|m| m.id == change.id)
+                    .ok_or_else(|| {
+                        crate::Error::invalid(format!(
+                            "a version of {} in a batch that does not write it",
+                            change.id
+                        ))
+                    })
             })
+            .collect()
     }
 }
 

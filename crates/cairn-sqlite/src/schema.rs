@@ -126,9 +126,10 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at);
     "#,
-    // 5: versions and deletion receipts. A version is the memory's row as
-    // a change left it; the memories stored before this schema get theirs
-    // now. The keyword index becomes a plain contentless table with FTS5's
+    // 5: versions and deletion receipts. A version records a change and
+    // the memory's row as the change left it (kept once a later change
+    // overwrites the row); the memories stored before this schema get
+    // their first version now. The keyword index becomes a plain contentless table with FTS5's
     // secure-delete, whose `delete` command (given the text indexed) takes
     // a row's terms out of the index itself; `contentless_delete` only hid
     // them behind a tombstone until segments merged. It is filled again
@@ -136,39 +137,37 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     CREATE TABLE versions (
         rowid            INTEGER PRIMARY KEY,
+        memory           INTEGER NOT NULL, -- the memory's rowid
         number           INTEGER NOT NULL,
         change           TEXT NOT NULL,
         actor            TEXT NOT NULL,
         reason           TEXT,
         at               INTEGER NOT NULL,
-        id               TEXT NOT NULL,
-        tenant           TEXT NOT NULL,
-        content          TEXT NOT NULL,
-        kind             TEXT NOT NULL,
+        -- The memory as the change left it: NULL (all of it) while this is
+        -- the memory's latest version, whose state is the memory's row;
+        -- copied from the row when the next change overwrites it.
+        content          TEXT,
+        kind             TEXT,
         project          TEXT,
-        tags             TEXT NOT NULL,
-        metadata         TEXT NOT NULL,
-        importance       REAL NOT NULL,
-        weight           REAL NOT NULL,
-        source           TEXT NOT NULL,
-        created_at       INTEGER NOT NULL,
-        updated_at       INTEGER NOT NULL,
+        tags             TEXT,
+        metadata         TEXT,
+        importance       REAL,
+        weight           REAL,
+        source           TEXT,
+        created_at       INTEGER,
+        updated_at       INTEGER,
         last_accessed_at INTEGER,
-        access_count     INTEGER NOT NULL,
+        access_count     INTEGER,
         expires_at       INTEGER,
         valid_from       INTEGER,
         valid_to         INTEGER,
         supersedes       TEXT,
         superseded_by    TEXT
     );
-    CREATE UNIQUE INDEX versions_id ON versions (id, number);
-    INSERT INTO versions (number, change, actor, reason, at, id, tenant, content, kind, project, tags,
-        metadata, importance, weight, source, created_at, updated_at, last_accessed_at, access_count,
-        expires_at, valid_from, valid_to, supersedes, superseded_by)
-    SELECT 1, CASE WHEN updated_at = created_at THEN 'created' ELSE 'updated' END, 'local',
-        'recorded when history began', updated_at, id, tenant, content, kind, project, tags,
-        metadata, importance, weight, source, created_at, updated_at, last_accessed_at, access_count,
-        expires_at, valid_from, valid_to, supersedes, superseded_by
+    CREATE UNIQUE INDEX versions_memory ON versions (memory, number);
+    INSERT INTO versions (memory, number, change, actor, reason, at)
+    SELECT rowid, 1, CASE WHEN updated_at = created_at THEN 'created' ELSE 'updated' END,
+        'local', 'recorded when history began', updated_at
     FROM memories;
 
     CREATE TABLE deletions (

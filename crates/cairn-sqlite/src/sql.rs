@@ -16,11 +16,19 @@ use crate::vector_index::quantize;
 /// be built with `concat!`).
 macro_rules! memory_columns {
     () => {
-        "id, tenant, content, kind, project, tags, metadata, importance, weight, source, \
-         created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by"
+        concat!("id, tenant, ", snapshot_columns!())
     };
 }
 pub(crate) use memory_columns;
+
+/// The columns of a memory besides its id and tenant: what a version keeps.
+macro_rules! snapshot_columns {
+    () => {
+        "content, kind, project, tags, metadata, importance, weight, source, \
+         created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by"
+    };
+}
+pub(crate) use snapshot_columns;
 pub(crate) const MEMORY_COLUMNS: &str = memory_columns!();
 
 /// The embedding model recorded in the store, if any.

@@ -570,6 +570,23 @@ impl SqliteStore {
     }
 }
 
+/// The versions of a memory, oldest first: the memory's columns (as the
+/// version keeps them, or the memory's row for its latest version), then
+/// number, change, actor, reason and time.
+fn history_sql() -> String {
+    let state: Vec<String> = snapshot_columns!()
+        .split(',')
+        .map(str::trim)
+        .map(|c| format!("CASE WHEN v.content IS NULL THEN m.{c} ELSE v.{c} END"))
+        .collect();
+    format!(
+        "SELECT m.id, m.tenant, {}, v.number, v.change, v.actor, v.reason, v.at \
+         FROM memories m JOIN versions v ON v.memory = m.rowid \
+         WHERE m.id = ?1 AND m.tenant = ?2 ORDER BY v.number",
+        state.join(", ")
+    )
+}
+
 impl Store for SqliteStore {
     fn key_store(&self) -> &dyn cairn_core::keys::KeyStore {
         self
@@ -674,10 +691,7 @@ impl Store for SqliteStore {
     fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
         let conn = self.conn()?;
         let rows: Vec<Result<Version>> = conn
-            .prepare_cached(&format!(
-                "SELECT {MEMORY_COLUMNS}, number, change, actor, reason, at FROM versions \
-                 WHERE id = ?1 AND tenant = ?2 ORDER BY number"
-            ))
+            .prepare_cached(&history_sql())
             .and_then(|mut s| {
                 s.query_map(params![id.to_string(), tenant], |r| {
                     let memory = row_to_memory(r)?;
@@ -853,10 +867,10 @@ impl Store for SqliteStore {
             return Ok(Inserted::Duplicate { id, similarity });
         }
         let rev = bump(&tx, "rev")?;
-        RowWriter::new(&tx, rev)?.write(&memory, None, Some(&vector))?;
+        let rowid = RowWriter::new(&tx, rev)?.write(&memory, None, Some(&vector))?;
         add_docs(&tx, 1)?;
         let created = Change::new(memory.id, ChangeKind::Created, actor, memory.updated_at);
-        record_version(&tx, &created)?;
+        record_version(&tx, rowid, true, &created)?;
         tx.commit().map_err(sql_err)?;
         Ok(Inserted::New)
     }

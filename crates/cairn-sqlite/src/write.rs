@@ -4,8 +4,9 @@
 
 use cairn_core::history::{Change, Deletion};
 use cairn_core::store::WriteBatch;
-use cairn_core::{Error, Memory, Result};
+use cairn_core::{Error, Memory, MemoryId, Result};
 use rusqlite::{params, CachedStatement, Connection, OptionalExtension, TransactionBehavior};
+use std::collections::HashMap;
 
 use crate::sql::*;
 
@@ -204,20 +205,41 @@ fn indexed_fields(tags: &str, metadata: &str) -> Result<(String, String)> {
     Ok(fts_columns(&tags, &metadata))
 }
 
-/// Record `change` as the next version of its memory: a copy of the
-/// memory's row as written so far in this transaction.
-pub(crate) fn record_version(conn: &Connection, change: &Change) -> Result<()> {
-    let copied = conn
-        .prepare_cached(concat!(
-            "INSERT INTO versions (number, change, actor, reason, at, ",
-            memory_columns!(),
-            ") SELECT (SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE id = ?1), ?2, ?3, ?4, ?5, ",
-            memory_columns!(),
-            " FROM memories WHERE id = ?1"
-        ))
+/// Before row `rowid` is overwritten by a change: keep the row as the
+/// state of the memory's latest version (which until now was the row
+/// itself).
+pub(crate) fn keep_latest_version(conn: &Connection, rowid: i64) -> Result<()> {
+    conn.prepare_cached(concat!(
+        "UPDATE versions SET (",
+        snapshot_columns!(),
+        ") = (SELECT ",
+        snapshot_columns!(),
+        " FROM memories WHERE rowid = ?1) \
+         WHERE memory = ?1 AND content IS NULL AND number = (SELECT MAX(number) FROM versions WHERE memory = ?1)"
+    ))
+    .and_then(|mut s| s.execute([rowid]))
+    .map_err(sql_err)?;
+    Ok(())
+}
+
+/// Record `change` as the latest version of the memory in row `rowid`,
+/// whose state is the row as written (see [`keep_latest_version`]); `new`
+/// when the row was inserted by this transaction (its first version).
+pub(crate) fn record_version(
+    conn: &Connection,
+    rowid: i64,
+    new: bool,
+    change: &Change,
+) -> Result<()> {
+    let sql = match new {
+        true => "INSERT INTO versions (memory, number, change, actor, reason, at) VALUES (?1, 1, ?2, ?3, ?4, ?5)",
+        false => "INSERT INTO versions (memory, number, change, actor, reason, at) \
+                  SELECT ?1, COALESCE(MAX(number), 0) + 1, ?2, ?3, ?4, ?5 FROM versions WHERE memory = ?1",
+    };
+    conn.prepare_cached(sql)
         .and_then(|mut s| {
             s.execute(params![
-                change.id.to_string(),
+                rowid,
                 change.kind.as_str(),
                 change.actor,
                 change.reason,
@@ -225,10 +247,7 @@ pub(crate) fn record_version(conn: &Connection, change: &Change) -> Result<()> {
             ])
         })
         .map_err(sql_err)?;
-    match copied {
-        1 => Ok(()),
-        _ => Err(Error::NotFound(change.id.to_string())),
-    }
+    Ok(())
 }
 
 /// Delete rows for good: the memory, its versions, embedding and index
@@ -244,14 +263,14 @@ pub(crate) fn delete_rows(
     for rowid in rowids {
         conn.prepare_cached(
             "INSERT OR REPLACE INTO deletions (id, tenant, actor, reason, deleted_at, versions) \
-             SELECT id, tenant, ?2, ?3, ?4, (SELECT COUNT(*) FROM versions v WHERE v.id = m.id) \
-             FROM memories m WHERE rowid = ?1",
+             SELECT id, tenant, ?2, ?3, ?4, (SELECT COUNT(*) FROM versions WHERE memory = ?1) \
+             FROM memories WHERE rowid = ?1",
         )
         .and_then(|mut s| s.execute(params![rowid, deletion.actor, deletion.reason, deletion.at]))
         .map_err(sql_err)?;
         unindex_keywords(conn, *rowid)?;
         for sql in [
-            "DELETE FROM versions WHERE id = (SELECT id FROM memories WHERE rowid = ?1)",
+            "DELETE FROM versions WHERE memory = ?1",
             "DELETE FROM memories WHERE rowid = ?1",
             "DELETE FROM vectors WHERE rowid = ?1",
             "DELETE FROM vindex WHERE rowid = ?1",
@@ -273,15 +292,20 @@ pub(crate) fn delete_rows(
     Ok(())
 }
 
-/// Write `batch` in one transaction.
+/// Write `batch` in one transaction, with its versions.
 pub(crate) fn write_batch(conn: &mut Connection, batch: WriteBatch) -> Result<()> {
+    batch.versioned()?;
+    let changed: HashMap<MemoryId, &Change> = batch.changes.iter().map(|c| (c.id, c)).collect();
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql_err)?;
     let rev = bump(&tx, "rev")?;
     let mut writer = RowWriter::new(&tx, rev)?;
     for (m, v) in &batch.inserts {
-        writer.write(m, None, Some(v))?;
+        let rowid = writer.write(m, None, Some(v))?;
+        if let Some(change) = changed.get(&m.id) {
+            record_version(&tx, rowid, true, change)?;
+        }
     }
     add_docs(&tx, batch.inserts.len() as i64)?;
     for (m, v) in &batch.updates {
@@ -293,12 +317,15 @@ pub(crate) fn write_batch(conn: &mut Connection, batch: WriteBatch) -> Result<()
             })
             .map_err(sql_err)?
             .ok_or_else(|| Error::NotFound(m.id.to_string()))?;
+        let change = changed.get(&m.id);
+        if change.is_some() {
+            keep_latest_version(&tx, rowid)?;
+        }
         writer.write(m, Some(rowid), v.as_deref())?;
+        if let Some(change) = change {
+            record_version(&tx, rowid, false, change)?;
+        }
     }
     drop(writer);
-    for change in &batch.changes {
-        batch.written(change)?;
-        record_version(&tx, change)?;
-    }
     tx.commit().map_err(sql_err)
 }
