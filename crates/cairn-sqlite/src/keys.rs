@@ -61,7 +61,7 @@ impl KeyStore for SqliteStore {
     }
 
     fn key(&self, id: &str) -> Result<Option<ApiKey>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         conn.query_row(
             &format!("SELECT {COLUMNS} FROM api_keys WHERE id = ?1"),
             [id],
@@ -73,7 +73,7 @@ impl KeyStore for SqliteStore {
     }
 
     fn keys(&self, tenant: Option<&str>) -> Result<Vec<ApiKey>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let mut stmt = conn
             .prepare(&format!(
                 "SELECT {COLUMNS} FROM api_keys WHERE ?1 IS NULL OR tenant = ?1 ORDER BY created_at, id"

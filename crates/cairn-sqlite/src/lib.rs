@@ -4,6 +4,8 @@
 //!
 //! - **Durability**: WAL journal, versioned migrations, every write batch in
 //!   one `BEGIN IMMEDIATE` transaction (all or nothing).
+//! - **Reads in parallel**: a pool of read-only connections (one per core)
+//!   beside the one writing connection.
 //! - **Several processes** may share the file: writers wait on a busy
 //!   timeout (30 s) instead of failing with `database is locked`; each call
 //!   reads the latest committed state.
@@ -26,6 +28,7 @@
 mod checkpoint;
 mod keys;
 pub mod keyword_index;
+mod readers;
 pub mod schema;
 mod sql;
 mod store;

@@ -20,6 +20,7 @@ use rusqlite::{
 
 use crate::checkpoint::Checkpointer;
 use crate::keyword_index::KeywordIndex;
+use crate::readers::{reader_count, Reader, Readers};
 use crate::vector_index::VectorIndex;
 
 use crate::schema;
@@ -102,6 +103,9 @@ pub struct SqliteStore {
     /// the connection closes on a checkpointed file.
     checkpointer: Checkpointer,
     conn: Mutex<Connection>,
+    /// Read-only connections beside the writer (`conn`), so that reads run
+    /// in parallel with each other and with a write.
+    readers: Readers,
     index: RwLock<VectorIndex>,
     /// `None` until [`StoreCaches::preload`] builds it.
     keywords: RwLock<Option<KeywordIndex>>,
@@ -167,6 +171,7 @@ impl SqliteStore {
             .map_err(sql_err)?;
         let store = SqliteStore {
             checkpointer: Checkpointer::new(path.clone()),
+            readers: Readers::new(path.clone(), reader_count()),
             path,
             conn: Mutex::new(conn),
             index: RwLock::new(VectorIndex::default()),
@@ -184,10 +189,16 @@ impl SqliteStore {
         &self.path
     }
 
+    /// The one writing connection.
     pub(crate) fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
         self.conn
             .lock()
             .map_err(|_| Error::storage("connection lock poisoned"))
+    }
+
+    /// A read-only connection of the pool.
+    pub(crate) fn reader(&self) -> Result<Reader<'_>> {
+        self.readers.get()
     }
 
     fn migrate(&self) -> Result<()> {
@@ -308,8 +319,9 @@ impl SqliteStore {
     /// the caller): rows written or deleted since its content revision,
     /// then rows accessed since its access revision.
     fn sync_index(&self, conn: &Connection, revs: Revs) -> Result<()> {
+        // At or past `revs`: another reader may have caught up further.
         let current = |index: &VectorIndex| {
-            index.loaded && index.rev == revs.content && index.access_rev == revs.access
+            index.loaded && index.rev >= revs.content && index.access_rev >= revs.access
         };
         let index = self.vector_index()?;
         if current(&index) {
@@ -320,7 +332,7 @@ impl SqliteStore {
         if current(&index) {
             return Ok(());
         }
-        if !index.loaded || index.rev != revs.content {
+        if !index.loaded || index.rev < revs.content {
             let load = catch_up_content(conn, &mut index, revs)?;
             if load.from_snapshot {
                 self.decoded.store(load.decoded, Ordering::Relaxed);
@@ -328,7 +340,7 @@ impl SqliteStore {
                 self.decoded.fetch_add(load.decoded, Ordering::Relaxed);
             }
         }
-        if index.loaded && index.access_rev != revs.access {
+        if index.loaded && index.access_rev < revs.access {
             let mut stmt = conn
                 .prepare_cached(
                     "SELECT v.rowid, v.access_count, v.last_accessed_at FROM accessed a \
@@ -345,8 +357,8 @@ impl SqliteStore {
                 );
             }
         }
-        index.rev = revs.content;
-        index.access_rev = revs.access;
+        index.rev = index.rev.max(revs.content);
+        index.access_rev = index.access_rev.max(revs.access);
         index.loaded = true;
         Ok(())
     }
@@ -395,11 +407,11 @@ impl SqliteStore {
     /// deleted rows leave it, and rows written since are tokenised by FTS5
     /// again (through the scratch table) and replace their old postings.
     fn sync_keywords(&self, conn: &Connection, rev: i64) -> Result<()> {
-        if self.keywords()?.as_ref().is_none_or(|k| k.rev == rev) {
+        if self.keywords()?.as_ref().is_none_or(|k| k.rev >= rev) {
             return Ok(());
         }
         let mut guard = self.keywords_mut()?;
-        let Some(index) = guard.as_mut().filter(|k| k.rev != rev) else {
+        let Some(index) = guard.as_mut().filter(|k| k.rev < rev) else {
             return Ok(());
         };
         let since = index.rev;
@@ -505,7 +517,7 @@ impl SqliteStore {
             return Ok(None);
         }
         let (tokens, vectors, guard) = {
-            let conn = self.conn()?;
+            let conn = self.reader()?;
             let Some(tokens) = self
                 .query_tokens(&conn, terms)?
                 .into_iter()
@@ -593,7 +605,7 @@ impl Store for SqliteStore {
     }
 
     fn model(&self) -> Result<Option<ModelInfo>> {
-        recorded_model(&*self.conn()?)
+        recorded_model(&*self.reader()?)
     }
 
     fn set_model(&self, model: &ModelInfo) -> Result<()> {
@@ -689,7 +701,7 @@ impl Store for SqliteStore {
     }
 
     fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let rows: Vec<Result<Version>> = conn
             .prepare_cached(&history_sql())
             .and_then(|mut s| {
@@ -716,7 +728,7 @@ impl Store for SqliteStore {
     }
 
     fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let upper = format!("{prefix}~");
         let rows: Vec<(String, String, String, i64, i64)> = conn
             .prepare_cached(
@@ -749,7 +761,7 @@ impl Store for SqliteStore {
     }
 
     fn get(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let tx = read_transaction(&conn, ids.len())?;
         let mut stmt = conn
             .prepare_cached(&format!(
@@ -772,7 +784,7 @@ impl Store for SqliteStore {
     }
 
     fn find_by_prefix(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let upper = format!("{prefix}~");
         let ids: Vec<String> = conn
             // `+tenant`: keep the planner on the id index (a range seek), not
@@ -790,7 +802,7 @@ impl Store for SqliteStore {
         tenant: &str,
         ids: &[MemoryId],
     ) -> Result<Vec<(Option<MemoryId>, Option<MemoryId>)>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         // One statement for both sides; `+tenant` keeps the planner on the
         // id index (see find_by_prefix).
         let mut stmt = conn
@@ -815,7 +827,7 @@ impl Store for SqliteStore {
     }
 
     fn embeddings(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let mut stmt = conn.prepare_cached(EMBEDDING_SQL).map_err(sql_err)?;
         ids.iter()
             .map(|id| {
@@ -882,7 +894,7 @@ impl Store for SqliteStore {
         limit: usize,
         offset: usize,
     ) -> Result<Vec<Memory>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let (sql, mut args) = list_sql(filter, order);
         args.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
         args.push(Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
@@ -897,7 +909,7 @@ impl Store for SqliteStore {
     }
 
     fn count(&self, filter: &Filter) -> Result<usize> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let (cond, args) = filter_sql(filter);
         let n: i64 = conn
             .prepare_cached(&format!("SELECT COUNT(*) FROM memories m WHERE {cond}"))
@@ -912,7 +924,7 @@ impl Store for SqliteStore {
         if let Some(hits) = self.keyword_search_in_memory(&terms, filter, limit)? {
             return Ok(hits);
         }
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let terms = self.prune_terms(&conn, terms)?;
         let Some(fts) = fts_query(&terms) else {
             return Ok(Vec::new());
@@ -950,7 +962,7 @@ impl Store for SqliteStore {
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
         {
-            let conn = self.conn()?;
+            let conn = self.reader()?;
             check_vector(&conn, vector)?;
             self.sync_index(&conn, current_revs(&conn)?)?;
         }
@@ -989,7 +1001,7 @@ impl Store for SqliteStore {
     }
 
     fn tenants(&self) -> Result<Vec<String>> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         conn.prepare("SELECT DISTINCT tenant FROM memories ORDER BY tenant")
             .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
             .map_err(sql_err)
@@ -1010,7 +1022,7 @@ impl Store for SqliteStore {
     }
 
     fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
-        let conn = self.conn()?;
+        let conn = self.reader()?;
         let q = |sql: &str| -> Result<Vec<(Option<String>, usize)>> {
             conn.prepare(sql)
                 .and_then(|mut s| {
@@ -1166,7 +1178,7 @@ mod tests {
         for _ in 0..3 {
             store.embeddings("default", &[MemoryId::new_at(0)]).unwrap();
         }
-        let conn = store.conn().unwrap();
+        let conn = store.reader().unwrap();
         let stmt = conn.prepare_cached(EMBEDDING_SQL).unwrap();
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::Run), 3);
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);

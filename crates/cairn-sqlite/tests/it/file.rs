@@ -647,3 +647,51 @@ fn a_bulk_write_reaches_the_database_file_through_the_checkpoint_thread() {
     assert_eq!(reopened.count(&all("default")).unwrap(), n as usize + 5);
     assert_eq!(reopened.integrity_check().unwrap(), "ok");
 }
+
+#[test]
+fn reads_run_beside_a_writer_without_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(dir.path().join("cairn.db")).unwrap());
+    store
+        .write(WriteBatch {
+            inserts: varied(0, 200),
+            ..Default::default()
+        })
+        .unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..4)
+        .map(|t| {
+            let (store, stop) = (store.clone(), stop.clone());
+            thread::spawn(move || {
+                let mut reads = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let filter = all("default");
+                    assert!(!store
+                        .keyword_search("stone", &filter, 5)
+                        .unwrap()
+                        .is_empty());
+                    assert!(!store
+                        .vector_search(&axis(t, 16), &filter, 5)
+                        .unwrap()
+                        .is_empty());
+                    assert!(store.count(&filter).unwrap() >= 200);
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+    for batch in 0..20 {
+        let from = 200 + batch * 10;
+        store
+            .write(WriteBatch {
+                inserts: varied(from, from + 10),
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let reads: usize = readers.into_iter().map(|r| r.join().unwrap()).sum();
+    assert!(reads > 0);
+    assert_eq!(store.count(&all("default")).unwrap(), 400);
+}
