@@ -135,6 +135,11 @@ enum Cmd {
         /// Seconds per scenario.
         #[arg(long, default_value_t = 20.0)]
         seconds: f64,
+        /// Instead of the scenarios: a mixed load (hybrid and keyword
+        /// recall, get, remember) for this many seconds, with the server's
+        /// resident memory sampled as it goes.
+        #[arg(long)]
+        soak: Option<f64>,
         /// The `cairn` binary.
         #[arg(long, default_value = "target/release/cairn")]
         cairn: PathBuf,
@@ -178,8 +183,12 @@ fn main() -> Result<()> {
             memories,
             clients,
             seconds,
+            soak,
             cairn,
-        } => serve::run(memories, clients, seconds, &cairn),
+        } => match soak {
+            Some(soak) => serve::soak(memories, clients, soak, &cairn),
+            None => serve::run(memories, clients, seconds, &cairn),
+        },
     }
 }
 

@@ -6,7 +6,8 @@
 //! for `seconds` per scenario. Prints throughput, latency percentiles,
 //! errors and the server's resident memory, then the engine's own latency
 //! for the same calls in this process (the REST overhead is the
-//! difference at one client).
+//! difference at one client). [`soak`] runs a mixed load for minutes and
+//! samples the server's resident memory as it goes.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -30,6 +31,9 @@ enum Scenario {
     Keyword,
     Remember,
     Get,
+    /// Of every ten requests: two hybrid recalls, four keyword recalls,
+    /// three gets, one remember.
+    Mixed,
 }
 
 impl Scenario {
@@ -39,6 +43,7 @@ impl Scenario {
             Scenario::Keyword => "recall, keyword",
             Scenario::Remember => "remember (dedup on, embedded by the server)",
             Scenario::Get => "get by id",
+            Scenario::Mixed => "mixed (2 hybrid, 4 keyword, 3 get, 1 remember in 10)",
         }
     }
 
@@ -63,6 +68,15 @@ impl Scenario {
                 format!("/v1/memories/{}", ids[(i as usize * 7919) % ids.len()]),
                 String::new(),
             ),
+            Scenario::Mixed => {
+                let one = match i % 10 {
+                    0 | 5 => Scenario::Hybrid,
+                    1 | 3 | 6 | 8 => Scenario::Keyword,
+                    2 | 4 | 7 => Scenario::Get,
+                    _ => Scenario::Remember,
+                };
+                one.request(i / 10, corpus, ids)
+            }
         }
     }
 }
@@ -220,73 +234,115 @@ fn start_server(bin: &Path, db: &Path) -> Result<(Child, String)> {
     Ok((child, addr))
 }
 
+/// A store of `memories` synthetic memories and a `cairn serve` over it,
+/// ready (its model loaded).
+struct Bench {
+    tmp: tempfile::TempDir,
+    path: std::path::PathBuf,
+    corpus: Arc<Corpus>,
+    embedder: Arc<SyntheticEmbedder>,
+    key: String,
+    ids: Arc<Vec<String>>,
+    child: Child,
+    addr: String,
+    rt: tokio::runtime::Runtime,
+}
+
+impl Bench {
+    fn start(memories: usize, cairn_bin: &Path) -> Result<Bench> {
+        if !cairn_bin.is_file() {
+            bail!(
+                "{} not found: build it with `cargo build --release -p cairn-cli`",
+                cairn_bin.display()
+            );
+        }
+        let tmp = tempfile::tempdir()?;
+        let path = tmp.path().join("serve-bench.db");
+        let corpus = Arc::new(Corpus::new(42));
+        let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
+        let sqlite = Arc::new(SqliteStore::open(&path)?);
+        let store: Arc<dyn Store> = sqlite.clone();
+        let synthetic = Cairn::new(store.clone(), embedder.clone());
+        crate::fill(
+            &synthetic,
+            &sqlite,
+            &corpus,
+            &embedder,
+            memories,
+            tmp.path(),
+        )?;
+        // The server embeds with the real model: record it as the store's.
+        store.set_model(&cairn_embed::model_info())?;
+        let key = api::create_key(
+            &synthetic,
+            CreateKeyInput {
+                tenant: "default".into(),
+                role: "write".into(),
+                ..Default::default()
+            },
+        )?
+        .key;
+        let ids: Vec<String> = synthetic
+            .list(
+                &synthetic.filter("default"),
+                cairn_core::ListOrder::Id,
+                5000,
+                0,
+            )?
+            .iter()
+            .map(|m| m.id.to_string())
+            .collect();
+        let ids = Arc::new(ids);
+        drop(synthetic);
+
+        let (child, addr) = start_server(cairn_bin, &path)?;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        // Ready: the model is loaded.
+        rt.block_on(async {
+            let deadline = Instant::now() + Duration::from_secs(120);
+            loop {
+                if let Ok(mut c) = Conn::open(&addr, &key).await {
+                    if c.send("GET", "/readyz", "").await.ok() == Some(200) {
+                        return anyhow::Ok(());
+                    }
+                }
+                if Instant::now() > deadline {
+                    bail!("cairn serve never became ready");
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })?;
+        Ok(Bench {
+            tmp,
+            path,
+            corpus,
+            embedder,
+            key,
+            ids,
+            child,
+            addr,
+            rt,
+        })
+    }
+}
+
 /// Run the benchmark and print its tables.
 pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> Result<()> {
-    if !cairn_bin.is_file() {
-        bail!(
-            "{} not found: build it with `cargo build --release -p cairn-cli`",
-            cairn_bin.display()
-        );
-    }
-    let tmp = tempfile::tempdir()?;
-    let path = tmp.path().join("serve-bench.db");
-    let corpus = Arc::new(Corpus::new(42));
-    let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
-    let sqlite = Arc::new(SqliteStore::open(&path)?);
-    let store: Arc<dyn Store> = sqlite.clone();
-    let synthetic = Cairn::new(store.clone(), embedder.clone());
-    crate::fill(
-        &synthetic,
-        &sqlite,
-        &corpus,
-        &embedder,
-        memories,
-        tmp.path(),
-    )?;
-    // The server embeds with the real model: record it as the store's.
-    store.set_model(&cairn_embed::model_info())?;
-    let key = api::create_key(
-        &synthetic,
-        CreateKeyInput {
-            tenant: "default".into(),
-            role: "write".into(),
-            ..Default::default()
-        },
-    )?
-    .key;
-    let ids: Vec<String> = synthetic
-        .list(
-            &synthetic.filter("default"),
-            cairn_core::ListOrder::Id,
-            5000,
-            0,
-        )?
-        .iter()
-        .map(|m| m.id.to_string())
-        .collect();
-    let ids = Arc::new(ids);
-    drop(synthetic);
-
-    let (mut child, addr) = start_server(cairn_bin, &path)?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    // Ready: the model is loaded.
-    rt.block_on(async {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            if let Ok(mut c) = Conn::open(&addr, &key).await {
-                if c.send("GET", "/readyz", "").await.ok() == Some(200) {
-                    return anyhow::Ok(());
-                }
-            }
-            if Instant::now() > deadline {
-                bail!("cairn serve never became ready");
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })?;
+    let bench = Bench::start(memories, cairn_bin)?;
+    let Bench {
+        tmp: _tmp,
+        path,
+        corpus,
+        embedder,
+        key,
+        ids,
+        mut child,
+        addr,
+        rt,
+    } = bench;
     let rss_start = rss_kib(child.id());
 
     println!("| {memories} memories, {clients} clients, {seconds:.0} s each | requests/s | p50 | p99 | errors | 5xx |");
@@ -379,5 +435,77 @@ pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> R
         fmt(rss_start),
         fmt(rss_end)
     );
+    Ok(())
+}
+
+/// A mixed load for `seconds`, the server's resident memory sampled every
+/// 15 s: prints the load's figures and the memory over time, and how much
+/// it grew after the first minute.
+pub fn soak(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> Result<()> {
+    let Bench {
+        tmp: _tmp,
+        corpus,
+        key,
+        ids,
+        mut child,
+        addr,
+        rt,
+        ..
+    } = Bench::start(memories, cairn_bin)?;
+    let pid = child.id();
+    let start = Instant::now();
+    let sampler = rt.spawn(async move {
+        let mut samples = Vec::new();
+        loop {
+            samples.push((start.elapsed().as_secs_f64(), rss_kib(pid)));
+            if start.elapsed().as_secs_f64() >= seconds {
+                return samples;
+            }
+            tokio::time::sleep(Duration::from_secs(15)).await;
+        }
+    });
+    let o = rt.block_on(load(
+        &addr,
+        &key,
+        Scenario::Mixed,
+        clients,
+        seconds,
+        corpus,
+        ids,
+    ))?;
+    let samples = rt.block_on(sampler)?;
+    let rss_end = rss_kib(pid);
+    child.kill()?;
+    child.wait()?;
+    println!("| {memories} memories, {clients} clients, {seconds:.0} s | requests/s | p50 | p99 | errors | 5xx |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| {} | {:.0} | {:.2} ms | {:.2} ms | {} | {} |",
+        Scenario::Mixed.label(),
+        o.latencies.len() as f64 / o.seconds,
+        percentile(&o.latencies, 50.0),
+        percentile(&o.latencies, 99.0),
+        o.errors,
+        o.server_errors
+    );
+    let mib = |k: u64| k as f64 / 1024.0;
+    println!("\nServer resident memory (MiB) by second:");
+    let line: Vec<String> = samples
+        .iter()
+        .filter_map(|(t, k)| k.map(|k| format!("{t:.0}s {:.0}", mib(k))))
+        .collect();
+    println!("{}", line.join(" · "));
+    let after_a_minute = samples
+        .iter()
+        .find(|(t, _)| *t >= 60.0)
+        .and_then(|(_, k)| *k);
+    if let (Some(first), Some(last)) = (after_a_minute, rss_end) {
+        println!(
+            "After the first minute: {:.0} MiB → {:.0} MiB at the end ({:+.1}%).",
+            mib(first),
+            mib(last),
+            (last as f64 / first as f64 - 1.0) * 100.0
+        );
+    }
     Ok(())
 }

@@ -2,12 +2,14 @@
 //! then a TOML file (`--config`), then the defaults. `docs/CONFIG.md`
 //! documents every key.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use cairn_core::time::parse_duration;
 use cairn_core::Error;
+use cairn_server::RateLimits;
 use serde::Deserialize;
 
 use crate::args::ServeArgs;
@@ -42,6 +44,18 @@ struct LimitsFile {
     request_timeout: Option<String>,
     max_concurrent: Option<usize>,
     queue_wait: Option<String>,
+    /// Rates of particular keys, by key id.
+    #[serde(default)]
+    keys: BTreeMap<String, KeyRatesFile>,
+}
+
+/// One key's own rates; what it leaves out is the server's.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyRatesFile {
+    writes_per_minute: Option<u32>,
+    recalls_per_minute: Option<u32>,
+    reads_per_minute: Option<u32>,
 }
 
 /// Everything `cairn serve` runs with.
@@ -57,6 +71,8 @@ pub struct ServeSettings {
     pub rate_writes: u32,
     pub rate_recalls: u32,
     pub rate_reads: u32,
+    /// Rates of particular keys, by key id.
+    pub key_rates: HashMap<String, RateLimits>,
     pub request_timeout: Duration,
     pub max_concurrent: usize,
     pub queue_wait: Duration,
@@ -75,6 +91,27 @@ impl ServeSettings {
             None => File::default(),
         };
         let limits = file.limits;
+        let rate_writes = args.rate_writes.or(limits.writes_per_minute).unwrap_or(100);
+        let rate_recalls = args
+            .rate_recalls
+            .or(limits.recalls_per_minute)
+            .unwrap_or(200);
+        let rate_reads = args.rate_reads.or(limits.reads_per_minute).unwrap_or(600);
+        let mut key_rates = HashMap::new();
+        for (id, own) in limits.keys {
+            if !cairn_core::keys::is_key_id(&id) {
+                return Err(Error::invalid(format!(
+                    "limits.keys.{id}: not a key id (12 hex digits, as `cairn keys list` shows)"
+                ))
+                .into());
+            }
+            let rates = RateLimits {
+                writes: own.writes_per_minute.unwrap_or(rate_writes),
+                recalls: own.recalls_per_minute.unwrap_or(rate_recalls),
+                reads: own.reads_per_minute.unwrap_or(rate_reads),
+            };
+            key_rates.insert(id, rates);
+        }
         let text = |flag: &Option<String>, key: Option<String>, default: &str| {
             flag.clone().or(key).unwrap_or_else(|| default.to_string())
         };
@@ -93,12 +130,10 @@ impl ServeSettings {
             } else {
                 args.allow_hosts.clone()
             },
-            rate_writes: args.rate_writes.or(limits.writes_per_minute).unwrap_or(100),
-            rate_recalls: args
-                .rate_recalls
-                .or(limits.recalls_per_minute)
-                .unwrap_or(200),
-            rate_reads: args.rate_reads.or(limits.reads_per_minute).unwrap_or(600),
+            rate_writes,
+            rate_recalls,
+            rate_reads,
+            key_rates,
             request_timeout: duration(
                 "request_timeout",
                 &text(&args.request_timeout, limits.request_timeout, "30s"),
@@ -169,6 +204,23 @@ mod tests {
         assert_eq!(from_file.rate_writes, 5);
         assert_eq!(from_file.rate_recalls, 200, "a key the file leaves out");
         assert_eq!(from_file.request_timeout, Duration::from_secs(10));
+        assert!(from_file.key_rates.is_empty());
+
+        std::fs::write(
+            &path,
+            "[limits]\nwrites_per_minute = 5\n[limits.keys.0123456789ab]\nwrites_per_minute = 1000\nreads_per_minute = 0\n",
+        )
+        .unwrap();
+        let keyed = ServeSettings::resolve(&serve_args(&["--config", p])).unwrap();
+        assert_eq!(
+            keyed.key_rates.get("0123456789ab"),
+            Some(&RateLimits {
+                writes: 1000,
+                recalls: 200,
+                reads: 0
+            }),
+            "what the key leaves out is the server's"
+        );
 
         let flags = ServeSettings::resolve(&serve_args(&[
             "--config",
@@ -199,6 +251,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("sweep_every"), "{err}");
+        std::fs::write(&path, "[limits.keys.alice]\nwrites_per_minute = 5\n").unwrap();
+        let err = ServeSettings::resolve(&serve_args(&["--config", path.to_str().unwrap()]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("limits.keys.alice: not a key id"), "{err}");
         let missing = dir.path().join("nope.toml");
         let err = ServeSettings::resolve(&serve_args(&["--config", missing.to_str().unwrap()]))
             .unwrap_err();

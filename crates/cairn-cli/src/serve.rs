@@ -2,11 +2,13 @@
 //! between the command line and `cairn-mcp` / [`crate::setup`].
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 use cairn_core::project::{detect_project, project_file_text, PROJECT_FILE};
 use cairn_core::{Cairn, Error, DEFAULT_TENANT};
 use cairn_mcp::{CairnMcp, McpConfig};
+use cairn_server::metrics::{MeteredEmbedder, Metrics};
 use cairn_server::{AppState, Auth, CapacityLimits, Jobs, RateLimits};
 
 use crate::config::ServeSettings;
@@ -73,13 +75,20 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
     } else {
         Auth::Open
     };
+    let metrics = Arc::new(Metrics::default());
+    let embedder = MeteredEmbedder::new(cairn.embedder().clone(), metrics.clone());
+    let cairn = cairn.with_embedder(Arc::new(embedder));
     let state = AppState::new(CairnMcp::new(cairn, config))
+        .with_metrics(metrics)
         .with_auth(auth)
-        .with_rate_limits(RateLimits {
-            writes: s.rate_writes,
-            recalls: s.rate_recalls,
-            reads: s.rate_reads,
-        })
+        .with_rate_limits(
+            RateLimits {
+                writes: s.rate_writes,
+                recalls: s.rate_recalls,
+                reads: s.rate_reads,
+            },
+            s.key_rates.clone(),
+        )
         .with_capacity(CapacityLimits {
             request_timeout: s.request_timeout,
             max_concurrent: s.max_concurrent,

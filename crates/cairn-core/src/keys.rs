@@ -147,14 +147,22 @@ pub fn generate() -> Result<NewKey> {
     })
 }
 
+fn is_hex(s: &str, n: usize) -> bool {
+    s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `text` has the form of a key's id (12 hex digits).
+pub fn is_key_id(text: &str) -> bool {
+    is_hex(text, ID_HEX)
+}
+
 /// The id and secret of a presented key, or why it is not one.
 pub fn parse(text: &str) -> Result<(&str, &str)> {
     let malformed =
         || Error::Unauthenticated("malformed API key: expected cairn_<id>_<secret>".into());
     let rest = text.strip_prefix(KEY_PREFIX).ok_or_else(malformed)?;
     let (id, secret) = rest.split_once('_').ok_or_else(malformed)?;
-    let is_hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
-    if !is_hex(id, ID_HEX) || !is_hex(secret, SECRET_HEX) {
+    if !is_key_id(id) || !is_hex(secret, SECRET_HEX) {
         return Err(malformed());
     }
     Ok((id, secret))

@@ -73,7 +73,10 @@ impl AppState {
             mcp,
             auth: Auth::Keys,
             mcp_hosts: Some(LOOPBACK_HOSTS.map(String::from).to_vec()),
-            limiter: Arc::new(limits::Limiter::new(RateLimits::default())),
+            limiter: Arc::new(limits::Limiter::new(
+                RateLimits::default(),
+                Default::default(),
+            )),
             metrics: Arc::default(),
             capacity: Arc::new(capacity::Capacity::new(CapacityLimits::default())),
         }
@@ -85,9 +88,21 @@ impl AppState {
         self
     }
 
-    /// Builder: the rate limits of every key.
-    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
-        self.limiter = Arc::new(limits::Limiter::new(limits));
+    /// Builder: what `/metrics` reports, shared with a
+    /// [`metrics::MeteredEmbedder`] the engine embeds through.
+    pub fn with_metrics(mut self, metrics: Arc<metrics::Metrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Builder: the rate limits of every key, but for the keys `per_key`
+    /// names (by id), which have their own.
+    pub fn with_rate_limits(
+        mut self,
+        limits: RateLimits,
+        per_key: std::collections::HashMap<String, RateLimits>,
+    ) -> Self {
+        self.limiter = Arc::new(limits::Limiter::new(limits, per_key));
         self
     }
 

@@ -5,6 +5,7 @@
 //!
 //! A bucket holds a minute's allowance and refills continuously, so a
 //! client may burst up to its per-minute rate and then goes at that rate.
+//! Every key has the server's rates unless it is given rates of its own.
 //! Servers without keys (`--no-auth`, loopback) are not limited.
 
 use std::collections::HashMap;
@@ -119,15 +120,18 @@ impl Bucket {
 #[derive(Debug)]
 pub struct Limiter {
     limits: RateLimits,
+    per_key: HashMap<String, RateLimits>,
     start: Instant,
     buckets: Mutex<HashMap<(String, Class), Bucket>>,
 }
 
 impl Limiter {
-    /// A limiter with `limits`.
-    pub fn new(limits: RateLimits) -> Limiter {
+    /// A limiter with `limits` for every key but those `per_key` names
+    /// (by key id), which have their own.
+    pub fn new(limits: RateLimits, per_key: HashMap<String, RateLimits>) -> Limiter {
         Limiter {
             limits,
+            per_key,
             start: Instant::now(),
             buckets: Mutex::default(),
         }
@@ -136,7 +140,7 @@ impl Limiter {
     /// Take a token for `key` in `class`; `None` when the class is
     /// unlimited.
     pub fn take(&self, key: &str, class: Class) -> Option<(u32, Take)> {
-        let per_minute = self.limits.of(class);
+        let per_minute = self.per_key.get(key).unwrap_or(&self.limits).of(class);
         if per_minute == 0 {
             return None;
         }
@@ -298,15 +302,40 @@ mod tests {
 
     #[test]
     fn unlimited_classes_take_nothing_and_keys_are_apart() {
-        let l = Limiter::new(RateLimits {
-            writes: 1,
-            recalls: 0,
-            reads: 5,
-        });
+        let l = Limiter::new(
+            RateLimits {
+                writes: 1,
+                recalls: 0,
+                reads: 5,
+            },
+            HashMap::new(),
+        );
         assert!(l.take("a", Class::Recall).is_none());
         assert!(l.take("a", Class::Write).unwrap().1.allowed);
         assert!(!l.take("a", Class::Write).unwrap().1.allowed);
         assert!(l.take("b", Class::Write).unwrap().1.allowed, "another key");
         assert!(l.take("a", Class::Read).unwrap().1.allowed, "another class");
+    }
+
+    #[test]
+    fn a_key_with_rates_of_its_own_has_them() {
+        let own = RateLimits {
+            writes: 3,
+            recalls: 7,
+            reads: 0,
+        };
+        let l = Limiter::new(
+            RateLimits::default(),
+            HashMap::from([("ci".to_string(), own)]),
+        );
+        let (limit, _) = l.take("ci", Class::Write).unwrap();
+        assert_eq!(limit, 3);
+        assert_eq!(l.take("ci", Class::Recall).unwrap().0, 7);
+        assert!(l.take("ci", Class::Read).is_none(), "0 is unlimited");
+        assert_eq!(l.take("other", Class::Write).unwrap().0, 100);
+        for _ in 0..2 {
+            assert!(l.take("ci", Class::Write).unwrap().1.allowed);
+        }
+        assert!(!l.take("ci", Class::Write).unwrap().1.allowed);
     }
 }

@@ -1,18 +1,21 @@
 //! `GET /metrics`: Prometheus text. Requests by route, method and status,
 //! their latency as a histogram by route, requests in flight, rate-limit
-//! rejections by class, and memories by tenant. Labels are route patterns
+//! rejections by class, the embedding queue ([`MeteredEmbedder`]: calls
+//! waiting for or running on the model, texts embedded, time per call),
+//! and memories by tenant. Labels are route patterns
 //! (`/v1/memories/{id}`), never ids or content.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use cairn_core::embed::{Embedder, ModelInfo};
 use cairn_core::Cairn;
 
 use crate::limits::Class;
@@ -48,6 +51,55 @@ pub struct Metrics {
     latency: Mutex<BTreeMap<String, Histogram>>,
     in_flight: AtomicU64,
     rate_limited: [AtomicU64; 3],
+    embedding: EmbeddingMeter,
+}
+
+/// What the embedding model is asked to do.
+#[derive(Debug, Default)]
+struct EmbeddingMeter {
+    /// Calls waiting for or running on the model now: the queue.
+    queued: AtomicU64,
+    /// Texts embedded.
+    texts: AtomicU64,
+    /// Time per call, queueing included.
+    latency: Mutex<Histogram>,
+}
+
+/// An [`Embedder`] that counts its calls into [`Metrics`]: a server's
+/// engine embeds through it, so `/metrics` shows the embedding queue.
+pub struct MeteredEmbedder {
+    inner: Arc<dyn Embedder>,
+    metrics: Arc<Metrics>,
+}
+
+impl MeteredEmbedder {
+    /// `inner`, counted into `metrics`.
+    pub fn new(inner: Arc<dyn Embedder>, metrics: Arc<Metrics>) -> Self {
+        MeteredEmbedder { inner, metrics }
+    }
+}
+
+impl Embedder for MeteredEmbedder {
+    fn model(&self) -> ModelInfo {
+        self.inner.model()
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> cairn_core::Result<Vec<Vec<f32>>> {
+        let meter = &self.metrics.embedding;
+        meter.queued.fetch_add(1, Ordering::Relaxed);
+        let start = Instant::now();
+        let result = self.inner.embed_batch(texts);
+        meter.queued.fetch_sub(1, Ordering::Relaxed);
+        meter
+            .latency
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .observe(start.elapsed().as_secs_f64());
+        if result.is_ok() {
+            meter.texts.fetch_add(texts.len() as u64, Ordering::Relaxed);
+        }
+        result
+    }
 }
 
 fn class_index(class: Class) -> usize {
@@ -102,26 +154,8 @@ impl Metrics {
             .unwrap_or_else(|e| e.into_inner())
             .iter()
         {
-            let route = escape(route);
-            let mut cumulative = 0;
-            for (bound, n) in BUCKETS.iter().zip(h.counts) {
-                cumulative += n;
-                let _ = writeln!(
-                    out,
-                    "cairn_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"{bound}\"}} {cumulative}"
-                );
-            }
-            cumulative += h.counts[BUCKETS.len()];
-            let _ = writeln!(out, "cairn_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {cumulative}");
-            let _ = writeln!(
-                out,
-                "cairn_http_request_duration_seconds_sum{{route=\"{route}\"}} {}",
-                h.sum
-            );
-            let _ = writeln!(
-                out,
-                "cairn_http_request_duration_seconds_count{{route=\"{route}\"}} {cumulative}"
-            );
+            let labels = format!("route=\"{}\",", escape(route));
+            write_histogram(&mut out, "cairn_http_request_duration_seconds", &labels, h);
         }
         out.push_str("# HELP cairn_http_requests_in_flight Requests being answered now.\n# TYPE cairn_http_requests_in_flight gauge\n");
         let _ = writeln!(
@@ -137,12 +171,50 @@ impl Metrics {
                 n.load(Ordering::Relaxed)
             );
         }
+        let embedding = &self.embedding;
+        out.push_str("# HELP cairn_embedding_queue Embedding calls waiting for or running on the model.\n# TYPE cairn_embedding_queue gauge\n");
+        let _ = writeln!(
+            out,
+            "cairn_embedding_queue {}",
+            embedding.queued.load(Ordering::Relaxed)
+        );
+        out.push_str("# HELP cairn_embedded_texts_total Texts embedded.\n# TYPE cairn_embedded_texts_total counter\n");
+        let _ = writeln!(
+            out,
+            "cairn_embedded_texts_total {}",
+            embedding.texts.load(Ordering::Relaxed)
+        );
+        out.push_str("# HELP cairn_embedding_duration_seconds Time of an embedding call, queueing included.\n# TYPE cairn_embedding_duration_seconds histogram\n");
+        write_histogram(
+            &mut out,
+            "cairn_embedding_duration_seconds",
+            "",
+            &embedding.latency.lock().unwrap_or_else(|e| e.into_inner()),
+        );
         out.push_str("# HELP cairn_memories Memories stored, by tenant (expired and superseded included).\n# TYPE cairn_memories gauge\n");
         for (tenant, n) in memories {
             let _ = writeln!(out, "cairn_memories{{tenant=\"{}\"}} {n}", escape(tenant));
         }
         out
     }
+}
+
+/// A histogram's `_bucket` (cumulative), `_sum` and `_count` lines;
+/// `labels` is empty or ends with a comma.
+fn write_histogram(out: &mut String, name: &str, labels: &str, h: &Histogram) {
+    let mut cumulative = 0;
+    for (bound, n) in BUCKETS.iter().zip(h.counts) {
+        cumulative += n;
+        let _ = writeln!(out, "{name}_bucket{{{labels}le=\"{bound}\"}} {cumulative}");
+    }
+    cumulative += h.counts[BUCKETS.len()];
+    let _ = writeln!(out, "{name}_bucket{{{labels}le=\"+Inf\"}} {cumulative}");
+    let labels = match labels.trim_end_matches(',') {
+        "" => String::new(),
+        l => format!("{{{l}}}"),
+    };
+    let _ = writeln!(out, "{name}_sum{labels} {}", h.sum);
+    let _ = writeln!(out, "{name}_count{labels} {cumulative}");
 }
 
 /// A label value as Prometheus's text format writes it.
@@ -241,5 +313,48 @@ mod tests {
         assert!(text.contains(r#"cairn_rate_limited_total{class="recall"} 1"#));
         assert!(text.contains(r#"cairn_memories{tenant="al\"ice"} 3"#));
         assert_eq!(unmatched("/v1/memories/0196abcd"), "unmatched");
+        assert!(text.contains("cairn_embedding_queue 0\n"), "{text}");
+    }
+
+    /// An embedder that waits until told, so a call can be seen queued.
+    struct Gate(std::sync::Mutex<()>);
+
+    impl Embedder for Gate {
+        fn model(&self) -> ModelInfo {
+            ModelInfo {
+                name: "gate".into(),
+                dim: 2,
+            }
+        }
+
+        fn embed_batch(&self, texts: &[&str]) -> cairn_core::Result<Vec<Vec<f32>>> {
+            let _open = self.0.lock().unwrap();
+            Ok(texts.iter().map(|_| vec![1.0, 0.0]).collect())
+        }
+    }
+
+    #[test]
+    fn the_embedding_queue_counts_calls_in_progress_and_texts_done() {
+        let metrics = Arc::new(Metrics::default());
+        let gate = Arc::new(Gate(std::sync::Mutex::new(())));
+        let metered = Arc::new(MeteredEmbedder::new(gate.clone(), metrics.clone()));
+        let closed = gate.0.lock().unwrap();
+        let waiting = {
+            let metered = metered.clone();
+            std::thread::spawn(move || metered.embed_batch(&["a", "b"]).unwrap().len())
+        };
+        while metrics.embedding.queued.load(Ordering::Relaxed) == 0 {
+            std::thread::yield_now();
+        }
+        assert!(metrics.render(&[]).contains("cairn_embedding_queue 1\n"));
+        drop(closed);
+        assert_eq!(waiting.join().unwrap(), 2);
+        let text = metrics.render(&[]);
+        assert!(text.contains("cairn_embedding_queue 0\n"), "{text}");
+        assert!(text.contains("cairn_embedded_texts_total 2\n"), "{text}");
+        assert!(
+            text.contains("cairn_embedding_duration_seconds_count 1\n"),
+            "{text}"
+        );
     }
 }

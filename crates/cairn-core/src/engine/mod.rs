@@ -63,6 +63,14 @@ impl Cairn {
         self
     }
 
+    /// Replace the embedder by one that embeds the same way (a wrapper
+    /// that counts or caches: the model must be the same).
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        debug_assert_eq!(embedder.model(), self.embedder.model());
+        self.embedder = embedder;
+        self
+    }
+
     /// Replace the clock (tests, benchmarks replaying history).
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = clock;

@@ -503,15 +503,30 @@ async fn a_key_sees_only_its_tenant() {
 
 #[tokio::test]
 async fn a_key_over_its_rate_is_told_when_to_retry() {
-    let state = keyed_state().with_rate_limits(cairn_server::RateLimits {
-        writes: 2,
+    let state = keyed_state();
+    let cairn = state.cairn.clone();
+    let alice_key = make_key(&cairn, "alice", "write");
+    let bob_key = make_key(&cairn, "bob", "write");
+    let ci_key = make_key(&cairn, "ci", "write");
+    let ci_rates = cairn_server::RateLimits {
+        writes: 5,
         recalls: 0,
         reads: 100,
-    });
-    let cairn = state.cairn.clone();
+    };
+    // The key text is `cairn_<id>_<secret>`; rates of its own go by id.
+    let ci_id = ci_key.split('_').nth(1).unwrap().to_string();
+    let state = state.with_rate_limits(
+        cairn_server::RateLimits {
+            writes: 2,
+            recalls: 0,
+            reads: 100,
+        },
+        std::collections::HashMap::from([(ci_id, ci_rates)]),
+    );
     let base = Client::new(state, None);
-    let alice = base.with_key(&make_key(&cairn, "alice", "write"));
-    let bob = base.with_key(&make_key(&cairn, "bob", "write"));
+    let alice = base.with_key(&alice_key);
+    let bob = base.with_key(&bob_key);
+    let ci = base.with_key(&ci_key);
     let r = alice
         .post("/v1/memories", json!({"content": "first"}))
         .await;
@@ -544,15 +559,33 @@ async fn a_key_over_its_rate_is_told_when_to_retry() {
         StatusCode::CREATED,
         "another key has its own bucket"
     );
+    for n in 0..5 {
+        let r = ci
+            .post("/v1/memories", json!({"content": format!("ci write {n}")}))
+            .await;
+        assert_eq!(
+            r.status,
+            StatusCode::CREATED,
+            "write {n} within ci's own rate"
+        );
+        assert_eq!(r.headers["ratelimit-limit"], "5");
+    }
+    let r = ci
+        .post("/v1/memories", json!({"content": "ci write 6"}))
+        .await;
+    assert_error(&r, StatusCode::TOO_MANY_REQUESTS, "rate_limited");
 }
 
 #[tokio::test]
 async fn metrics_count_requests_by_route_pattern_without_content() {
-    let state = keyed_state().with_rate_limits(cairn_server::RateLimits {
-        writes: 1,
-        recalls: 0,
-        reads: 0,
-    });
+    let state = keyed_state().with_rate_limits(
+        cairn_server::RateLimits {
+            writes: 1,
+            recalls: 0,
+            reads: 0,
+        },
+        Default::default(),
+    );
     let cairn = state.cairn.clone();
     let base = Client::new(state, None);
     let alice = base.with_key(&make_key(&cairn, "alice", "write"));
