@@ -398,13 +398,17 @@ pub struct ServeArgs {
     #[arg(long, env = "CAIRN_RATE_READS", value_name = "N")]
     pub rate_reads: Option<u32>,
     /// Longest a REST request may take, body included; streams (import,
-    /// export, MCP) are exempt [default: 30s].
+    /// export, MCP) are exempt, but an import whose body stalls that long
+    /// is cut off [default: 30s].
     #[arg(long, env = "CAIRN_REQUEST_TIMEOUT", value_name = "DURATION")]
     pub request_timeout: Option<String>,
     /// Most REST requests in progress at once; more wait their turn, then
     /// get 503 [default: 64].
     #[arg(long, env = "CAIRN_MAX_CONCURRENT", value_name = "N")]
     pub max_concurrent: Option<usize>,
+    /// Largest body of `POST /v1/import`, in MiB [default: 256].
+    #[arg(long, env = "CAIRN_MAX_IMPORT_MB", value_name = "MIB")]
+    pub max_import_mb: Option<u64>,
 }
 
 /// `cairn init`.

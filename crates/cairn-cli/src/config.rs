@@ -44,6 +44,7 @@ struct LimitsFile {
     request_timeout: Option<String>,
     max_concurrent: Option<usize>,
     queue_wait: Option<String>,
+    max_import_mb: Option<u64>,
     /// Rates of particular keys, by key id.
     #[serde(default)]
     keys: BTreeMap<String, KeyRatesFile>,
@@ -76,6 +77,7 @@ pub struct ServeSettings {
     pub request_timeout: Duration,
     pub max_concurrent: usize,
     pub queue_wait: Duration,
+    pub max_import_bytes: u64,
 }
 
 fn duration(key: &str, text: &str) -> Result<Duration> {
@@ -139,6 +141,11 @@ impl ServeSettings {
                 &text(&args.request_timeout, limits.request_timeout, "30s"),
             )?,
             max_concurrent: args.max_concurrent.or(limits.max_concurrent).unwrap_or(64),
+            max_import_bytes: args
+                .max_import_mb
+                .or(limits.max_import_mb)
+                .unwrap_or(256)
+                .saturating_mul(1 << 20),
             queue_wait: duration(
                 "queue_wait",
                 &limits.queue_wait.unwrap_or_else(|| "5s".into()),
@@ -188,6 +195,7 @@ mod tests {
             (100, 200, 600)
         );
         assert_eq!(defaults.request_timeout, Duration::from_secs(30));
+        assert_eq!(defaults.max_import_bytes, 256 << 20);
 
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cairn.toml");

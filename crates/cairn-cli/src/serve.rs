@@ -93,6 +93,7 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
             request_timeout: s.request_timeout,
             max_concurrent: s.max_concurrent,
             queue_wait: s.queue_wait,
+            max_import_bytes: s.max_import_bytes,
         });
     let jobs = Jobs {
         sweep_every: s.sweep_every,

@@ -4,7 +4,8 @@
 //! within the timeout (a client that sends its body too slowly gets 408
 //! and lets go of its worker). Streams are exempt from the timeout: MCP's
 //! event streams live as long as their sessions, imports and exports as
-//! long as their data.
+//! long as their data; an import's body is cut off instead past
+//! `max_import_bytes` or when no data comes for the timeout.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,6 +28,8 @@ pub struct CapacityLimits {
     /// Longest a request waits for its turn when that many are in
     /// progress (default 5 s).
     pub queue_wait: Duration,
+    /// Largest import body (default 256 MiB).
+    pub max_import_bytes: u64,
 }
 
 impl Default for CapacityLimits {
@@ -35,6 +38,7 @@ impl Default for CapacityLimits {
             request_timeout: Duration::from_secs(30),
             max_concurrent: 64,
             queue_wait: Duration::from_secs(5),
+            max_import_bytes: 256 << 20,
         }
     }
 }
@@ -53,6 +57,11 @@ impl Capacity {
             limits,
             permits: Arc::new(Semaphore::new(limits.max_concurrent.max(1))),
         }
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> CapacityLimits {
+        self.limits
     }
 }
 

@@ -75,21 +75,24 @@ impl From<Error> for ApiError {
 }
 
 /// The one body shape of every error.
-fn body(code: &str, message: &str, details: serde_json::Value) -> Json<serde_json::Value> {
-    Json(serde_json::json!({
+fn body(code: &str, message: &str, details: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
         "error": { "code": code, "message": message, "details": details }
-    }))
+    })
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The status and the one body shape of this error, and the engine
+    /// error's kind (which adds headers). A 500's cause is logged, never
+    /// shown.
+    pub fn render(self) -> (StatusCode, serde_json::Value, Option<ErrorKind>) {
         let e = match self {
             ApiError::Engine(e) => e,
             ApiError::Request {
                 status,
                 code,
                 message,
-            } => return (status, body(code, &message, serde_json::Value::Null)).into_response(),
+            } => return (status, body(code, &message, serde_json::Value::Null), None),
         };
         let kind = e.kind();
         let message = match kind {
@@ -106,16 +109,23 @@ impl IntoResponse for ApiError {
             Error::ContentTooLarge { size, max } => serde_json::json!({ "size": size, "max": max }),
             _ => serde_json::Value::Null,
         };
-        let mut response = (status(kind), body(e.code(), &message, details)).into_response();
+        (status(kind), body(e.code(), &message, details), Some(kind))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, body, kind) = self.render();
+        let mut response = (status, Json(body)).into_response();
         let headers = response.headers_mut();
         match kind {
-            ErrorKind::Unavailable => {
+            Some(ErrorKind::Unavailable) => {
                 headers.insert(
                     axum::http::header::RETRY_AFTER,
                     axum::http::HeaderValue::from(RETRY_AFTER_SECS),
                 );
             }
-            ErrorKind::Unauthenticated => {
+            Some(ErrorKind::Unauthenticated) => {
                 headers.insert(
                     axum::http::header::WWW_AUTHENTICATE,
                     axum::http::HeaderValue::from_static("Bearer realm=\"cairn\""),

@@ -226,7 +226,7 @@ pub fn operations() -> Vec<Operation> {
                 M::POST,
                 "/import",
                 "import",
-                "Import JSON Lines (the body, streamed): counts and each bad line's problem",
+                "Import JSON Lines (the body, streamed): counts and each bad line's problem; with progress=true, JSON Lines of progress ending in the report",
                 Role::Write,
                 post(transfer::import).layer(DefaultBodyLimit::disable()),
             )

@@ -48,6 +48,18 @@ impl Client {
     }
 
     async fn raw(&self, method: &str, uri: &str, body: Body) -> Reply {
+        let (status, headers, text) = self.text(method, uri, body).await;
+        let body = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{method} {uri}: {status} not JSON ({e}): {text:?}"));
+        Reply {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    /// A request whose answer is text (JSON Lines, say).
+    async fn text(&self, method: &str, uri: &str, body: Body) -> (StatusCode, HeaderMap, String) {
         let mut req = Request::builder().method(method).uri(uri);
         if let Some(k) = &self.key {
             req = req.header("authorization", format!("Bearer {k}"));
@@ -67,13 +79,7 @@ impl Client {
             .await
             .unwrap()
             .to_bytes();
-        let body = serde_json::from_slice(&bytes)
-            .unwrap_or_else(|e| panic!("{method} {uri}: {status} not JSON ({e}): {bytes:?}"));
-        Reply {
-            status,
-            headers,
-            body,
-        }
+        (status, headers, String::from_utf8(bytes.to_vec()).unwrap())
     }
 
     async fn call(&self, method: &str, uri: &str, body: Option<Value>) -> Reply {
@@ -91,23 +97,10 @@ impl Client {
 
     /// `GET /v1/export`'s JSON Lines.
     async fn export(&self) -> String {
-        let mut req = Request::get("/v1/export");
-        if let Some(k) = &self.key {
-            req = req.header("authorization", format!("Bearer {k}"));
-        }
-        let response = self
-            .app
-            .clone()
-            .oneshot(req.body(Body::empty()).unwrap())
-            .await
-            .unwrap();
-        assert_eq!(response.status(), StatusCode::OK);
-        assert_eq!(response.headers()["content-type"], "application/x-ndjson");
-        let bytes = http_body_util::BodyExt::collect(response.into_body())
-            .await
-            .unwrap()
-            .to_bytes();
-        String::from_utf8(bytes.to_vec()).unwrap()
+        let (status, headers, text) = self.text("GET", "/v1/export", Body::empty()).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(headers["content-type"], "application/x-ndjson");
+        text
     }
 
     async fn remember(&self, content: &str, project: &str) -> String {
@@ -675,6 +668,87 @@ async fn import_and_export_stream_json_lines_within_the_tenant() {
     assert_eq!(again.body["skipped_existing"], 2, "{}", again.body);
 }
 
+/// JSON Lines of `n` memories, "`label` memory 0", "`label` memory 1", …
+fn memory_lines(label: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("{{\"content\": \"{label} memory {i}\"}}\n"))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_import_reports_progress_and_is_cut_off_past_its_limit_or_when_it_stalls() {
+    use futures_util::StreamExt as _;
+    let limits = cairn_server::CapacityLimits {
+        request_timeout: std::time::Duration::from_millis(300),
+        max_import_bytes: 64 << 10,
+        ..Default::default()
+    };
+    let c = Client::new(state().with_capacity(limits), None);
+
+    // Progress: the body comes in two parts 1.2 s apart (the stall limit
+    // is per chunk), so a progress line is sent between them.
+    let first = memory_lines("early", 300);
+    let second = memory_lines("late", 300);
+    let parts = futures_util::stream::iter([first, second])
+        .enumerate()
+        .then(|(i, part)| async move {
+            if i == 1 {
+                for _ in 0..6 {
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
+            }
+            Ok::<_, std::io::Error>(axum::body::Bytes::from(part))
+        });
+    let c2 = Client::new(
+        state().with_capacity(cairn_server::CapacityLimits {
+            request_timeout: std::time::Duration::from_secs(5),
+            ..limits
+        }),
+        None,
+    );
+    let (status, headers, text) = c2
+        .text("POST", "/v1/import?progress=true", Body::from_stream(parts))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["content-type"], "application/x-ndjson");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (last, progress) = lines.split_last().unwrap();
+    assert_eq!(last["report"]["imported"], 600, "{text}");
+    assert!(!progress.is_empty(), "no progress line: {text}");
+    assert!(
+        progress[0]["progress"]["imported"].as_u64().unwrap() > 0,
+        "{text}"
+    );
+    assert!(
+        progress[0]["progress"]["bytes"].as_u64().unwrap() > 0,
+        "{text}"
+    );
+
+    // Over the limit: 413, and what came before it stays imported.
+    let big = memory_lines("bulk", 3000);
+    assert!(big.len() > 64 << 10);
+    let r = c.raw("POST", "/v1/import", Body::from(big)).await;
+    assert_error(&r, StatusCode::PAYLOAD_TOO_LARGE, "body_too_large");
+    let message = r.body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("65536 bytes"), "{message}");
+    let stored = c.get("/v1/stats").await.body["total"].as_u64().unwrap();
+    assert!(stored < 3000, "{stored}");
+
+    // A body that stops coming: 408, also as the last line of a progress
+    // stream.
+    let r = c.raw("POST", "/v1/import", stalled_body()).await;
+    assert_error(&r, StatusCode::REQUEST_TIMEOUT, "request_timeout");
+    let (status, _, text) = c
+        .text("POST", "/v1/import?progress=true", stalled_body())
+        .await;
+    assert_eq!(status, StatusCode::OK, "the stream had begun");
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"]["code"], "request_timeout", "{text}");
+}
+
 /// A body that sends its first bytes and then nothing.
 fn stalled_body() -> Body {
     let first = futures_util::stream::once(async {
@@ -692,6 +766,7 @@ async fn a_stalled_client_lets_go_and_a_full_server_says_so() {
         request_timeout: std::time::Duration::from_millis(500),
         max_concurrent: 1,
         queue_wait: std::time::Duration::from_millis(100),
+        ..Default::default()
     });
     let c = Client::new(state, None);
     let r = c.raw("POST", "/v1/memories", stalled_body()).await;
