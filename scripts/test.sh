@@ -48,3 +48,6 @@ if [ -f "$locomo" ]; then
 else
   echo "==> LoCoMo smoke run skipped: $locomo not found"
 fi
+
+echo "==> Cairn eval smoke run: 3 cases per kind among 600 distractors (scores printed, not asserted)"
+cargo run --release --locked -q -p cairn-bench -- eval eval --limit 3 --distractors 600

@@ -10,6 +10,9 @@
 //! - `fresh`: `cairn recall` as a fresh process against a store file.
 //! - `locomo`: retrieval quality on the LoCoMo conversations (evidence
 //!   recall@k, hit@k, MRR per category, for each search mode).
+//! - `eval`: retrieval quality on Cairn's own evaluation set (`eval/`):
+//!   hit@1, hit@5, recall@5, MRR, scope leaks and stale wins per kind of
+//!   question, for each search mode.
 //! - `serve`: the REST API of the real `cairn serve` under concurrent
 //!   keep-alive load: throughput, p50/p99, errors, resident memory.
 //! - `mcp`: recall through the MCP server (stdio framing, streamable HTTP)
@@ -18,6 +21,7 @@
 //! Nothing here asserts: benchmarks print numbers.
 
 mod embed_cache;
+mod eval;
 mod locomo;
 mod mcp;
 mod metrics;
@@ -111,6 +115,29 @@ enum Cmd {
         #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
         candidates: usize,
     },
+    /// Retrieval quality on Cairn's own evaluation set: every case's
+    /// memories among thousands of distractors in one store, every question
+    /// asked in each mode, scored per kind.
+    Eval {
+        /// The set's directory (`cases.jsonl`, `distractors.json`); default
+        /// `eval/` of the repository.
+        path: Option<PathBuf>,
+        /// Search modes, comma-separated, in report order.
+        #[arg(long, value_delimiter = ',', default_value = "keyword,semantic,hybrid")]
+        modes: Vec<SearchMode>,
+        /// Print the results as JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+        /// At most N cases of each kind (a smoke run).
+        #[arg(long)]
+        limit: Option<usize>,
+        /// N distractors instead of the set's count (a smoke run).
+        #[arg(long)]
+        distractors: Option<usize>,
+        /// List the cases each mode misses at 5, with what it returned.
+        #[arg(long)]
+        misses: bool,
+    },
     /// Recall latency through MCP (stdio framing and HTTP) against the
     /// engine's own, and the idle memory of `cairn serve` / `cairn mcp`.
     Mcp {
@@ -174,6 +201,21 @@ fn main() -> Result<()> {
             };
             locomo_bench(&path, conversations, out, embed_cache, fusion)
         }
+        Cmd::Eval {
+            path,
+            modes,
+            json,
+            limit,
+            distractors,
+            misses,
+        } => eval::run(&eval::Options {
+            dir: path.unwrap_or_else(eval::default_dir),
+            modes,
+            per_kind: limit,
+            distractors,
+            json,
+            misses,
+        }),
         Cmd::Mcp {
             memories,
             queries,
