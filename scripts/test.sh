@@ -24,6 +24,12 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> cargo doc (broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked -q
 
+echo "==> PostgreSQL + pgvector (the PostgreSQL backend's tests fail without it)"
+if [ -z "${CAIRN_TEST_POSTGRES_URL:-}" ]; then
+  CAIRN_TEST_POSTGRES_URL=$(scripts/postgres.sh start | tail -n 1)
+fi
+export CAIRN_TEST_POSTGRES_URL
+
 echo "==> cargo test"
 cargo test --workspace --locked
 

@@ -14,7 +14,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "cairn", version, after_help = EXAMPLES, max_term_width = 100)]
 pub struct Cli {
-    /// The store file [default: $XDG_DATA_HOME/cairn/cairn.db].
+    /// The store: a file path or `sqlite:PATH` (SQLite), or
+    /// `postgres://user@host/db` (PostgreSQL with pgvector)
+    /// [default: $XDG_DATA_HOME/cairn/cairn.db].
+    #[arg(long, global = true, env = "CAIRN_STORE", value_name = "URL")]
+    pub store: Option<String>,
+    /// The store file (SQLite); the same as `--store PATH`.
     #[arg(long, global = true, env = "CAIRN_DB", value_name = "PATH")]
     pub db: Option<PathBuf>,
     /// Print JSON (errors go to stderr as {"error": {"code", "message"}}).

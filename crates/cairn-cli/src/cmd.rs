@@ -55,11 +55,61 @@ fn creates_store(command: &Command) -> bool {
     )
 }
 
+/// Which store a command line names.
+#[derive(Debug, PartialEq)]
+pub enum StoreSpec {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database's URL.
+    Postgres(String),
+}
+
+impl StoreSpec {
+    /// `postgres://…` or `postgresql://…` is PostgreSQL; `sqlite:PATH` or
+    /// any other text is a SQLite file's path.
+    pub fn parse(text: &str) -> StoreSpec {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            StoreSpec::Postgres(text.to_string())
+        } else {
+            StoreSpec::Sqlite(PathBuf::from(text.strip_prefix("sqlite:").unwrap_or(text)))
+        }
+    }
+}
+
+/// The store the command line names: `--store`, else `--db`, else none.
+fn store_spec(cli: &Cli) -> Result<Option<StoreSpec>> {
+    match (&cli.store, &cli.db) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "give the store once: --store (CAIRN_STORE) or --db (CAIRN_DB), not both",
+        )
+        .into()),
+        (Some(text), None) => Ok(Some(StoreSpec::parse(text))),
+        (None, Some(path)) => Ok(Some(StoreSpec::parse(&path.to_string_lossy()))),
+        (None, None) => Ok(None),
+    }
+}
+
+#[cfg(feature = "postgres")]
+fn open_postgres(url: &str) -> Result<Arc<dyn Store>> {
+    Ok(Arc::new(cairn_postgres::PostgresStore::open(url)?))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(_url: &str) -> Result<Arc<dyn Store>> {
+    Err(Error::invalid(
+        "this cairn was built without PostgreSQL: rebuild with `--features postgres`",
+    )
+    .into())
+}
+
 fn open(cli: &Cli) -> Result<Cairn> {
-    let store: Arc<dyn Store> = match &cli.db {
+    let store: Arc<dyn Store> = match store_spec(cli)? {
         None => Arc::new(SqliteStore::open(default_db_path())?),
-        Some(path) if creates_store(&cli.command) => Arc::new(SqliteStore::open(path)?),
-        Some(path) => Arc::new(SqliteStore::open_existing(path)?),
+        Some(StoreSpec::Postgres(url)) => open_postgres(&url)?,
+        Some(StoreSpec::Sqlite(path)) if creates_store(&cli.command) => {
+            Arc::new(SqliteStore::open(path)?)
+        }
+        Some(StoreSpec::Sqlite(path)) => Arc::new(SqliteStore::open_existing(path)?),
     };
     let embedder = Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir()));
     Ok(Cairn::new(store, embedder))
@@ -79,7 +129,9 @@ pub fn run(mut cli: Cli) -> Result<()> {
         _ => None,
     };
     if let Some(store) = serving.as_ref().and_then(|s| s.store.clone()) {
-        cli.db.get_or_insert(store);
+        if cli.store.is_none() {
+            cli.db.get_or_insert(store);
+        }
     }
     let cairn = open(&cli)?;
     let json = cli.json;
@@ -846,4 +898,30 @@ fn model(action: &ModelAction, json: bool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod store_spec_tests {
+    use super::StoreSpec;
+    use std::path::PathBuf;
+
+    #[test]
+    fn urls_choose_the_backend() {
+        assert_eq!(
+            StoreSpec::parse("postgres://cairn@db/cairn"),
+            StoreSpec::Postgres("postgres://cairn@db/cairn".into())
+        );
+        assert_eq!(
+            StoreSpec::parse("postgresql://db/cairn"),
+            StoreSpec::Postgres("postgresql://db/cairn".into())
+        );
+        assert_eq!(
+            StoreSpec::parse("sqlite:/srv/cairn.db"),
+            StoreSpec::Sqlite(PathBuf::from("/srv/cairn.db"))
+        );
+        assert_eq!(
+            StoreSpec::parse("cairn.db"),
+            StoreSpec::Sqlite(PathBuf::from("cairn.db"))
+        );
+    }
 }

@@ -1,0 +1,63 @@
+//! # cairn-postgres
+//!
+//! Cairn's PostgreSQL backend: [`PostgresStore`] implements
+//! [`cairn_core::Store`] (and its [`cairn_core::keys::KeyStore`]) on
+//! PostgreSQL with the pgvector extension, for several Cairn processes on
+//! one database.
+//!
+//! ## Design
+//! - **Synchronous client, pooled.** The `Store` trait is synchronous, so
+//!   this crate uses the `postgres` crate (a blocking client over
+//!   `tokio-postgres`) in an `r2d2` pool rather than an async driver behind
+//!   a bridge of our own: nothing async leaks into the core, and async front
+//!   ends already call the store from `spawn_blocking`/`block_in_place`
+//!   threads, where a blocking client is what belongs.
+//! - **Schema.** Versioned migrations are SQL files compiled in
+//!   (`src/migrations/`), each applied once in one transaction and recorded
+//!   in `cairn_migrations`; several processes opening at once take turns
+//!   on an advisory lock. Each store lives in one schema
+//!   ([`PostgresOptions::schema`]), so stores (and tests) can share a
+//!   database.
+//! - **Tenants, twice.** Every query names its tenant in SQL, and every
+//!   transaction names it to PostgreSQL (`SET LOCAL cairn.tenant`), whose
+//!   row-level security on `memories`, `versions` and `deletions` hides
+//!   other tenants' rows from a query that forgets its condition. Policies
+//!   do not hold superusers, roles with `BYPASSRLS`, or (without `FORCE`)
+//!   the tables' owner: the tables are `FORCE`d, and when the connected
+//!   role bypasses row-level security, every pooled connection acts as
+//!   [`APP_ROLE`], a plain role the store makes and grants only what it
+//!   needs. The operations over every tenant (expiry, the tenant list) say
+//!   so (`cairn.every_tenant`).
+//! - **Vectors.** A `vector` column; per model dimension, an HNSW cosine
+//!   index over the rows of that dimension (made by
+//!   [`cairn_core::Store::set_model`]), searched with pgvector's iterative
+//!   scan so that filters do not starve the results.
+//! - **Keywords.** A memory's words are the core's terms
+//!   (`store::query_terms`) of its content, tags and metadata values,
+//!   stemmed by PostgreSQL's Snowball English stemmer with no stop words
+//!   into a weighted `tsvector` (A, B, C) with a GIN index. The index finds
+//!   the candidates; scores are `rank::bm25_term` over statistics of every
+//!   memory of every tenant (`kw_corpus`, `kw_terms`, kept by triggers in
+//!   the same transaction), so PostgreSQL ranks as SQLite's FTS5 and the
+//!   in-memory store do. `tsvector` limits apply: a word's occurrences
+//!   beyond 256, and positions past 16,383, are not counted.
+//! - **Writes.** Every `WriteBatch` is one transaction;
+//!   `insert_unless_duplicate` holds an advisory lock per tenant from its
+//!   check to its commit, so writers in different processes never both
+//!   insert.
+//! - **Errors.** An unreachable server, a lost connection, a shutdown or a
+//!   lock conflict is `ErrorKind::Unavailable` (HTTP 503); everything else
+//!   is a storage error, its cause kept.
+//!
+//! ## Never
+//! This crate never interprets user text as SQL or `tsquery` syntax, and
+//! never reads or writes outside its schema (the `vector` extension
+//! aside).
+
+mod db;
+mod schema;
+mod sql;
+mod store;
+
+pub use schema::{APP_ROLE, SCHEMA_VERSION};
+pub use store::{PostgresOptions, PostgresStore};
