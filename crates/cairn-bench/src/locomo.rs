@@ -211,13 +211,19 @@ impl Harness {
     }
 
     /// Writes every turn as an episode memory (dedup on, as by default),
-    /// timed at its session's date, as a conversation importer would: the
-    /// speaker's line (with the photo they shared) is the content, and the
-    /// turns just before and after it in the same session go into the
-    /// metadata as `context`, which keyword search reads at half weight (a
-    /// reply like "Yes, last Saturday!" is found through the question it
-    /// answers). Returns each memory's `dia_id`.
-    pub fn ingest(&self, conv: &Conversation) -> Result<HashMap<MemoryId, String>> {
+    /// timed at its session's date, as `cairn remember` or `cairn import`
+    /// of the turn would: the speaker's line (with the photo they shared) is
+    /// the content; speaker, dia_id and session are metadata. With
+    /// `neighbours`, the turns just before and after it in the same session
+    /// go into the metadata as `context` too, which keyword search reads at
+    /// half weight: a step of this benchmark only, until conversation
+    /// import does it (issue "Conversations and the context window").
+    /// Returns each memory's `dia_id`.
+    pub fn ingest(
+        &self,
+        conv: &Conversation,
+        neighbours: bool,
+    ) -> Result<HashMap<MemoryId, String>> {
         let mut ids = HashMap::with_capacity(conv.turns.len());
         for (i, turn) in conv.turns.iter().enumerate() {
             // Turns of a session keep their order, a second apart.
@@ -230,15 +236,16 @@ impl Harness {
             meta.insert("speaker".into(), json!(turn.speaker));
             meta.insert("dia_id".into(), json!(turn.dia_id));
             meta.insert("session".into(), json!(turn.session));
-            let neighbours: Vec<String> = [i.checked_sub(1), Some(i + 1)]
+            let context: Vec<String> = [i.checked_sub(1), Some(i + 1)]
                 .into_iter()
                 .flatten()
+                .filter(|_| neighbours)
                 .filter_map(|j| conv.turns.get(j))
                 .filter(|t| t.session == turn.session)
                 .map(Turn::content)
                 .collect();
-            if !neighbours.is_empty() {
-                meta.insert("context".into(), json!(neighbours.join("\n")));
+            if !context.is_empty() {
+                meta.insert("context".into(), json!(context.join("\n")));
             }
             req.metadata = meta;
             let out = self
@@ -375,7 +382,7 @@ mod tests {
             Arc::new(LexicalEmbedder),
             Fusion::default(),
         );
-        let ids = h.ingest(&c).unwrap();
+        let ids = h.ingest(&c, true).unwrap();
         assert_eq!(ids.len(), 4, "every turn is its own memory");
         let mut result = ModeResult::default();
         for q in &c.questions {

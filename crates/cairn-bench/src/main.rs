@@ -95,6 +95,11 @@ enum Cmd {
         /// Only the first N conversations (a smoke run).
         #[arg(long)]
         conversations: Option<usize>,
+        /// Also store each turn's neighbours in the same session as
+        /// keyword-only context (a step of this benchmark, not of
+        /// `cairn import`; the default stores turns as a user would).
+        #[arg(long)]
+        neighbour_context: bool,
         /// Also write the results as JSON to this file.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -186,6 +191,7 @@ fn main() -> Result<()> {
         Cmd::Locomo {
             path,
             conversations,
+            neighbour_context,
             out,
             embed_cache,
             rrf_k,
@@ -199,7 +205,14 @@ fn main() -> Result<()> {
                 vector_weight,
                 candidates_per_result: candidates,
             };
-            locomo_bench(&path, conversations, out, embed_cache, fusion)
+            locomo_bench(
+                &path,
+                conversations,
+                neighbour_context,
+                out,
+                embed_cache,
+                fusion,
+            )
         }
         Cmd::Eval {
             path,
@@ -475,6 +488,7 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
 fn locomo_bench(
     path: &std::path::Path,
     limit: Option<usize>,
+    neighbour_context: bool,
     out: Option<PathBuf>,
     embed_cache: Option<PathBuf>,
     fusion: Fusion,
@@ -502,7 +516,7 @@ fn locomo_bench(
         let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("locomo.db"))?);
         let h = Harness::new(store, embedder.clone(), fusion);
         let t = Instant::now();
-        let ids = h.ingest(conv)?;
+        let ids = h.ingest(conv, neighbour_context)?;
         ingest_s += t.elapsed().as_secs_f64();
         turns += conv.turns.len();
         let asked: Vec<_> = conv
@@ -541,6 +555,14 @@ fn locomo_bench(
                 .collect::<String>()
             + &format!(" {:.3} |", s.mrr())
     };
+    println!(
+        "Turns stored {}.\n",
+        if neighbour_context {
+            "with their neighbours as keyword context (--neighbour-context: a step of this benchmark, not of `cairn import`)"
+        } else {
+            "as `cairn remember`/`cairn import` store them: plain episodes"
+        }
+    );
     println!("| mode | questions |{header} MRR | p50 ms | p95 ms |");
     println!("|---|---:|{cols}---:|---:|---:|");
     let mut json_modes = serde_json::Map::new();

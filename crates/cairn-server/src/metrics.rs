@@ -157,11 +157,13 @@ impl Metrics {
             let labels = format!("route=\"{}\",", escape(route));
             write_histogram(&mut out, "cairn_http_request_duration_seconds", &labels, h);
         }
-        out.push_str("# HELP cairn_http_requests_in_flight Requests being answered now.\n# TYPE cairn_http_requests_in_flight gauge\n");
-        let _ = writeln!(
-            out,
-            "cairn_http_requests_in_flight {}",
-            self.in_flight.load(Ordering::Relaxed)
+        let in_flight = self.in_flight.load(Ordering::Relaxed);
+        write_value(
+            &mut out,
+            "cairn_http_requests_in_flight",
+            "gauge",
+            "Requests being answered now.",
+            in_flight,
         );
         out.push_str("# HELP cairn_rate_limited_total Requests refused by a key's rate limit, by class.\n# TYPE cairn_rate_limited_total counter\n");
         for (class, n) in ["write", "recall", "read"].iter().zip(&self.rate_limited) {
@@ -172,17 +174,21 @@ impl Metrics {
             );
         }
         let embedding = &self.embedding;
-        out.push_str("# HELP cairn_embedding_queue Embedding calls waiting for or running on the model.\n# TYPE cairn_embedding_queue gauge\n");
-        let _ = writeln!(
-            out,
-            "cairn_embedding_queue {}",
-            embedding.queued.load(Ordering::Relaxed)
+        let queued = embedding.queued.load(Ordering::Relaxed);
+        write_value(
+            &mut out,
+            "cairn_embedding_queue",
+            "gauge",
+            "Embedding calls waiting for or running on the model.",
+            queued,
         );
-        out.push_str("# HELP cairn_embedded_texts_total Texts embedded.\n# TYPE cairn_embedded_texts_total counter\n");
-        let _ = writeln!(
-            out,
-            "cairn_embedded_texts_total {}",
-            embedding.texts.load(Ordering::Relaxed)
+        let texts = embedding.texts.load(Ordering::Relaxed);
+        write_value(
+            &mut out,
+            "cairn_embedded_texts_total",
+            "counter",
+            "Texts embedded.",
+            texts,
         );
         out.push_str("# HELP cairn_embedding_duration_seconds Time of an embedding call, queueing included.\n# TYPE cairn_embedding_duration_seconds histogram\n");
         write_histogram(
@@ -197,6 +203,14 @@ impl Metrics {
         }
         out
     }
+}
+
+/// A metric of one unlabelled value, with its help and type lines.
+fn write_value(out: &mut String, name: &str, kind: &str, help: &str, value: u64) {
+    let _ = writeln!(
+        out,
+        "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+    );
 }
 
 /// A histogram's `_bucket` (cumulative), `_sum` and `_count` lines;
