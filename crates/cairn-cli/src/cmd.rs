@@ -128,9 +128,11 @@ pub fn run(mut cli: Cli) -> Result<()> {
         Command::Serve(a) => Some(ServeSettings::resolve(a)?),
         _ => None,
     };
+    // The file's store counts when neither `--store` nor `--db` (nor
+    // their variables) names one.
     if let Some(store) = serving.as_ref().and_then(|s| s.store.clone()) {
-        if cli.store.is_none() {
-            cli.db.get_or_insert(store);
+        if cli.store.is_none() && cli.db.is_none() {
+            cli.store = Some(store);
         }
     }
     let cairn = open(&cli)?;

@@ -3,7 +3,7 @@
 //! documents every key.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
@@ -19,7 +19,7 @@ use crate::args::ServeArgs;
 #[serde(deny_unknown_fields)]
 struct File {
     listen: Option<String>,
-    store: Option<PathBuf>,
+    store: Option<String>,
     project: Option<String>,
     sweep_every: Option<String>,
     #[serde(default)]
@@ -63,8 +63,9 @@ struct KeyRatesFile {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServeSettings {
     pub listen: String,
-    /// The store file, when the file names one (`--db` and `CAIRN_DB` win).
-    pub store: Option<PathBuf>,
+    /// The store, when the file names one: a path or `sqlite:PATH`, or a
+    /// `postgres://…` URL (`--store`, `--db` and their variables win).
+    pub store: Option<String>,
     pub project: Option<String>,
     pub sweep_every: Duration,
     pub auth_required: bool,
@@ -207,12 +208,19 @@ mod tests {
         let p = path.to_str().unwrap();
         let from_file = ServeSettings::resolve(&serve_args(&["--config", p])).unwrap();
         assert_eq!(from_file.listen, "127.0.0.1:9000");
-        assert_eq!(from_file.store.as_deref(), Some(Path::new("/srv/cairn.db")));
+        assert_eq!(from_file.store.as_deref(), Some("/srv/cairn.db"));
         assert_eq!(from_file.allow_hosts, vec!["cairn.internal".to_string()]);
         assert_eq!(from_file.rate_writes, 5);
         assert_eq!(from_file.rate_recalls, 200, "a key the file leaves out");
         assert_eq!(from_file.request_timeout, Duration::from_secs(10));
         assert!(from_file.key_rates.is_empty());
+
+        std::fs::write(&path, "store = \"postgres://cairn@db/cairn?schema=team\"\n").unwrap();
+        let url = ServeSettings::resolve(&serve_args(&["--config", p])).unwrap();
+        assert_eq!(
+            url.store.as_deref(),
+            Some("postgres://cairn@db/cairn?schema=team")
+        );
 
         std::fs::write(
             &path,

@@ -30,17 +30,59 @@ pub struct PostgresOptions {
     /// At most this many connections.
     pub pool_size: u32,
     /// How long to wait for a connection before the store is
-    /// [`cairn_core::ErrorKind::Unavailable`].
+    /// [`cairn_core::ErrorKind::Unavailable`]: both one attempt to connect
+    /// (unless the URL gives `connect_timeout`) and a wait for a pooled
+    /// connection. Default [`CONNECT_TIMEOUT`].
     pub connect_timeout: Duration,
 }
+
+/// The default [`PostgresOptions::connect_timeout`]: 3 seconds. Long
+/// enough for a connection across a data centre (and PostgreSQL's own
+/// authentication) under load; short enough that a request while the
+/// database is unreachable gets its 503 well within a client's patience
+/// and the server's request timeout (30 s by default).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long data sent on a connection may go unacknowledged (or a
+/// connection stay silent past its keepalives) before the connection
+/// counts as lost (`tcp_user_timeout`, unless the URL gives it): 10
+/// seconds. A database host that vanishes without closing its
+/// connections (power loss, a network partition) then fails the queries
+/// under way as unavailable within seconds rather than after the
+/// kernel's retransmissions (about 15 minutes).
+pub const TCP_USER_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Default for PostgresOptions {
     fn default() -> Self {
         PostgresOptions {
             schema: "cairn".into(),
             pool_size: 16,
-            connect_timeout: Duration::from_secs(5),
+            connect_timeout: CONNECT_TIMEOUT,
         }
+    }
+}
+
+/// The URL without Cairn's own parameter, `schema` (which PostgreSQL's
+/// URL syntax does not have), and that parameter's value.
+fn split_schema(url: &str) -> (String, Option<String>) {
+    let Some((base, query)) = url.split_once('?') else {
+        return (url.to_string(), None);
+    };
+    let mut schema = None;
+    let rest: Vec<&str> = query
+        .split('&')
+        .filter(|pair| match pair.strip_prefix("schema=") {
+            Some(value) => {
+                schema = Some(value.to_string());
+                false
+            }
+            None => !pair.is_empty(),
+        })
+        .collect();
+    if rest.is_empty() {
+        (base.to_string(), schema)
+    } else {
+        (format!("{base}?{}", rest.join("&")), schema)
     }
 }
 
@@ -245,13 +287,27 @@ impl PostgresStore {
 
     /// Open the store at `url` with `options`. An unreachable server is
     /// [`cairn_core::ErrorKind::Unavailable`].
-    pub fn open_with(url: &str, options: PostgresOptions) -> Result<Self> {
+    ///
+    /// The URL may name the schema, `?schema=NAME` (Cairn's own parameter,
+    /// taken out before the URL reaches PostgreSQL), which wins over
+    /// `options.schema`; its other parameters are PostgreSQL's.
+    pub fn open_with(url: &str, mut options: PostgresOptions) -> Result<Self> {
+        let (url, named) = split_schema(url);
+        if let Some(name) = named {
+            options.schema = name;
+        }
         schema::check_schema_name(&options.schema)?;
         let mut config: postgres::Config = url
             .parse()
             .map_err(|e| Error::invalid(format!("not a PostgreSQL URL: {e}")))?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(options.connect_timeout);
+        }
+        let wait = *config
+            .get_connect_timeout()
+            .unwrap_or(&options.connect_timeout);
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(TCP_USER_TIMEOUT);
         }
         let mut setup = config.connect(NoTls).map_err(|e| pg_err("connecting", e))?;
         let app_role = schema::bypasses_rls(&mut setup)?;
@@ -262,7 +318,9 @@ impl PostgresStore {
             &options.schema,
             app_role,
             options.pool_size,
-            options.connect_timeout,
+            // The URL's `connect_timeout`, if it gives one, bounds the wait
+            // for a pooled connection too.
+            wait,
         )?;
         Ok(PostgresStore {
             keys: PgKeys { db: db.clone() },
@@ -972,5 +1030,27 @@ impl KeyStore for PgKeys {
             .map_err(|e| pg_err("recording an API key's use", e))?;
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_schema;
+
+    #[test]
+    fn the_schema_parameter_is_taken_out_of_the_url() {
+        let url = "postgres://cairn@db/cairn";
+        assert_eq!(split_schema(url), (url.to_string(), None));
+        assert_eq!(
+            split_schema("postgres://cairn@db/cairn?schema=team_a"),
+            (url.to_string(), Some("team_a".to_string()))
+        );
+        assert_eq!(
+            split_schema("postgres://db/c?sslmode=disable&schema=s1&connect_timeout=2"),
+            (
+                "postgres://db/c?sslmode=disable&connect_timeout=2".to_string(),
+                Some("s1".to_string())
+            )
+        );
     }
 }

@@ -151,11 +151,15 @@ async fn healthz(axum::extract::State(state): axum::extract::State<AppState>) ->
 }
 
 /// 503 for a failed health or readiness check: the error's code, its
-/// details in the server's log only.
+/// details in the server's log only, and `Retry-After` as every 503 has.
 fn unavailable(e: &cairn_core::Error) -> axum::response::Response {
     tracing::warn!(error = %e, "health check failed");
     (
         StatusCode::SERVICE_UNAVAILABLE,
+        [(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from(crate::error::RETRY_AFTER_SECS),
+        )],
         Json(serde_json::json!({
             "status": "unavailable",
             "error": {

@@ -8,6 +8,7 @@
 mod cli;
 mod crash;
 mod keys;
+mod pg;
 mod same_json;
 mod setup;
 
