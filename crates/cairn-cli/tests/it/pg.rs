@@ -432,6 +432,7 @@ fn an_unreachable_database_is_503_and_the_server_recovers() {
         let (status, head, _) = server.get("/readyz");
         assert_eq!(status, 503);
         assert!(retry_after(&head), "{head}");
+        assert_eq!(server.get("/healthz").0, 200, "the process is up");
     }
     assert!(server.alive(), "cairn serve died during the outage");
 
