@@ -48,7 +48,7 @@ pub use memory::{
 pub use memstore::MemoryStore;
 pub use store::{
     Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, Store, StoreCaches, StoreStats,
-    WriteBatch,
+    TermRarity, WriteBatch,
 };
 
 #[cfg(test)]

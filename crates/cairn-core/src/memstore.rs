@@ -17,7 +17,7 @@ use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::rank::{bm25_term, cosine, BM25_FIELD_WEIGHTS};
 use crate::store::{
     keyword_terms, query_terms, Filter, Filterable, Hit, Inserted, ListOrder, RankFactors, Store,
-    StoreStats, WriteBatch,
+    StoreStats, TermRarity, WriteBatch,
 };
 use crate::{Error, ModelInfo, Result};
 
@@ -480,6 +480,28 @@ impl Store for MemoryStore {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
         hits.truncate(limit);
         Ok(hits)
+    }
+
+    fn keyword_rarity(&self, query: &str) -> Result<Option<TermRarity>> {
+        let terms = keyword_terms(query);
+        let state = self.read()?;
+        let fields: Vec<[Vec<String>; 3]> = state
+            .memories
+            .values()
+            .map(|(m, _)| field_terms(m))
+            .collect();
+        Ok(Some(TermRarity {
+            rows: fields.len() as f64,
+            rows_with_term: terms
+                .iter()
+                .map(|t| {
+                    fields
+                        .iter()
+                        .filter(|f| f.iter().flatten().any(|w| w == t))
+                        .count() as f64
+                })
+                .collect(),
+        }))
     }
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {

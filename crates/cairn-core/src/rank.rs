@@ -71,9 +71,49 @@ pub const BM25_FIELD_WEIGHTS: [f64; 3] = [1.0, 1.0, 0.5];
 /// `D` the memory's length in tokens and `avgdl` the average length.
 /// A memory's score is the sum over the query's terms.
 pub fn bm25_term(rows: f64, rows_with_term: f64, freq: f64, len: f64, avgdl: f64) -> f64 {
+    bm25_idf(rows, rows_with_term)
+        * ((freq * (BM25_K1 + 1.0)) / (freq + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avgdl)))
+}
+
+/// BM25's inverse document frequency of a term, as [`bm25_term`] uses it:
+/// `ln((N − n + 0.5) / (n + 0.5))`, floored at 10⁻⁶.
+pub fn bm25_idf(rows: f64, rows_with_term: f64) -> f64 {
     let idf = ((rows - rows_with_term + 0.5) / (rows_with_term + 0.5)).ln();
-    let idf = if idf <= 0.0 { 1e-6 } else { idf };
-    idf * ((freq * (BM25_K1 + 1.0)) / (freq + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avgdl)))
+    if idf <= 0.0 {
+        1e-6
+    } else {
+        idf
+    }
+}
+
+/// How far the keyword ranking can be trusted for one query: the share of
+/// the query's IDF mass that its best hit matched.
+///
+/// ```text
+/// confidence = min(1, top_bm25 / Σ_{t : n_t > 0} idf(t))
+/// ```
+///
+/// with `idf` as [`bm25_idf`] over `rows` memories, `n_t` the memories
+/// holding term `t`. `Σ idf` is what a memory of average length holding
+/// each query term once would score, so the ratio is about the share of
+/// the query's information (rare words weigh more) that the best keyword
+/// match covers. Terms no memory holds are left out: no keyword match
+/// could cover them, so they say nothing of this ranking. A match on every
+/// rare word of the question gives 1; a match on one generic word
+/// ("customer", "user") of a question whose other words are rare gives a
+/// small share, and that ranking orders memories by a word that says
+/// little about the question. 1 when there is nothing to measure (no
+/// term found, or no keyword hit: then the weight does not matter).
+pub fn keyword_confidence(top_bm25: Option<f64>, rows: f64, rows_with_term: &[f64]) -> f64 {
+    let mass: f64 = rows_with_term
+        .iter()
+        .filter(|&&n| n > 0.0)
+        .map(|&n| bm25_idf(rows, n))
+        .sum();
+    match top_bm25 {
+        Some(top) if mass > 0.0 => (top / mass).clamp(0.0, 1.0),
+        _ => 1.0,
+    }
 }
 
 /// How recall fuses its keyword and vector rankings: the parameters of
@@ -99,6 +139,27 @@ impl Default for Fusion {
             vector_weight: VECTOR_WEIGHT,
             candidates_per_result: CANDIDATES_PER_RESULT,
         }
+    }
+}
+
+impl Fusion {
+    /// The weights of the keyword and vector rankings for one query: the
+    /// keyword weight scaled by [`keyword_confidence`], the vector weight
+    /// as configured.
+    ///
+    /// ```text
+    /// w_keyword = keyword_weight · confidence
+    /// w_vector  = vector_weight
+    /// ```
+    ///
+    /// A keyword ranking that matched most of the query's IDF mass keeps
+    /// its lead; one that matched only a generic word weighs less than the
+    /// vector ranking, so a clear semantic match can rise above it.
+    pub fn weights(&self, keyword_confidence: f64) -> (f64, f64) {
+        (
+            self.keyword_weight * keyword_confidence.clamp(0.0, 1.0),
+            self.vector_weight,
+        )
     }
 }
 
@@ -309,6 +370,53 @@ mod tests {
         // A zero weight ignores a list's order but keeps its items.
         let fused = reciprocal_rank_fusion(&[(&a[..], 0.0), (&b[..], 1.0)], 60.0);
         assert_eq!(fused[0].0, "y");
+    }
+
+    #[test]
+    fn keyword_confidence_is_the_matched_share_of_idf_mass() {
+        let (rows, generic, rare) = (1000.0, 200.0, 3.0);
+        let mass = bm25_idf(rows, generic) + 2.0 * bm25_idf(rows, rare);
+        // A best hit scoring the whole mass (or more: repeats, a short row).
+        let all = [generic, rare, rare];
+        assert_eq!(keyword_confidence(Some(mass), rows, &all), 1.0);
+        assert_eq!(keyword_confidence(Some(2.0 * mass), rows, &all), 1.0);
+        // Only the generic word matched.
+        let c = keyword_confidence(Some(bm25_idf(rows, generic)), rows, &all);
+        assert!((c - bm25_idf(rows, generic) / mass).abs() < 1e-12, "{c}");
+        assert!(c < 0.2, "{c}");
+        // A term no memory holds does not count.
+        let c2 = keyword_confidence(
+            Some(bm25_idf(rows, generic)),
+            rows,
+            &[generic, rare, rare, 0.0],
+        );
+        assert_eq!(c, c2);
+        // Nothing to measure.
+        assert_eq!(keyword_confidence(None, rows, &all), 1.0);
+        assert_eq!(keyword_confidence(Some(2.0), rows, &[]), 1.0);
+        assert_eq!(keyword_confidence(Some(2.0), rows, &[0.0]), 1.0);
+    }
+
+    #[test]
+    fn weights_scale_the_keyword_side_by_its_confidence() {
+        let f = Fusion::default();
+        assert_eq!(f.weights(1.0), (KEYWORD_WEIGHT, VECTOR_WEIGHT));
+        let (k, v) = f.weights(0.25);
+        assert!((k - 0.25 * KEYWORD_WEIGHT).abs() < 1e-12);
+        assert_eq!(v, VECTOR_WEIGHT);
+        // Out-of-range confidences are clamped.
+        assert_eq!(f.weights(3.0).0, KEYWORD_WEIGHT);
+        assert_eq!(f.weights(-1.0).0, 0.0);
+        // A generic-word keyword ranking lets the vectors' first place
+        // beat its own first place.
+        let (k, v) = f.weights(0.2);
+        assert!(v / (f.k + 1.0) > k / (f.k + 1.0));
+    }
+
+    #[test]
+    fn idf_floors_common_terms() {
+        assert_eq!(bm25_idf(100.0, 90.0), 1e-6);
+        assert!((bm25_idf(1000.0, 10.0) - (990.5f64 / 10.5).ln()).abs() < 1e-12);
     }
 
     #[test]

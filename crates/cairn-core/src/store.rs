@@ -248,6 +248,17 @@ pub struct Hit {
     pub factors: RankFactors,
 }
 
+/// Document frequencies of a keyword query's terms (see
+/// [`Store::keyword_rarity`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermRarity {
+    /// Memories in the keyword index (BM25's `N`).
+    pub rows: f64,
+    /// For each term the keyword search scores, the memories containing
+    /// it (BM25's `n`).
+    pub rows_with_term: Vec<f64>,
+}
+
 /// What recall's ranking reads of a memory besides its search ranks (see
 /// [`crate::rank`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -471,6 +482,19 @@ pub trait Store: Send + Sync {
     /// Terms are OR-ed (BM25 ranks memories matching more and rarer terms
     /// first); a query with no searchable term returns nothing.
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
+
+    /// How rare each keyword term of `query` is, as [`Store::keyword_search`]
+    /// scores it: what BM25's IDF is computed from (see
+    /// [`crate::rank::bm25_idf`]). Recall weighs the keyword ranking by the
+    /// share of this IDF mass its best hit matched
+    /// ([`crate::rank::keyword_confidence`]).
+    ///
+    /// `None` (the default) when the backend does not count them; recall
+    /// then fuses with fixed weights.
+    fn keyword_rarity(&self, query: &str) -> Result<Option<TermRarity>> {
+        let _ = query;
+        Ok(None)
+    }
 
     /// The memories most similar to `vector` (cosine, best first).
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>>;

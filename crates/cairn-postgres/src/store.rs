@@ -7,7 +7,9 @@ use cairn_core::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version
 use cairn_core::keys::{ApiKey, KeyStore, Role};
 use cairn_core::memstore::{check_dimension, metadata_text};
 use cairn_core::rank::{bm25_term, cosine, BM25_FIELD_WEIGHTS};
-use cairn_core::store::{keyword_terms, query_terms, Filter, Hit, Inserted, ListOrder, StoreStats};
+use cairn_core::store::{
+    keyword_terms, query_terms, Filter, Hit, Inserted, ListOrder, StoreStats, TermRarity,
+};
 use cairn_core::{Error, Memory, MemoryId, ModelInfo, Result, Store, Timestamp, WriteBatch};
 use pgvector::Vector;
 use postgres::types::ToSql;
@@ -685,6 +687,51 @@ impl Store for PostgresStore {
             get(&row, 0)
         })?;
         Ok(n.max(0) as usize)
+    }
+
+    fn keyword_rarity(&self, query: &str) -> Result<Option<TermRarity>> {
+        let terms = keyword_terms(query);
+        if terms.is_empty() {
+            return Ok(None);
+        }
+        // As `keyword_search`: each term's stem, and BM25's statistics over
+        // every memory of every tenant.
+        self.db.tx(Scope::Unscoped, |tx| {
+            let stems = tx
+                .query(
+                    "SELECT tsvector_to_array(to_tsvector('cairn_english', t)) \
+                     FROM unnest($1::text[]) WITH ORDINALITY AS q(t, n) ORDER BY n",
+                    &[&terms],
+                )
+                .map_err(|e| pg_err("stemming a query", e))?;
+            let mut lexemes = Vec::new();
+            for row in &stems {
+                let stem: Vec<String> = get(row, 0)?;
+                lexemes.extend(stem.into_iter().next());
+            }
+            let corpus = tx
+                .query_one("SELECT rows FROM kw_corpus", &[])
+                .map_err(|e| pg_err("reading keyword statistics", e))?;
+            let rows: i64 = get(&corpus, 0)?;
+            let mut with_term: HashMap<String, f64> = HashMap::new();
+            for row in &tx
+                .query(
+                    "SELECT lexeme, rows FROM kw_terms WHERE lexeme = ANY($1)",
+                    &[&lexemes],
+                )
+                .map_err(|e| pg_err("reading keyword statistics", e))?
+            {
+                let n: i64 = get(row, 1)?;
+                with_term.insert(get(row, 0)?, n.max(0) as f64);
+            }
+            Ok(Some(TermRarity {
+                rows: rows.max(0) as f64,
+                rows_with_term: lexemes
+                    .iter()
+                    .map(|l| with_term.get(l).copied().unwrap_or(0.0))
+                    .collect(),
+            }))
+        })
     }
 
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {

@@ -8,7 +8,9 @@ use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use cairn_core::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
-use cairn_core::store::{keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, WriteBatch};
+use cairn_core::store::{
+    keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, TermRarity, WriteBatch,
+};
 use cairn_core::{
     Error, Hit, Inserted, Memory, MemoryId, ModelInfo, RankFactors, Result, Store, StoreCaches,
     Timestamp,
@@ -286,6 +288,18 @@ impl SqliteStore {
         if docs <= PRUNE_ABOVE_DOCS || terms.len() < 2 {
             return Ok(terms);
         }
+        let counted = self.document_frequencies(conn, terms, docs)?;
+        Ok(rarest_within(counted, MAX_KEYWORD_POSTINGS))
+    }
+
+    /// Each term with the number of rows holding it (FTS5's count, cached
+    /// in [`DfCache`]); `docs` is the store's row count.
+    fn document_frequencies(
+        &self,
+        conn: &Connection,
+        terms: Vec<String>,
+        docs: i64,
+    ) -> Result<Vec<(i64, String)>> {
         let mut cache = self
             .df_cache
             .lock()
@@ -312,7 +326,7 @@ impl SqliteStore {
             };
             counted.push((df, term));
         }
-        Ok(rarest_within(counted, MAX_KEYWORD_POSTINGS))
+        Ok(counted)
     }
 
     /// Bring the vector index up to the store's revisions `revs` (read by
@@ -958,6 +972,29 @@ impl Store for SqliteStore {
                 })
             })
             .collect()
+    }
+
+    fn keyword_rarity(&self, query: &str) -> Result<Option<TermRarity>> {
+        let mut terms = keyword_terms(query);
+        terms.truncate(MAX_QUERY_TERMS);
+        let conn = self.reader()?;
+        let docs = meta_int(&conn, "docs")?;
+        let pruned = docs > PRUNE_ABOVE_DOCS && terms.len() >= 2;
+        let counted = self.document_frequencies(&conn, terms, docs)?;
+        // The terms keyword search scores: the rarest, past the pruning
+        // threshold.
+        let kept = match pruned {
+            true => rarest_within(counted.clone(), MAX_KEYWORD_POSTINGS),
+            false => counted.iter().map(|(_, t)| t.clone()).collect(),
+        };
+        Ok(Some(TermRarity {
+            rows: docs as f64,
+            rows_with_term: counted
+                .into_iter()
+                .filter(|(_, t)| kept.contains(t))
+                .map(|(n, _)| n as f64)
+                .collect(),
+        }))
     }
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use super::Cairn;
 use crate::memory::{normalize_tags, Memory, MemoryId};
 use crate::rank::{
-    access_boost, recency_decay, reciprocal_rank_fusion, scope_weight, ScoreBreakdown,
+    access_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion, scope_weight,
+    ScoreBreakdown,
 };
 use crate::store::{Filter, Hit};
 use crate::{Error, Result};
@@ -115,21 +116,31 @@ impl Cairn {
             self.ensure_model()?;
         }
         let keyword_side = || self.store.keyword_search(&req.query, &filter, candidates);
+        // Hybrid weighs the keyword ranking by how much of the query's
+        // IDF mass its best hit matched.
+        let keyword_and_rarity = || {
+            let hits = keyword_side()?;
+            let rarity = match hits.is_empty() {
+                true => None,
+                false => self.store.keyword_rarity(&req.query)?,
+            };
+            Ok::<_, Error>((hits, rarity))
+        };
         let vector_side =
             |query_vector: Vec<f32>| self.store.vector_search(&query_vector, &filter, candidates);
         // The sides are independent: while this thread embeds the query,
         // another loads the vector index (the first search of a process) and
         // then, in hybrid mode, runs BM25.
-        let (keyword, vector) = match req.mode {
-            SearchMode::Keyword => (keyword_side()?, Vec::new()),
+        let ((keyword, rarity), vector) = match req.mode {
+            SearchMode::Keyword => ((keyword_side()?, None), Vec::new()),
             mode => std::thread::scope(|scope| {
                 let other = scope.spawn(|| {
                     if let Some(caches) = self.store.caches() {
                         caches.warm_up()?;
                     }
                     match mode {
-                        SearchMode::Hybrid => keyword_side(),
-                        _ => Ok(Vec::new()),
+                        SearchMode::Hybrid => keyword_and_rarity(),
+                        _ => Ok((Vec::new(), None)),
                     }
                 });
                 let vector = self.embed_one(&req.query).and_then(vector_side);
@@ -141,11 +152,11 @@ impl Cairn {
         };
         let keyword_ids: Vec<MemoryId> = keyword.iter().map(|h| h.id).collect();
         let vector_ids: Vec<MemoryId> = vector.iter().map(|h| h.id).collect();
+        let top = keyword.first().map(|h| h.score);
+        let confidence = rarity.map_or(1.0, |r| keyword_confidence(top, r.rows, &r.rows_with_term));
+        let (keyword_weight, vector_weight) = self.fusion.weights(confidence);
         let fused = reciprocal_rank_fusion(
-            &[
-                (&keyword_ids, self.fusion.keyword_weight),
-                (&vector_ids, self.fusion.vector_weight),
-            ],
+            &[(&keyword_ids, keyword_weight), (&vector_ids, vector_weight)],
             self.fusion.k,
         );
         // Every candidate is ranked on the factors its hit carries; only
