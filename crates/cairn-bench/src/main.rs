@@ -116,6 +116,9 @@ enum Cmd {
         /// Fusion: the vector ranking's weight.
         #[arg(long, default_value_t = Fusion::default().vector_weight)]
         vector_weight: f64,
+        /// Fusion: scale the keyword weight per query by its confidence.
+        #[arg(long)]
+        adaptive_keyword: bool,
         /// Fusion: candidates per result from each side.
         #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
         candidates: usize,
@@ -142,6 +145,9 @@ enum Cmd {
         /// List the cases each mode misses at 5, with what it returned.
         #[arg(long)]
         misses: bool,
+        /// Fusion: scale the keyword weight per query by its confidence.
+        #[arg(long)]
+        adaptive_keyword: bool,
     },
     /// Recall latency through MCP (stdio framing and HTTP) against the
     /// engine's own, and the idle memory of `cairn serve` / `cairn mcp`.
@@ -197,6 +203,7 @@ fn main() -> Result<()> {
             rrf_k,
             keyword_weight,
             vector_weight,
+            adaptive_keyword,
             candidates,
         } => {
             let fusion = Fusion {
@@ -204,6 +211,7 @@ fn main() -> Result<()> {
                 keyword_weight,
                 vector_weight,
                 candidates_per_result: candidates,
+                adaptive_keyword,
             };
             locomo_bench(
                 &path,
@@ -221,7 +229,12 @@ fn main() -> Result<()> {
             limit,
             distractors,
             misses,
+            adaptive_keyword,
         } => eval::run(&eval::Options {
+            fusion: Fusion {
+                adaptive_keyword,
+                ..Fusion::default()
+            },
             dir: path.unwrap_or_else(eval::default_dir),
             modes,
             per_kind: limit,

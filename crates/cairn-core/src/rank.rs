@@ -129,6 +129,11 @@ pub struct Fusion {
     /// Candidates each side offers per result asked for (default
     /// [`CANDIDATES_PER_RESULT`]).
     pub candidates_per_result: usize,
+    /// Scale the keyword weight per query by [`keyword_confidence`]
+    /// (default off: on LoCoMo, as the product stores turns, it lowered
+    /// MRR by 0.011 while it raised Cairn's evaluation set; see
+    /// docs/BENCHMARKS.md).
+    pub adaptive_keyword: bool,
 }
 
 impl Default for Fusion {
@@ -138,6 +143,7 @@ impl Default for Fusion {
             keyword_weight: KEYWORD_WEIGHT,
             vector_weight: VECTOR_WEIGHT,
             candidates_per_result: CANDIDATES_PER_RESULT,
+            adaptive_keyword: false,
         }
     }
 }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use cairn_core::api::{self, Caller, RememberInput, Selection};
+use cairn_core::rank::Fusion;
 use cairn_core::time::{format_timestamp, parse_duration};
 use cairn_core::wire::MemoryRecord;
 use cairn_core::{Cairn, Embedder, MemoryId, RecallRequest, SearchMode, Store, WriteStatus};
@@ -69,11 +70,12 @@ pub struct Harness {
 impl Harness {
     /// An engine over `store` and `embedder` with a clock at the
     /// reference time.
-    pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>) -> Self {
+    pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>, fusion: Fusion) -> Self {
         let clock = Arc::new(AtomicI64::new(REFERENCE_MS));
         let reader = clock.clone();
         let cairn = Cairn::new(store, embedder)
-            .with_clock(Arc::new(move || reader.load(Ordering::Relaxed)));
+            .with_clock(Arc::new(move || reader.load(Ordering::Relaxed)))
+            .with_fusion(fusion);
         Harness {
             cairn,
             clock,
@@ -225,7 +227,11 @@ mod tests {
         }];
         let dir = tempfile::tempdir().unwrap();
         let store = cairn_sqlite::SqliteStore::open(dir.path().join("e.db")).unwrap();
-        let mut h = Harness::new(Arc::new(store), Arc::new(LexicalEmbedder));
+        let mut h = Harness::new(
+            Arc::new(store),
+            Arc::new(LexicalEmbedder),
+            Fusion::default(),
+        );
         let ingested = h.ingest(&distractors, &cases).unwrap();
         assert_eq!((ingested.distractors, ingested.case_memories), (1, 4));
         let ranked = h.ask(&cases[0], SearchMode::Keyword, 10).unwrap();

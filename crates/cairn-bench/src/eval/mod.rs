@@ -48,6 +48,8 @@ pub struct Options {
     pub json: bool,
     /// List the cases each mode misses at 5.
     pub misses: bool,
+    /// How the rankings are fused.
+    pub fusion: cairn_core::rank::Fusion,
 }
 
 /// One case a mode missed: no relevant memory in its top 5.
@@ -74,7 +76,7 @@ pub fn run(opts: &Options) -> Result<()> {
     );
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("eval.db"))?);
-    let mut h = Harness::new(store, embedder);
+    let mut h = Harness::new(store, embedder, opts.fusion);
     let t = Instant::now();
     let ingested = h.ingest(&distractors, &cases)?;
     let ingest_s = t.elapsed().as_secs_f64();

@@ -116,11 +116,11 @@ impl Cairn {
             self.ensure_model()?;
         }
         let keyword_side = || self.store.keyword_search(&req.query, &filter, candidates);
-        // Hybrid weighs the keyword ranking by how much of the query's
-        // IDF mass its best hit matched.
+        // With adaptive fusion, hybrid weighs the keyword ranking by how
+        // much of the query's IDF mass its best hit matched.
         let keyword_and_rarity = || {
             let hits = keyword_side()?;
-            let rarity = match hits.is_empty() {
+            let rarity = match hits.is_empty() || !self.fusion.adaptive_keyword {
                 true => None,
                 false => self.store.keyword_rarity(&req.query)?,
             };
