@@ -217,6 +217,41 @@ fn insert_version(
 }
 
 /// The recorded model, read inside the transaction.
+/// Each term's stem, in order, by the configuration that indexed the
+/// memories (a term PostgreSQL makes no stem of is left out).
+fn stems(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Vec<String>> {
+    let rows = tx
+        .query(
+            "SELECT tsvector_to_array(to_tsvector('cairn_english', t)) \
+             FROM unnest($1::text[]) WITH ORDINALITY AS q(t, n) ORDER BY n",
+            &[&terms],
+        )
+        .map_err(|e| pg_err("stemming a query", e))?;
+    let mut lexemes = Vec::new();
+    for row in &rows {
+        let stem: Vec<String> = get(row, 0)?;
+        lexemes.extend(stem.into_iter().next());
+    }
+    Ok(lexemes)
+}
+
+/// How many memories (of every tenant) hold each of `lexemes`; a lexeme no
+/// memory holds is absent.
+fn rows_with(tx: &mut Transaction<'_>, lexemes: &[String]) -> Result<HashMap<String, f64>> {
+    let mut with_term = HashMap::new();
+    for row in &tx
+        .query(
+            "SELECT lexeme, rows FROM kw_terms WHERE lexeme = ANY($1)",
+            &[&lexemes],
+        )
+        .map_err(|e| pg_err("reading keyword statistics", e))?
+    {
+        let n: i64 = get(row, 1)?;
+        with_term.insert(get(row, 0)?, n.max(0) as f64);
+    }
+    Ok(with_term)
+}
+
 fn read_model(tx: &mut Transaction<'_>) -> Result<Option<ModelInfo>> {
     let rows = tx
         .query(
@@ -697,33 +732,12 @@ impl Store for PostgresStore {
         // As `keyword_search`: each term's stem, and BM25's statistics over
         // every memory of every tenant.
         self.db.tx(Scope::Unscoped, |tx| {
-            let stems = tx
-                .query(
-                    "SELECT tsvector_to_array(to_tsvector('cairn_english', t)) \
-                     FROM unnest($1::text[]) WITH ORDINALITY AS q(t, n) ORDER BY n",
-                    &[&terms],
-                )
-                .map_err(|e| pg_err("stemming a query", e))?;
-            let mut lexemes = Vec::new();
-            for row in &stems {
-                let stem: Vec<String> = get(row, 0)?;
-                lexemes.extend(stem.into_iter().next());
-            }
+            let lexemes = stems(tx, &terms)?;
             let corpus = tx
                 .query_one("SELECT rows FROM kw_corpus", &[])
                 .map_err(|e| pg_err("reading keyword statistics", e))?;
             let rows: i64 = get(&corpus, 0)?;
-            let mut with_term: HashMap<String, f64> = HashMap::new();
-            for row in &tx
-                .query(
-                    "SELECT lexeme, rows FROM kw_terms WHERE lexeme = ANY($1)",
-                    &[&lexemes],
-                )
-                .map_err(|e| pg_err("reading keyword statistics", e))?
-            {
-                let n: i64 = get(row, 1)?;
-                with_term.insert(get(row, 0)?, n.max(0) as f64);
-            }
+            let with_term = rows_with(tx, &lexemes)?;
             Ok(Some(TermRarity {
                 rows: rows.max(0) as f64,
                 rows_with_term: lexemes
@@ -740,20 +754,7 @@ impl Store for PostgresStore {
             return Ok(Vec::new());
         }
         self.db.tx(Scope::Tenant(&filter.tenant), |tx| {
-            // Each term's stem, by the configuration that indexed the
-            // memories (a term PostgreSQL makes no stem of is left out).
-            let stems = tx
-                .query(
-                    "SELECT tsvector_to_array(to_tsvector('cairn_english', t)) \
-                     FROM unnest($1::text[]) WITH ORDINALITY AS q(t, n) ORDER BY n",
-                    &[&terms],
-                )
-                .map_err(|e| pg_err("stemming a query", e))?;
-            let mut lexemes = Vec::new();
-            for row in &stems {
-                let stem: Vec<String> = get(row, 0)?;
-                lexemes.extend(stem.into_iter().next());
-            }
+            let lexemes = stems(tx, &terms)?;
             if lexemes.is_empty() {
                 return Ok(Vec::new());
             }
@@ -765,17 +766,7 @@ impl Store for PostgresStore {
             let total_len: i64 = get(&corpus, 1)?;
             let rows = rows.max(0) as f64;
             let avgdl = total_len.max(0) as f64 / rows.max(1.0);
-            let mut with_term: HashMap<String, f64> = HashMap::new();
-            for row in &tx
-                .query(
-                    "SELECT lexeme, rows FROM kw_terms WHERE lexeme = ANY($1)",
-                    &[&lexemes],
-                )
-                .map_err(|e| pg_err("reading keyword statistics", e))?
-            {
-                let n: i64 = get(row, 1)?;
-                with_term.insert(get(row, 0)?, n.max(0) as f64);
-            }
+            let with_term = rows_with(tx, &lexemes)?;
             // The candidates (the GIN index finds them) with each matching
             // stem's weights: one letter per occurrence, A content, B tags,
             // C metadata.
