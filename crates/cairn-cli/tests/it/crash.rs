@@ -2,31 +2,13 @@
 //! concurrent REST writes, 20 times. Every write answered 2xx is in the
 //! store afterwards, and the store passes `PRAGMA integrity_check`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::{assert_healthy, Env};
-
-/// One HTTP/1.1 request on its own connection: (status, body), or `None`
-/// if the connection failed or was cut (the server died).
-fn http(addr: &str, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
-    let mut tcp = TcpStream::connect(addr).ok()?;
-    tcp.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    tcp.write_all(req.as_bytes()).ok()?;
-    let mut reply = String::new();
-    tcp.read_to_string(&mut reply).ok()?;
-    let status = reply.split(' ').nth(1)?.parse().ok()?;
-    let (_, body) = reply.split_once("\r\n\r\n")?;
-    Some((status, body.to_string()))
-}
+use crate::{assert_healthy, http, Env};
 
 fn start(env: &Env) -> (Child, String) {
     let mut child = env
@@ -75,11 +57,11 @@ fn every_acknowledged_write_survives_kill_9() {
                         );
                         i += 1;
                         match http(&addr, "POST", "/v1/memories", &body) {
-                            Some((201, reply)) => {
+                            Some((201, _, reply)) => {
                                 let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
                                 acked.lock().unwrap().push(v["id"].as_str().unwrap().to_string());
                             }
-                            Some((status, reply)) => panic!("{status}: {reply}"),
+                            Some((status, _, reply)) => panic!("{status}: {reply}"),
                             None => return, // the server is gone
                         }
                     }

@@ -12,8 +12,11 @@ mod pg;
 mod same_json;
 mod setup;
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -110,4 +113,22 @@ pub fn assert_healthy(path: &Path) {
     use cairn_core::Store;
     let store = cairn_sqlite::SqliteStore::open(path).expect("open");
     store.verify().expect("integrity_check");
+}
+
+/// One HTTP/1.1 request on its own connection: (status, head in
+/// lowercase, body), or `None` if the connection failed or was cut (the
+/// server died).
+pub fn http(addr: &str, method: &str, path: &str, body: &str) -> Option<(u16, String, String)> {
+    let mut tcp = TcpStream::connect(addr).ok()?;
+    tcp.set_read_timeout(Some(Duration::from_secs(60))).ok()?;
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(req.as_bytes()).ok()?;
+    let mut reply = String::new();
+    tcp.read_to_string(&mut reply).ok()?;
+    let status = reply.split(' ').nth(1)?.parse().ok()?;
+    let (head, body) = reply.split_once("\r\n\r\n")?;
+    Some((status, head.to_ascii_lowercase(), body.to_string()))
 }

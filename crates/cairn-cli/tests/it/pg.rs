@@ -9,8 +9,8 @@
 //! dropped when it ends.
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::watch;
+
+use crate::http;
 
 /// The test database's URL, or a failure saying how to get one.
 fn url() -> String {
@@ -75,23 +77,6 @@ impl Drop for Schema {
             let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
         }
     }
-}
-
-/// One HTTP/1.1 request on its own connection: (status, head, body), or
-/// `None` if the connection failed or was cut.
-fn http(addr: &str, method: &str, path: &str, body: &str) -> Option<(u16, String, String)> {
-    let mut tcp = TcpStream::connect(addr).ok()?;
-    tcp.set_read_timeout(Some(Duration::from_secs(60))).ok()?;
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    tcp.write_all(req.as_bytes()).ok()?;
-    let mut reply = String::new();
-    tcp.read_to_string(&mut reply).ok()?;
-    let status = reply.split(' ').nth(1)?.parse().ok()?;
-    let (head, body) = reply.split_once("\r\n\r\n")?;
-    Some((status, head.to_ascii_lowercase(), body.to_string()))
 }
 
 fn json(body: &str) -> Value {
