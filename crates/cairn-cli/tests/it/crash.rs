@@ -2,13 +2,12 @@
 //! concurrent REST writes, 20 times. Every write answered 2xx is in the
 //! store afterwards, and the store passes `PRAGMA integrity_check`.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::{assert_healthy, http, Env};
+use crate::{assert_healthy, http, served_address, Env};
 
 fn start(env: &Env) -> (Child, String) {
     let mut child = env
@@ -18,16 +17,7 @@ fn start(env: &Env) -> (Child, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn cairn serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("cairn serve printed {line:?}"))
-        .to_string();
+    let addr = served_address(&mut child);
     // Wait until the model is loaded, so that writes are under way when
     // the process is killed.
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -132,3 +132,17 @@ pub fn http(addr: &str, method: &str, path: &str, body: &str) -> Option<(u16, St
     let (head, body) = reply.split_once("\r\n\r\n")?;
     Some((status, head.to_ascii_lowercase(), body.to_string()))
 }
+
+/// The address `cairn serve` printed on its first line of stdout.
+pub fn served_address(child: &mut std::process::Child) -> String {
+    use std::io::{BufRead, BufReader};
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout is piped"))
+        .read_line(&mut line)
+        .unwrap();
+    line.split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("cairn serve printed {line:?}"))
+        .to_string()
+}

@@ -9,7 +9,6 @@
 //! dropped when it ends.
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::http;
+use crate::{http, served_address};
 
 /// The test database's URL, or a failure saying how to get one.
 fn url() -> String {
@@ -111,16 +110,7 @@ impl Server {
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         let mut child = cmd.spawn().expect("spawn cairn serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_else(|| panic!("cairn serve printed {line:?}"))
-            .to_string();
+        let addr = served_address(&mut child);
         let server = Server { child, addr };
         server.wait_ready(Duration::from_secs(60));
         server
