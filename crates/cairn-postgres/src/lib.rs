@@ -73,6 +73,8 @@
 //! aside).
 
 mod db;
+mod keys;
+mod keyword;
 mod schema;
 mod sql;
 mod store;

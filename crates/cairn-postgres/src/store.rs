@@ -1,15 +1,13 @@
-//! [`PostgresStore`]: the [`Store`] and [`KeyStore`] implementations.
+//! [`PostgresStore`]: the [`Store`] implementation (its keyword side in
+//! `keyword.rs`, its keys in `keys.rs`).
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use cairn_core::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
-use cairn_core::keys::{ApiKey, KeyStore, Role};
+use cairn_core::keys::KeyStore;
 use cairn_core::memstore::{check_dimension, metadata_text};
-use cairn_core::rank::{bm25_term, cosine, BM25_FIELD_WEIGHTS};
-use cairn_core::store::{
-    keyword_terms, query_terms, Filter, Hit, Inserted, ListOrder, StoreStats, TermRarity,
-};
+use cairn_core::rank::cosine;
+use cairn_core::store::{query_terms, Filter, Hit, Inserted, ListOrder, StoreStats, TermRarity};
 use cairn_core::{Error, Memory, MemoryId, ModelInfo, Result, Store, Timestamp, WriteBatch};
 use pgvector::Vector;
 use postgres::types::ToSql;
@@ -17,10 +15,12 @@ use postgres::{NoTls, Transaction};
 use uuid::Uuid;
 
 use crate::db::{Db, Scope};
+use crate::keys::PgKeys;
+use crate::keyword;
 use crate::schema;
 use crate::sql::{
-    any_lexeme_query, factors_from_row, filter_sql, get, is_unique_violation, memory_from_row,
-    order_sql, pg_err, prefix_range, Params, FACTOR_COLUMNS, MEMORY_COLUMNS,
+    factors_from_row, filter_sql, get, is_unique_violation, memory_from_row, order_sql, pg_err,
+    prefix_range, Params, FACTOR_COLUMNS, MEMORY_COLUMNS,
 };
 
 /// How to open a [`PostgresStore`].
@@ -92,11 +92,6 @@ fn split_schema(url: &str) -> (String, Option<String>) {
 pub struct PostgresStore {
     db: Db,
     keys: PgKeys,
-}
-
-/// The API keys of a [`PostgresStore`].
-struct PgKeys {
-    db: Db,
 }
 
 /// The statement inserting one memory (see [`memory_values`]).
@@ -217,41 +212,6 @@ fn insert_version(
 }
 
 /// The recorded model, read inside the transaction.
-/// Each term's stem, in order, by the configuration that indexed the
-/// memories (a term PostgreSQL makes no stem of is left out).
-fn stems(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Vec<String>> {
-    let rows = tx
-        .query(
-            "SELECT tsvector_to_array(to_tsvector('cairn_english', t)) \
-             FROM unnest($1::text[]) WITH ORDINALITY AS q(t, n) ORDER BY n",
-            &[&terms],
-        )
-        .map_err(|e| pg_err("stemming a query", e))?;
-    let mut lexemes = Vec::new();
-    for row in &rows {
-        let stem: Vec<String> = get(row, 0)?;
-        lexemes.extend(stem.into_iter().next());
-    }
-    Ok(lexemes)
-}
-
-/// How many memories (of every tenant) hold each of `lexemes`; a lexeme no
-/// memory holds is absent.
-fn rows_with(tx: &mut Transaction<'_>, lexemes: &[String]) -> Result<HashMap<String, f64>> {
-    let mut with_term = HashMap::new();
-    for row in &tx
-        .query(
-            "SELECT lexeme, rows FROM kw_terms WHERE lexeme = ANY($1)",
-            &[&lexemes],
-        )
-        .map_err(|e| pg_err("reading keyword statistics", e))?
-    {
-        let n: i64 = get(row, 1)?;
-        with_term.insert(get(row, 0)?, n.max(0) as f64);
-    }
-    Ok(with_term)
-}
-
 fn read_model(tx: &mut Transaction<'_>) -> Result<Option<ModelInfo>> {
     let rows = tx
         .query(
@@ -725,117 +685,11 @@ impl Store for PostgresStore {
     }
 
     fn keyword_rarity(&self, query: &str) -> Result<Option<TermRarity>> {
-        let terms = keyword_terms(query);
-        if terms.is_empty() {
-            return Ok(None);
-        }
-        // As `keyword_search`: each term's stem, and BM25's statistics over
-        // every memory of every tenant.
-        self.db.tx(Scope::Unscoped, |tx| {
-            let lexemes = stems(tx, &terms)?;
-            let corpus = tx
-                .query_one("SELECT rows FROM kw_corpus", &[])
-                .map_err(|e| pg_err("reading keyword statistics", e))?;
-            let rows: i64 = get(&corpus, 0)?;
-            let with_term = rows_with(tx, &lexemes)?;
-            Ok(Some(TermRarity {
-                rows: rows.max(0) as f64,
-                rows_with_term: lexemes
-                    .iter()
-                    .map(|l| with_term.get(l).copied().unwrap_or(0.0))
-                    .collect(),
-            }))
-        })
+        keyword::rarity(&self.db, query)
     }
 
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        let terms = keyword_terms(query);
-        if terms.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.db.tx(Scope::Tenant(&filter.tenant), |tx| {
-            let lexemes = stems(tx, &terms)?;
-            if lexemes.is_empty() {
-                return Ok(Vec::new());
-            }
-            // BM25's statistics over every memory of every tenant.
-            let corpus = tx
-                .query_one("SELECT rows, total_len FROM kw_corpus", &[])
-                .map_err(|e| pg_err("reading keyword statistics", e))?;
-            let rows: i64 = get(&corpus, 0)?;
-            let total_len: i64 = get(&corpus, 1)?;
-            let rows = rows.max(0) as f64;
-            let avgdl = total_len.max(0) as f64 / rows.max(1.0);
-            let with_term = rows_with(tx, &lexemes)?;
-            // The candidates (the GIN index finds them) with each matching
-            // stem's weights: one letter per occurrence, A content, B tags,
-            // C metadata.
-            let mut params = Params::default();
-            let condition = filter_sql(filter, &mut params);
-            let tsquery = params.push(any_lexeme_query(&lexemes));
-            let wanted = params.push(lexemes.clone());
-            let sql = format!(
-                "SELECT m.id, {FACTOR_COLUMNS}, m.kw_len, u.lexeme, u.weights \
-                 FROM memories m, unnest(m.tsv) AS u(lexeme, positions, weights) \
-                 WHERE {condition} AND m.tsv @@ {tsquery}::text::tsquery AND u.lexeme = ANY({wanted})"
-            );
-            let found = tx
-                .query(&sql, &params.refs())
-                .map_err(|e| pg_err("searching keywords", e))?;
-            struct Candidate {
-                factors: cairn_core::RankFactors,
-                len: f64,
-                freq: HashMap<String, f64>,
-            }
-            let mut candidates: HashMap<Uuid, Candidate> = HashMap::new();
-            for row in &found {
-                let id: Uuid = get(row, 0)?;
-                let len: i32 = get(row, 5)?;
-                let lexeme: String = get(row, 6)?;
-                let weights: Vec<String> = get(row, 7)?;
-                let freq: f64 = weights
-                    .iter()
-                    .map(|w| match w.as_str() {
-                        "A" => BM25_FIELD_WEIGHTS[0],
-                        "B" => BM25_FIELD_WEIGHTS[1],
-                        "C" => BM25_FIELD_WEIGHTS[2],
-                        _ => 0.0,
-                    })
-                    .sum();
-                let candidate = match candidates.entry(id) {
-                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(e) => e.insert(Candidate {
-                        factors: factors_from_row(row, 1)?,
-                        len: f64::from(len),
-                        freq: HashMap::new(),
-                    }),
-                };
-                candidate.freq.insert(lexeme, freq);
-            }
-            let mut hits: Vec<Hit> = candidates
-                .into_iter()
-                .filter_map(|(id, c)| {
-                    let mut score = 0.0;
-                    let mut matched = false;
-                    for lexeme in &lexemes {
-                        let freq = c.freq.get(lexeme).copied().unwrap_or(0.0);
-                        if freq > 0.0 {
-                            matched = true;
-                            let n = with_term.get(lexeme).copied().unwrap_or(1.0);
-                            score += bm25_term(rows, n, freq, c.len, avgdl);
-                        }
-                    }
-                    matched.then_some(Hit {
-                        id: MemoryId(id),
-                        score,
-                        factors: c.factors,
-                    })
-                })
-                .collect();
-            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
-            hits.truncate(limit);
-            Ok(hits)
-        })
+        keyword::search(&self.db, query, filter, limit)
     }
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
@@ -970,104 +824,6 @@ impl Store for PostgresStore {
 
     fn key_store(&self) -> &dyn KeyStore {
         &self.keys
-    }
-}
-
-/// The columns [`key_from_row`] reads.
-const KEY_COLUMNS: &str =
-    "id, tenant, role, label, hash, created_at, expires_at, last_used_at, revoked_at";
-
-fn key_from_row(row: &postgres::Row) -> Result<ApiKey> {
-    let role: String = get(row, 2)?;
-    let hash: Vec<u8> = get(row, 4)?;
-    Ok(ApiKey {
-        id: get(row, 0)?,
-        tenant: get(row, 1)?,
-        role: role.parse::<Role>()?,
-        label: get(row, 3)?,
-        hash: hash
-            .try_into()
-            .map_err(|_| Error::storage("a stored key hash is not 32 bytes"))?,
-        created_at: get(row, 5)?,
-        expires_at: get(row, 6)?,
-        last_used_at: get(row, 7)?,
-        revoked_at: get(row, 8)?,
-    })
-}
-
-impl KeyStore for PgKeys {
-    fn insert_key(&self, key: &ApiKey) -> Result<()> {
-        self.db.tx(Scope::Unscoped, |tx| {
-            tx.execute(
-                &format!("INSERT INTO api_keys ({KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
-                &[
-                    &key.id,
-                    &key.tenant,
-                    &key.role.as_str(),
-                    &key.label,
-                    &key.hash.as_slice(),
-                    &key.created_at,
-                    &key.expires_at,
-                    &key.last_used_at,
-                    &key.revoked_at,
-                ],
-            )
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    Error::DuplicateId(key.id.clone())
-                } else {
-                    pg_err("storing an API key", e)
-                }
-            })?;
-            Ok(())
-        })
-    }
-
-    fn key(&self, id: &str) -> Result<Option<ApiKey>> {
-        let row = self.db.tx(Scope::Unscoped, |tx| {
-            tx.query_opt(
-                &format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE id = $1"),
-                &[&id],
-            )
-            .map_err(|e| pg_err("reading an API key", e))
-        })?;
-        row.as_ref().map(key_from_row).transpose()
-    }
-
-    fn keys(&self, tenant: Option<&str>) -> Result<Vec<ApiKey>> {
-        let rows = self.db.tx(Scope::Unscoped, |tx| {
-            tx.query(
-                &format!(
-                    "SELECT {KEY_COLUMNS} FROM api_keys WHERE $1::text IS NULL OR tenant = $1 \
-                     ORDER BY created_at, id COLLATE \"C\""
-                ),
-                &[&tenant],
-            )
-            .map_err(|e| pg_err("listing API keys", e))
-        })?;
-        rows.iter().map(key_from_row).collect()
-    }
-
-    fn revoke_key(&self, id: &str, at: Timestamp) -> Result<bool> {
-        let n = self.db.tx(Scope::Unscoped, |tx| {
-            tx.execute(
-                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1",
-                &[&id, &at],
-            )
-            .map_err(|e| pg_err("revoking an API key", e))
-        })?;
-        Ok(n > 0)
-    }
-
-    fn touch_key(&self, id: &str, at: Timestamp) -> Result<()> {
-        self.db.tx(Scope::Unscoped, |tx| {
-            tx.execute(
-                "UPDATE api_keys SET last_used_at = $2 WHERE id = $1",
-                &[&id, &at],
-            )
-            .map_err(|e| pg_err("recording an API key's use", e))?;
-            Ok(())
-        })
     }
 }
 
