@@ -12,6 +12,7 @@
 //! - It is synchronous; async front ends cross over with `spawn_blocking`.
 //! - Every ranking formula is a pure function in [`rank`] with its tests.
 
+pub mod analysis;
 pub mod api;
 pub mod context;
 pub mod embed;
@@ -27,6 +28,7 @@ pub mod store;
 pub mod time;
 pub mod tokens;
 pub mod wire;
+pub mod window;
 
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
