@@ -376,6 +376,7 @@ mod tests {
             valid_to: None,
             supersedes: None,
             superseded_by: None,
+            thread: None,
         }
     }
 

@@ -25,10 +25,11 @@ pub mod memstore;
 pub mod project;
 pub mod rank;
 pub mod store;
+pub mod threads;
 pub mod time;
 pub mod tokens;
-pub mod wire;
 pub mod window;
+pub mod wire;
 
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
@@ -45,12 +46,12 @@ pub use engine::{
 };
 pub use error::{Error, ErrorKind, Result};
 pub use memory::{
-    Memory, MemoryId, MemoryType, Tier, Timestamp, DEFAULT_TENANT, MAX_CONTENT_BYTES,
+    Memory, MemoryId, MemoryType, Thread, Tier, Timestamp, DEFAULT_TENANT, MAX_CONTENT_BYTES,
 };
 pub use memstore::MemoryStore;
 pub use store::{
     Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, Store, StoreCaches, StoreStats,
-    TermRarity, WriteBatch,
+    TermRarity, ThreadScope, WriteBatch,
 };
 
 #[cfg(test)]

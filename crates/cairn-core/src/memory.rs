@@ -269,6 +269,37 @@ pub struct Memory {
     pub supersedes: Option<MemoryId>,
     /// The memory that replaced this one.
     pub superseded_by: Option<MemoryId>,
+    /// The conversation this memory is a message of, if it is one.
+    pub thread: Option<Thread>,
+}
+
+/// Where a message sits in Memorg's hierarchy: the ids of its session,
+/// conversation and topic (records of [`crate::threads::ThreadStore`]).
+/// Recall's session, conversation and topic scopes filter on these.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Thread {
+    /// The session (by default one per conversation per day).
+    pub session: String,
+    /// The conversation.
+    pub conversation: String,
+    /// The topic of the conversation the message belongs to.
+    pub topic: String,
+}
+
+/// Check a session, conversation or topic id: 1–128 characters, no control
+/// characters or `/`, surrounding white space trimmed. `what` names it in
+/// the error.
+pub fn normalize_thread_id(what: &str, id: &str) -> Result<String> {
+    let t = id.trim();
+    if t.is_empty() {
+        return Err(Error::invalid(format!("{what} id is empty")));
+    }
+    if t.chars().count() > 128 || t.chars().any(|c| c.is_control() || c == '/') {
+        return Err(Error::invalid(format!(
+            "{what} id `{t}` is invalid: use at most 128 printable characters, without `/`"
+        )));
+    }
+    Ok(t.to_string())
 }
 
 impl Memory {

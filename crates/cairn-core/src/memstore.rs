@@ -19,6 +19,7 @@ use crate::store::{
     keyword_terms, query_terms, Filter, Filterable, Hit, Inserted, ListOrder, RankFactors, Store,
     StoreStats, TermRarity, WriteBatch,
 };
+use crate::threads::{ThreadKind, ThreadRecord, ThreadStore};
 use crate::{Error, ModelInfo, Result};
 
 #[derive(Default)]
@@ -65,6 +66,57 @@ impl State {
 pub struct MemoryStore {
     state: RwLock<State>,
     keys: MemoryKeys,
+    threads: MemoryThreads,
+}
+
+/// Thread records in RAM, by key.
+#[derive(Default)]
+struct MemoryThreads(RwLock<BTreeMap<(String, ThreadKind, String), ThreadRecord>>);
+
+impl MemoryThreads {
+    fn lock(
+        &self,
+    ) -> Result<std::sync::RwLockWriteGuard<'_, BTreeMap<(String, ThreadKind, String), ThreadRecord>>>
+    {
+        self.0
+            .write()
+            .map_err(|_| Error::storage("the thread table's lock is poisoned"))
+    }
+}
+
+impl ThreadStore for MemoryThreads {
+    fn put_thread(&self, record: &ThreadRecord) -> Result<()> {
+        let key = (record.tenant.clone(), record.kind, record.id.clone());
+        self.lock()?.insert(key, record.clone());
+        Ok(())
+    }
+
+    fn thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<Option<ThreadRecord>> {
+        let key = (tenant.to_string(), kind, id.to_string());
+        Ok(self.lock()?.get(&key).cloned())
+    }
+
+    fn threads(
+        &self,
+        tenant: &str,
+        kind: ThreadKind,
+        parent: Option<&str>,
+    ) -> Result<Vec<ThreadRecord>> {
+        let mut out: Vec<ThreadRecord> = self
+            .lock()?
+            .values()
+            .filter(|r| r.tenant == tenant && r.kind == kind)
+            .filter(|r| parent.is_none_or(|p| r.parent.as_deref() == Some(p)))
+            .cloned()
+            .collect();
+        out.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(out)
+    }
+
+    fn delete_thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<bool> {
+        let key = (tenant.to_string(), kind, id.to_string());
+        Ok(self.lock()?.remove(&key).is_some())
+    }
 }
 
 /// API keys in RAM, by id.
@@ -202,6 +254,10 @@ pub fn order_memories(list: &mut [Memory], order: ListOrder) {
 impl Store for MemoryStore {
     fn key_store(&self) -> &dyn KeyStore {
         &self.keys
+    }
+
+    fn thread_store(&self) -> &dyn ThreadStore {
+        &self.threads
     }
 
     fn model(&self) -> Result<Option<ModelInfo>> {

@@ -14,7 +14,7 @@
 //! `conformance`) is the test suite every backend runs.
 
 use crate::history::{Change, Deletion, DeletionReceipt, Version};
-use crate::memory::{Memory, MemoryId, MemoryType, Timestamp};
+use crate::memory::{Memory, MemoryId, MemoryType, Thread, Timestamp};
 use crate::{ModelInfo, Result};
 
 /// Which scopes a query sees.
@@ -43,6 +43,31 @@ impl ScopeFilter {
     }
 }
 
+/// Which part of a conversation a query sees: Memorg's session,
+/// conversation and topic scopes, on [`Memory::thread`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ThreadScope {
+    /// The messages of this session.
+    Session(String),
+    /// The messages of this conversation.
+    Conversation(String),
+    /// The messages of this topic.
+    Topic(String),
+}
+
+impl ThreadScope {
+    /// Whether a memory in `thread` passes (one outside any conversation
+    /// never does).
+    pub fn admits(&self, thread: Option<&Thread>) -> bool {
+        let Some(t) = thread else { return false };
+        match self {
+            ThreadScope::Session(s) => t.session == *s,
+            ThreadScope::Conversation(c) => t.conversation == *c,
+            ThreadScope::Topic(p) => t.topic == *p,
+        }
+    }
+}
+
 /// Conditions a memory must meet to be returned. Every search and listing
 /// takes one; the defaults leave out expired and superseded memories.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +76,8 @@ pub struct Filter {
     pub tenant: String,
     /// Which scopes.
     pub scope: ScopeFilter,
+    /// Only the messages of this session, conversation or topic.
+    pub thread: Option<ThreadScope>,
     /// Any of these types (empty = all types).
     pub types: Vec<MemoryType>,
     /// All of these tags (empty = no tag condition).
@@ -83,6 +110,7 @@ impl Filter {
         Filter {
             tenant: tenant.into(),
             scope: ScopeFilter::Global,
+            thread: None,
             types: Vec::new(),
             tags: Vec::new(),
             created_after: None,
@@ -118,6 +146,7 @@ impl Filter {
         let Filter {
             tenant,
             scope,
+            thread,
             types,
             tags,
             created_after,
@@ -130,6 +159,9 @@ impl Filter {
             now,
         } = self;
         if m.tenant() != tenant || !scope.admits(m.project()) {
+            return false;
+        }
+        if thread.as_ref().is_some_and(|t| !t.admits(m.thread())) {
             return false;
         }
         if !types.is_empty() && !types.contains(&m.kind()) {
@@ -171,6 +203,8 @@ pub trait Filterable {
     fn tenant(&self) -> &str;
     /// Project, `None` = global.
     fn project(&self) -> Option<&str>;
+    /// The conversation it is a message of.
+    fn thread(&self) -> Option<&Thread>;
     /// Type.
     fn kind(&self) -> MemoryType;
     /// Whether it carries this (normalised) tag.
@@ -194,6 +228,9 @@ impl Filterable for Memory {
     }
     fn project(&self) -> Option<&str> {
         self.project.as_deref()
+    }
+    fn thread(&self) -> Option<&Thread> {
+        self.thread.as_ref()
     }
     fn kind(&self) -> MemoryType {
         self.kind
@@ -522,6 +559,10 @@ pub trait Store: Send + Sync {
     /// The store's API keys (kept beside the memories, in the same file or
     /// database).
     fn key_store(&self) -> &dyn crate::keys::KeyStore;
+
+    /// The store's sessions, conversations and topics (kept beside the
+    /// memories, in the same file or database).
+    fn thread_store(&self) -> &dyn crate::threads::ThreadStore;
 }
 
 /// Caches a backend keeps to answer faster (SQLite: the in-memory vector

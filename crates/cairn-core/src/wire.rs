@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::history::DeletionReceipt;
 use crate::memory::{
-    normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
-    MemoryType, Timestamp,
+    normalize_project, normalize_tags, normalize_thread_id, validate_content, validate_unit,
+    Memory, MemoryId, MemoryType, Thread, Timestamp,
 };
 use crate::time::{format_timestamp, parse_timestamp};
 use crate::{Error, Result};
@@ -75,6 +75,16 @@ pub struct MemoryRecord {
     /// Id of the memory that replaced this one.
     #[serde(default)]
     pub superseded_by: Option<String>,
+    /// The session of a conversation message (given with `conversation`
+    /// and `topic`, or not at all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The conversation of a message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
+    /// The topic of a message within its conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
     /// A precomputed embedding (import), or the stored one (export with
     /// embeddings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,6 +114,9 @@ impl MemoryRecord {
             valid_to: ts(m.valid_to),
             supersedes: m.supersedes.map(|i| i.to_string()),
             superseded_by: m.superseded_by.map(|i| i.to_string()),
+            session: m.thread.as_ref().map(|t| t.session.clone()),
+            conversation: m.thread.as_ref().map(|t| t.conversation.clone()),
+            topic: m.thread.as_ref().map(|t| t.topic.clone()),
             embedding: None,
         }
     }
@@ -138,6 +151,19 @@ impl MemoryRecord {
                 "weight must be between 0 and 100, got {weight}"
             )));
         }
+        let thread = match (&self.session, &self.conversation, &self.topic) {
+            (None, None, None) => None,
+            (Some(s), Some(c), Some(t)) => Some(Thread {
+                session: normalize_thread_id("session", s)?,
+                conversation: normalize_thread_id("conversation", c)?,
+                topic: normalize_thread_id("topic", t)?,
+            }),
+            _ => {
+                return Err(Error::invalid(
+                    "a message's `session`, `conversation` and `topic` come together: give all three or none",
+                ))
+            }
+        };
         let memory = Memory {
             id: id_of("id", &self.id)?.unwrap_or_else(|| MemoryId::new_at(created_at)),
             tenant: tenant.to_string(),
@@ -158,6 +184,7 @@ impl MemoryRecord {
             valid_to: time("valid_to", &self.valid_to)?,
             supersedes: id_of("supersedes", &self.supersedes)?,
             superseded_by: id_of("superseded_by", &self.superseded_by)?,
+            thread,
         };
         Ok((memory, self.embedding))
     }

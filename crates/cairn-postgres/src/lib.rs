@@ -78,6 +78,7 @@ mod keyword;
 mod schema;
 mod sql;
 mod store;
+mod threads;
 
 pub use schema::{APP_ROLE, SCHEMA_VERSION};
 pub use store::{PostgresOptions, PostgresStore, CONNECT_TIMEOUT, TCP_USER_TIMEOUT};

@@ -13,10 +13,13 @@ use crate::sql::pg_err;
 pub const APP_ROLE: &str = "cairn_app";
 
 /// The migrations, in order: (version, name, SQL).
-const MIGRATIONS: &[(i32, &str, &str)] = &[(1, "init", include_str!("migrations/0001_init.sql"))];
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (1, "init", include_str!("migrations/0001_init.sql")),
+    (2, "threads", include_str!("migrations/0002_threads.sql")),
+];
 
 /// The latest schema version this build knows.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
 
 /// A schema name as an SQL identifier: lowercase ASCII letters, digits and
 /// underscores, not starting with a digit, at most 63 bytes.
@@ -125,7 +128,7 @@ pub(crate) fn prepare(client: &mut Client, schema: &str, app_role: bool) -> Resu
             "GRANT USAGE ON SCHEMA \"{schema}\" TO {APP_ROLE};
              GRANT SELECT ON cairn_migrations TO {APP_ROLE};
              GRANT SELECT, INSERT, UPDATE, DELETE
-                 ON meta, memories, versions, deletions, api_keys, kw_corpus, kw_terms
+                 ON meta, memories, versions, deletions, api_keys, kw_corpus, kw_terms, threads
                  TO {APP_ROLE};"
         ))
         .map_err(|e| pg_err(format!("granting {APP_ROLE} its rights"), e))?;

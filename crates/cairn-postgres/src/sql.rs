@@ -1,8 +1,8 @@
 //! SQL pieces: numbered parameters, the row codec, filters and orders as
 //! SQL, and PostgreSQL errors as [`cairn_core::Error`]s.
 
-use cairn_core::store::{Filter, ListOrder, RankFactors, ScopeFilter};
-use cairn_core::{Error, Memory, MemoryId, Result};
+use cairn_core::store::{Filter, ListOrder, RankFactors, ScopeFilter, ThreadScope};
+use cairn_core::{Error, Memory, MemoryId, Result, Thread};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::Row;
@@ -34,7 +34,7 @@ impl Params {
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.tenant, m.content, m.kind, m.project, m.tags, \
      m.metadata, m.importance, m.weight, m.source, m.created_at, m.updated_at, \
      m.last_accessed_at, m.access_count, m.expires_at, m.valid_from, m.valid_to, \
-     m.supersedes, m.superseded_by";
+     m.supersedes, m.superseded_by, m.session, m.conversation, m.topic";
 
 /// The columns [`factors_from_row`] reads (from `start` on), from `memories m`.
 pub(crate) const FACTOR_COLUMNS: &str =
@@ -47,6 +47,7 @@ pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
     let access_count: i64 = get(row, 13)?;
     let supersedes: Option<Uuid> = get(row, 17)?;
     let superseded_by: Option<Uuid> = get(row, 18)?;
+    let thread: [Option<String>; 3] = [get(row, 19)?, get(row, 20)?, get(row, 21)?];
     Ok(Memory {
         id: MemoryId(get(row, 0)?),
         tenant: get(row, 1)?,
@@ -68,6 +69,14 @@ pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
         valid_to: get(row, 16)?,
         supersedes: supersedes.map(MemoryId),
         superseded_by: superseded_by.map(MemoryId),
+        thread: match thread {
+            [Some(session), Some(conversation), Some(topic)] => Some(Thread {
+                session,
+                conversation,
+                topic,
+            }),
+            _ => None,
+        },
     })
 }
 
@@ -98,6 +107,7 @@ pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> String {
     let Filter {
         tenant,
         scope,
+        thread,
         types,
         tags,
         created_after,
@@ -120,6 +130,14 @@ pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> String {
             sql.push_str(&format!(" AND m.project = {}", params.push(p.clone())))
         }
         ScopeFilter::All => {}
+    }
+    if let Some(t) = thread {
+        let (column, id) = match t {
+            ThreadScope::Session(s) => ("session", s),
+            ThreadScope::Conversation(c) => ("conversation", c),
+            ThreadScope::Topic(p) => ("topic", p),
+        };
+        sql.push_str(&format!(" AND m.{column} = {}", params.push(id.clone())));
     }
     if !types.is_empty() {
         let kinds: Vec<String> = types.iter().map(|t| t.as_str().to_string()).collect();

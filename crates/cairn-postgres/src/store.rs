@@ -22,6 +22,7 @@ use crate::sql::{
     factors_from_row, filter_sql, get, is_unique_violation, memory_from_row, order_sql, pg_err,
     prefix_range, Params, FACTOR_COLUMNS, MEMORY_COLUMNS,
 };
+use crate::threads::PgThreads;
 
 /// How to open a [`PostgresStore`].
 #[derive(Debug, Clone)]
@@ -92,17 +93,18 @@ fn split_schema(url: &str) -> (String, Option<String>) {
 pub struct PostgresStore {
     db: Db,
     keys: PgKeys,
+    threads: PgThreads,
 }
 
 /// The statement inserting one memory (see [`memory_values`]).
 const INSERT_MEMORY: &str = "INSERT INTO memories (id, tenant, content, kind, project, tags, \
      metadata, importance, weight, source, created_at, updated_at, last_accessed_at, \
      access_count, expires_at, valid_from, valid_to, supersedes, superseded_by, embedding, \
-     tsv, kw_len) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
-     $16, $17, $18, $19, $20, \
+     tsv, kw_len, session, conversation, topic) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
+     $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
      setweight(to_tsvector('cairn_english', $21), 'A') \
      || setweight(to_tsvector('cairn_english', $22), 'B') \
-     || setweight(to_tsvector('cairn_english', $23), 'C'), $24)";
+     || setweight(to_tsvector('cairn_english', $23), 'C'), $24, $25, $26, $27)";
 
 /// The statement replacing one memory of a tenant (same values; a null
 /// embedding keeps the stored one).
@@ -113,7 +115,8 @@ const UPDATE_MEMORY: &str = "UPDATE memories SET content = $3, kind = $4, projec
      embedding = coalesce($20, embedding), \
      tsv = setweight(to_tsvector('cairn_english', $21), 'A') \
      || setweight(to_tsvector('cairn_english', $22), 'B') \
-     || setweight(to_tsvector('cairn_english', $23), 'C'), kw_len = $24 \
+     || setweight(to_tsvector('cairn_english', $23), 'C'), kw_len = $24, \
+     session = $25, conversation = $26, topic = $27 \
      WHERE id = $1 AND tenant = $2";
 
 /// The statement recording one version.
@@ -122,7 +125,7 @@ const INSERT_VERSION: &str = "INSERT INTO versions \
      SELECT $1, coalesce(max(number), 0) + 1, $2, $3, $4, $5, $6, $7 \
      FROM versions WHERE memory_id = $1";
 
-/// The 24 values of [`INSERT_MEMORY`] and [`UPDATE_MEMORY`]. A memory's
+/// The 27 values of [`INSERT_MEMORY`] and [`UPDATE_MEMORY`]. A memory's
 /// words are the core's terms (`query_terms`) of each field, so that a
 /// document is split exactly as a query is; PostgreSQL stems them.
 fn memory_values(m: &Memory, embedding: Option<&[f32]>) -> Vec<Box<dyn ToSql + Sync + Send>> {
@@ -158,6 +161,9 @@ fn memory_values(m: &Memory, embedding: Option<&[f32]>) -> Vec<Box<dyn ToSql + S
         Box::new(tag_words),
         Box::new(metadata_words),
         Box::new(i32::try_from(len).unwrap_or(i32::MAX)),
+        Box::new(m.thread.as_ref().map(|t| t.session.clone())),
+        Box::new(m.thread.as_ref().map(|t| t.conversation.clone())),
+        Box::new(m.thread.as_ref().map(|t| t.topic.clone())),
     ]
 }
 
@@ -321,6 +327,7 @@ impl PostgresStore {
         )?;
         Ok(PostgresStore {
             keys: PgKeys { db: db.clone() },
+            threads: PgThreads { db: db.clone() },
             db,
         })
     }
@@ -824,6 +831,10 @@ impl Store for PostgresStore {
 
     fn key_store(&self) -> &dyn KeyStore {
         &self.keys
+    }
+
+    fn thread_store(&self) -> &dyn cairn_core::threads::ThreadStore {
+        &self.threads
     }
 }
 

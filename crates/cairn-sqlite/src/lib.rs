@@ -33,6 +33,7 @@ pub mod schema;
 mod sql;
 mod store;
 mod sync;
+mod threads;
 pub mod vector_index;
 mod write;
 

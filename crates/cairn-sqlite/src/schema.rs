@@ -188,4 +188,32 @@ pub const MIGRATIONS: &[&str] = &[
     );
     INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1);
     "#,
+    // 6: conversation messages: each memory's session, conversation and
+    // topic (all three or none), in the row, its versions and the index
+    // table.
+    r#"
+    ALTER TABLE memories ADD COLUMN session TEXT;
+    ALTER TABLE memories ADD COLUMN conversation TEXT;
+    ALTER TABLE memories ADD COLUMN topic TEXT;
+    CREATE INDEX memories_conversation ON memories (tenant, conversation) WHERE conversation IS NOT NULL;
+    ALTER TABLE versions ADD COLUMN session TEXT;
+    ALTER TABLE versions ADD COLUMN conversation TEXT;
+    ALTER TABLE versions ADD COLUMN topic TEXT;
+    ALTER TABLE vindex ADD COLUMN session TEXT;
+    ALTER TABLE vindex ADD COLUMN conversation TEXT;
+    ALTER TABLE vindex ADD COLUMN topic TEXT;
+
+    -- Sessions, conversations and topics: one row per record.
+    CREATE TABLE threads (
+        tenant     TEXT NOT NULL,
+        kind       TEXT NOT NULL,
+        id         TEXT NOT NULL,
+        parent     TEXT,
+        body       TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, kind, id)
+    );
+    CREATE INDEX threads_created ON threads (tenant, kind, created_at);
+    "#,
 ];

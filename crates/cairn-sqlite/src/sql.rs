@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use cairn_core::memstore::metadata_text;
-use cairn_core::store::{Filter, ListOrder, ScopeFilter};
-use cairn_core::{Error, Memory, ModelInfo, RankFactors, Result};
+use cairn_core::store::{Filter, ListOrder, ScopeFilter, ThreadScope};
+use cairn_core::{Error, Memory, ModelInfo, RankFactors, Result, Thread};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension};
 
@@ -25,11 +25,14 @@ pub(crate) use memory_columns;
 macro_rules! snapshot_columns {
     () => {
         "content, kind, project, tags, metadata, importance, weight, source, \
-         created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by"
+         created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by, \
+         session, conversation, topic"
     };
 }
 pub(crate) use snapshot_columns;
 pub(crate) const MEMORY_COLUMNS: &str = memory_columns!();
+/// How many columns [`MEMORY_COLUMNS`] names.
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 22;
 
 /// The embedding model recorded in the store, if any.
 pub(crate) fn recorded_model(conn: &Connection) -> Result<Option<ModelInfo>> {
@@ -206,6 +209,7 @@ pub(crate) fn row_to_memory(
     let supersedes: Option<String> = row.get(17)?;
     let superseded_by: Option<String> = row.get(18)?;
     let access_count: i64 = row.get(13)?;
+    let thread: [Option<String>; 3] = [row.get(19)?, row.get(20)?, row.get(21)?];
     let build = || -> Result<Memory> {
         Ok(Memory {
             id: id.parse()?,
@@ -227,9 +231,27 @@ pub(crate) fn row_to_memory(
             valid_to: row.get(16).map_err(sql_err)?,
             supersedes: supersedes.map(|s| s.parse()).transpose()?,
             superseded_by: superseded_by.map(|s| s.parse()).transpose()?,
+            thread: thread_of(thread),
         })
     };
     Ok(build())
+}
+
+/// A memory's thread from its three columns (all set or none).
+pub(crate) fn thread_of([session, conversation, topic]: [Option<String>; 3]) -> Option<Thread> {
+    Some(Thread {
+        session: session?,
+        conversation: conversation?,
+        topic: topic?,
+    })
+}
+
+/// A memory's thread as its three columns.
+pub(crate) fn thread_columns(thread: Option<&Thread>) -> [Option<&str>; 3] {
+    match thread {
+        Some(t) => [Some(&t.session), Some(&t.conversation), Some(&t.topic)],
+        None => [None; 3],
+    }
 }
 
 /// Translate a [`Filter`] into a SQL condition on the `memories` table
@@ -242,6 +264,7 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
     let Filter {
         tenant,
         scope,
+        thread,
         types,
         tags,
         created_after,
@@ -266,6 +289,15 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
             args.push(Value::Text(p.clone()));
         }
         ScopeFilter::All => {}
+    }
+    if let Some(t) = thread {
+        let (column, id) = match t {
+            ThreadScope::Session(s) => ("session", s),
+            ThreadScope::Conversation(c) => ("conversation", c),
+            ThreadScope::Topic(p) => ("topic", p),
+        };
+        sql.push_str(&format!(" AND m.{column} = ?"));
+        args.push(Value::Text(id.clone()));
     }
     if !types.is_empty() {
         sql.push_str(" AND m.kind IN (");
@@ -351,4 +383,14 @@ pub fn fts_query(terms: &[String]) -> Option<String> {
         .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
         .collect();
     Some(quoted.join(" OR "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_column_count_is_the_columns_named() {
+        assert_eq!(MEMORY_COLUMNS.split(',').count(), MEMORY_COLUMN_COUNT);
+    }
 }

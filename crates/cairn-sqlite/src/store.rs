@@ -618,6 +618,10 @@ impl Store for SqliteStore {
         self
     }
 
+    fn thread_store(&self) -> &dyn cairn_core::threads::ThreadStore {
+        self
+    }
+
     fn model(&self) -> Result<Option<ModelInfo>> {
         recorded_model(&*self.reader()?)
     }
@@ -721,9 +725,11 @@ impl Store for SqliteStore {
             .and_then(|mut s| {
                 s.query_map(params![id.to_string(), tenant], |r| {
                     let memory = row_to_memory(r)?;
-                    let change: String = r.get(20)?;
+                    // The version's own columns follow the memory's.
+                    let n = MEMORY_COLUMN_COUNT;
+                    let change: String = r.get(n + 1)?;
                     let (number, actor, reason, at) =
-                        (r.get(19)?, r.get(21)?, r.get(22)?, r.get(23)?);
+                        (r.get(n)?, r.get(n + 2)?, r.get(n + 3)?, r.get(n + 4)?);
                     Ok(memory.and_then(|memory| {
                         Ok(Version {
                             number,

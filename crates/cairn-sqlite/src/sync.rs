@@ -65,10 +65,10 @@ pub(crate) fn catch_up_content(
     // planner off the rev index); catching up uses the rev index.
     let sql = if index.loaded {
         "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-         superseded, code, access_count, last_accessed_at, weight FROM vindex WHERE rev > ?1"
+         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic FROM vindex WHERE rev > ?1"
     } else {
         "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-         superseded, code, access_count, last_accessed_at, weight FROM vindex WHERE +rev > ?1"
+         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic FROM vindex WHERE +rev > ?1"
     };
     if !index.loaded {
         let docs = meta_int(conn, "docs")?;
@@ -86,6 +86,12 @@ pub(crate) fn catch_up_content(
             text(row, 5)?.unwrap_or("[]"),
         );
         let access_count: i64 = row.get(12).map_err(sql_err)?;
+        let thread = thread_of([
+            row.get(15).map_err(sql_err)?,
+            row.get(16).map_err(sql_err)?,
+            row.get(17).map_err(sql_err)?,
+        ])
+        .map(|t| index.intern_thread(t));
         let attrs = EntryAttributes {
             id: id.parse()?,
             tenant: index.intern(tenant),
@@ -104,6 +110,7 @@ pub(crate) fn catch_up_content(
             access_count: access_count.max(0) as u64,
             last_accessed_at: row.get(13).map_err(sql_err)?,
             weight: row.get(14).map_err(sql_err)?,
+            thread,
         };
         let code = row
             .get_ref(11)

@@ -26,7 +26,7 @@ mod snapshot;
 use std::sync::Arc;
 
 use cairn_core::store::{Filter, Filterable, ScopeFilter};
-use cairn_core::{Hit, MemoryId, MemoryType, RankFactors, Timestamp};
+use cairn_core::{Hit, MemoryId, MemoryType, RankFactors, Thread, Timestamp};
 use rustc_hash::FxHashMap;
 pub use snapshot::{snapshot_revs, SnapshotRevs};
 
@@ -158,6 +158,8 @@ pub struct EntryAttributes {
     pub last_accessed_at: Option<Timestamp>,
     /// The memory's weight.
     pub weight: f64,
+    /// The conversation it is a message of (shared by a topic's entries).
+    pub thread: Option<Arc<Thread>>,
 }
 
 impl EntryAttributes {
@@ -181,6 +183,9 @@ impl Filterable for EntryAttributes {
     }
     fn project(&self) -> Option<&str> {
         self.project.as_deref()
+    }
+    fn thread(&self) -> Option<&Thread> {
+        self.thread.as_deref()
     }
     fn kind(&self) -> MemoryType {
         self.kind
@@ -224,6 +229,7 @@ pub struct VectorIndex {
     packed: Vec<PackedEntry>,
     interned: FxHashMap<String, Arc<str>>,
     name_ids: FxHashMap<String, u32>,
+    threads: FxHashMap<Thread, Arc<Thread>>,
 }
 
 /// What every scan reads of an entry, packed (12 bytes) so that filtering
@@ -264,6 +270,14 @@ impl VectorIndex {
         let a: Arc<str> = Arc::from(s);
         self.interned.insert(s.to_string(), a.clone());
         a
+    }
+
+    /// Share one allocation per distinct thread (a topic's messages).
+    pub fn intern_thread(&mut self, thread: Thread) -> Arc<Thread> {
+        self.threads
+            .entry(thread)
+            .or_insert_with_key(|t| Arc::new(t.clone()))
+            .clone()
     }
 
     /// Insert or replace the entry of `rowid`. `code` is the stored blob:
@@ -520,6 +534,7 @@ impl VectorIndex {
         let Filter {
             tenant,
             scope,
+            thread,
             types,
             tags,
             created_after,
@@ -549,6 +564,7 @@ impl VectorIndex {
         // Superseded is checked on the packed entry, expiry on entries
         // that have one (see `admits`); the rest by `Filter::matches`.
         let simple = tags.is_empty()
+            && thread.is_none()
             && created_after.is_none()
             && created_before.is_none()
             && after.is_none()
@@ -672,6 +688,7 @@ mod tests {
             access_count: u64::from(i),
             last_accessed_at: None,
             weight: 1.0,
+            thread: None,
         }
     }
 

@@ -34,13 +34,13 @@ impl<'c> RowWriter<'c> {
             insert: prepare(concat!(
                 "INSERT INTO memories (",
                 memory_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"
             ))?,
             update: prepare(
                 "UPDATE memories SET id = ?1, tenant = ?2, content = ?3, kind = ?4, project = ?5, tags = ?6, metadata = ?7, \
                  importance = ?8, weight = ?9, source = ?10, created_at = ?11, updated_at = ?12, last_accessed_at = ?13, \
-                 access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19 \
-                 WHERE rowid = ?20",
+                 access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19, \
+                 session = ?20, conversation = ?21, topic = ?22 WHERE rowid = ?23",
             )?,
             fts_insert: prepare(
                 "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
@@ -50,13 +50,14 @@ impl<'c> RowWriter<'c> {
             // given, else the old code is kept.
             vindex: prepare(
                 "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code, \
-                 access_count, last_accessed_at, weight) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+                 access_count, last_accessed_at, weight, session, conversation, topic) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) \
                  ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
                  kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
                  valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
                  code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END, \
-                 access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight",
+                 access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight, \
+                 session = excluded.session, conversation = excluded.conversation, topic = excluded.topic",
             )?,
         })
     }
@@ -73,6 +74,7 @@ impl<'c> RowWriter<'c> {
         let id = m.id.to_string();
         let tags = tags_json(&m.tags);
         let metadata = serde_json::to_string(&m.metadata).map_err(Error::storage)?;
+        let [session, conversation, topic] = thread_columns(m.thread.as_ref());
         let args = params![
             id,
             m.tenant,
@@ -93,6 +95,9 @@ impl<'c> RowWriter<'c> {
             m.valid_to,
             m.supersedes.map(|i| i.to_string()),
             m.superseded_by.map(|i| i.to_string()),
+            session,
+            conversation,
+            topic,
         ];
         let rowid = match rowid {
             None => {
@@ -141,6 +146,9 @@ impl<'c> RowWriter<'c> {
                 m.access_count as i64,
                 m.last_accessed_at,
                 m.weight,
+                session,
+                conversation,
+                topic,
             ])
             .map_err(sql_err)?;
         Ok(rowid)

@@ -7,7 +7,7 @@ use super::{superseded, Cairn};
 use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
 use crate::memory::{
     normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
-    MemoryType, Tier,
+    MemoryType, Thread, Tier,
 };
 use crate::rank::{classify_similarity, cosine, Similarity, DEDUP_THRESHOLD};
 use crate::store::{Filter, Hit, Inserted, ScopeFilter, WriteBatch};
@@ -40,6 +40,8 @@ pub struct RememberRequest {
     pub source: Option<String>,
     /// Who writes it (see [`crate::history::Change::actor`]).
     pub actor: String,
+    /// The conversation it is a message of.
+    pub thread: Option<Thread>,
 }
 
 impl RememberRequest {
@@ -58,6 +60,7 @@ impl RememberRequest {
             dedup: true,
             source: None,
             actor: LOCAL_ACTOR.to_string(),
+            thread: None,
         }
     }
 }
@@ -165,6 +168,7 @@ impl Cairn {
             valid_to: None,
             supersedes: old.as_ref().map(|o| o.id),
             superseded_by: None,
+            thread: req.thread,
         };
         if may_dedup {
             let seen = neighbours.iter().find(|(m, sim)| {

@@ -156,5 +156,6 @@ pub fn changed_fields(before: &Memory, after: &Memory) -> Vec<&'static str> {
     check("expires_at", before.expires_at != after.expires_at);
     check("valid_to", before.valid_to != after.valid_to);
     check("superseded_by", before.superseded_by != after.superseded_by);
+    check("topic", before.thread != after.thread);
     out
 }

@@ -17,7 +17,8 @@
 //!   global), type `u8`, flags `u8` ([`SUPERSEDED`] and which optional
 //!   times follow), created `i64`, then valid from, valid to, expiry and
 //!   last access (`i64` each, only those flagged), access count `u64`,
-//!   weight `f64`, tag count `u32` and the tags (as names).
+//!   weight `f64`, tag count `u32` and the tags (as names), then, if
+//!   flagged [`THREAD`], the session, conversation and topic (as names).
 //! - Parts 1, 2, …: the entries' int8 codes, in entry order,
 //!   [`ENTRIES_PER_PART`] entries per part (SQLite caps one value at 1 GB).
 //!
@@ -26,12 +27,12 @@
 
 use std::sync::Arc;
 
-use cairn_core::{MemoryId, MemoryType};
+use cairn_core::{MemoryId, MemoryType, Thread};
 
 use super::{code_norm, sketch_codes, EntryAttributes, PackedEntry, VectorIndex};
 
 /// The first bytes of part 0; the last one is the format version.
-pub const MAGIC: &[u8; 8] = b"cairnvx1";
+pub const MAGIC: &[u8; 8] = b"cairnvx2";
 /// Entries whose codes go into one part after part 0.
 pub const ENTRIES_PER_PART: usize = 65_536;
 
@@ -43,6 +44,7 @@ const VALID_FROM: u8 = 1 << 1;
 const VALID_TO: u8 = 1 << 2;
 const EXPIRES: u8 = 1 << 3;
 const LAST_ACCESS: u8 = 1 << 4;
+const THREAD: u8 = 1 << 5;
 
 /// The revisions a snapshot reflects, read from its part 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,12 +86,15 @@ impl VectorIndex {
                 (EXPIRES, a.expires_at),
                 (LAST_ACCESS, a.last_accessed_at),
             ];
-            let flags = optional
+            let mut flags = optional
                 .iter()
                 .filter(|(_, t)| t.is_some())
                 .fold(if a.superseded { SUPERSEDED } else { 0 }, |f, (bit, _)| {
                     f | bit
                 });
+            if a.thread.is_some() {
+                flags |= THREAD;
+            }
             head.push(flags);
             head.extend_from_slice(&a.created_at.to_le_bytes());
             for t in optional.iter().filter_map(|(_, t)| *t) {
@@ -100,6 +105,11 @@ impl VectorIndex {
             put_u32(&mut head, a.tags.len());
             for tag in &a.tags {
                 put_str(&mut head, tag);
+            }
+            if let Some(t) = &a.thread {
+                for part in [&t.session, &t.conversation, &t.topic] {
+                    put_str(&mut head, part);
+                }
             }
         }
         let mut parts = vec![head];
@@ -187,6 +197,16 @@ impl VectorIndex {
             let tags = (0..tag_count)
                 .map(|_| r.str().map(str::to_owned))
                 .collect::<Result<Vec<_>, _>>()?;
+            let thread = if flags & THREAD != 0 {
+                let (session, conversation, topic) = (r.str()?, r.str()?, r.str()?);
+                Some(index.intern_thread(Thread {
+                    session: session.to_owned(),
+                    conversation: conversation.to_owned(),
+                    topic: topic.to_owned(),
+                }))
+            } else {
+                None
+            };
             let attrs = EntryAttributes {
                 id,
                 tenant: name(tenant)?,
@@ -207,6 +227,7 @@ impl VectorIndex {
                 access_count,
                 last_accessed_at,
                 weight,
+                thread,
             };
             if index.slots.insert(rowid, slot).is_some() {
                 return Err(format!("row {rowid} appears twice"));
@@ -327,6 +348,7 @@ mod tests {
     use cairn_core::store::Filter;
 
     /// An index with a bit of everything: projects, tags, optional times,
+    /// conversation messages,
     /// superseded entries, a removed entry, and more than one code part's
     /// worth of names.
     fn sample(n: u32) -> VectorIndex {
@@ -341,6 +363,13 @@ mod tests {
             a.superseded = i % 7 == 0;
             a.weight = 0.5 + f64::from(i) / 100.0;
             a.kind = MemoryType::ALL[i as usize % MemoryType::ALL.len()];
+            a.thread = (i % 6 == 1).then(|| {
+                index.intern_thread(Thread {
+                    session: format!("s{}", i % 4),
+                    conversation: "c".into(),
+                    topic: format!("t{}", i % 12),
+                })
+            });
             index.upsert(i64::from(i) * 3 + 1, a, &blob(&vector(u64::from(i), 48)));
         }
         index.remove(4);
@@ -376,6 +405,14 @@ mod tests {
             format!("{:?}", copy.search(&query, &filter, 10)),
             format!("{:?}", index.search(&query, &filter, 10))
         );
+        filter.scope = cairn_core::ScopeFilter::All;
+        filter.thread = Some(cairn_core::ThreadScope::Session("s1".into()));
+        let in_session = copy.search(&query, &filter, 10);
+        assert_eq!(
+            format!("{in_session:?}"),
+            format!("{:?}", index.search(&query, &filter, 10))
+        );
+        assert!(!in_session.is_empty());
         assert_eq!(
             snapshot_revs(&parts[0]),
             Some(SnapshotRevs {

@@ -24,6 +24,9 @@ use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, S
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
+mod threads;
+pub use threads::{check_thread_records, check_thread_scopes};
+
 /// The one dimension of every vector in the suite: MiniLM's, so that a
 /// backend with a typed vector column passes it as it is.
 pub const DIM: usize = 384;
@@ -105,6 +108,7 @@ pub fn sample(
         valid_to: None,
         supersedes: None,
         superseded_by: None,
+        thread: None,
     }
 }
 
@@ -1789,6 +1793,20 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_keys(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn thread_scopes() {
+                {
+                    let fixture = $make;
+                    c::check_thread_scopes(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn thread_records() {
+                {
+                    let fixture = $make;
+                    c::check_thread_records(c::Fixture::store(&fixture))
                 }
             }
         }

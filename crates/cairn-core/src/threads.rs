@@ -1,0 +1,228 @@
+//! Memorg's conversation hierarchy besides the messages: sessions,
+//! conversations and topics, kept as small records.
+//!
+//! Messages are memories (type `episode`) whose [`crate::Thread`] names
+//! their session, conversation and topic; they are searched by the same
+//! indexes as every other memory. What is kept here is what describes the
+//! groups themselves — titles, summaries, key entities, a topic's running
+//! centroid for drift detection — as one JSON body per record.
+//!
+//! Storage is behind [`ThreadStore`], a table of [`ThreadRecord`]s keyed by
+//! tenant, kind and id, which every backend implements (the conformance
+//! suite checks it) and hands out through [`crate::Store::thread_store`].
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::{Error, Result, Timestamp};
+
+/// Which level of the hierarchy a record describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThreadKind {
+    /// A session: one sitting of a user with a system configuration.
+    Session,
+    /// A conversation: one exchange of messages, over one or more sessions.
+    Conversation,
+    /// A topic: a run of a conversation's messages about one subject.
+    Topic,
+}
+
+impl ThreadKind {
+    /// Every kind, top level first.
+    pub const ALL: [ThreadKind; 3] = [
+        ThreadKind::Session,
+        ThreadKind::Conversation,
+        ThreadKind::Topic,
+    ];
+
+    /// The kind's name, as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThreadKind::Session => "session",
+            ThreadKind::Conversation => "conversation",
+            ThreadKind::Topic => "topic",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn parse(name: &str) -> Result<Self> {
+        ThreadKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .ok_or_else(|| Error::storage(format!("unknown thread record kind `{name}`")))
+    }
+}
+
+impl fmt::Display for ThreadKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One stored record of the hierarchy: its key, its parent (a topic's
+/// conversation; none for sessions and conversations), its times and a
+/// JSON body the typed views ([`Session`], [`Conversation`], [`Topic`])
+/// are read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadRecord {
+    /// Owner.
+    pub tenant: String,
+    /// Level.
+    pub kind: ThreadKind,
+    /// Id, unique per tenant and kind.
+    pub id: String,
+    /// The conversation of a topic.
+    pub parent: Option<String>,
+    /// The record's fields, as a JSON object.
+    pub body: Map<String, Value>,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// When it last changed.
+    pub updated_at: Timestamp,
+}
+
+/// Where sessions, conversations and topics are kept: one small table.
+///
+/// # The contract
+/// - Keyed by `(tenant, kind, id)`; tenants never see each other's records.
+/// - [`ThreadStore::put_thread`] inserts or replaces a record whole.
+/// - Listings are in creation order (then id).
+pub trait ThreadStore: Send + Sync {
+    /// Insert the record, or replace the one with its key.
+    fn put_thread(&self, record: &ThreadRecord) -> Result<()>;
+
+    /// The record with this key.
+    fn thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<Option<ThreadRecord>>;
+
+    /// The tenant's records of `kind` (those of `parent` when given),
+    /// oldest first.
+    fn threads(
+        &self,
+        tenant: &str,
+        kind: ThreadKind,
+        parent: Option<&str>,
+    ) -> Result<Vec<ThreadRecord>>;
+
+    /// Delete the record with this key; whether it existed.
+    fn delete_thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<bool>;
+}
+
+/// A session.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Session {
+    /// The system configuration the session ran with (free-form).
+    #[serde(default)]
+    pub config: Map<String, Value>,
+    /// Anything else.
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+}
+
+/// A conversation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Conversation {
+    /// A short title (extractive unless an LLM wrote it).
+    #[serde(default)]
+    pub title: String,
+    /// A summary of the conversation so far.
+    #[serde(default)]
+    pub summary: String,
+    /// Anything else.
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+}
+
+/// A topic of a conversation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Topic {
+    /// A short title from its most central message.
+    #[serde(default)]
+    pub title: String,
+    /// An extractive summary of its messages.
+    #[serde(default)]
+    pub summary: String,
+    /// Its key entities, most salient first.
+    #[serde(default)]
+    pub entities: Vec<String>,
+    /// How many messages it holds.
+    #[serde(default)]
+    pub messages: usize,
+    /// The running centroid of its messages' embeddings, which a new
+    /// message's similarity is measured against to decide whether the
+    /// conversation moved on.
+    #[serde(default)]
+    pub centroid: Vec<f32>,
+}
+
+/// A typed view of a record's body.
+pub trait ThreadBody: Serialize + for<'de> Deserialize<'de> {
+    /// The kind of record it describes.
+    const KIND: ThreadKind;
+
+    /// The body of a stored record of this kind.
+    fn from_record(record: &ThreadRecord) -> Result<Self> {
+        if record.kind != Self::KIND {
+            return Err(Error::storage(format!(
+                "{} `{}` read as a {}",
+                record.kind,
+                record.id,
+                Self::KIND
+            )));
+        }
+        serde_json::from_value(Value::Object(record.body.clone())).map_err(|e| {
+            Error::storage_from(format!("{} `{}` is unreadable", record.kind, record.id), e)
+        })
+    }
+
+    /// This body as a record's.
+    fn to_body(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
+}
+
+impl ThreadBody for Session {
+    const KIND: ThreadKind = ThreadKind::Session;
+}
+impl ThreadBody for Conversation {
+    const KIND: ThreadKind = ThreadKind::Conversation;
+}
+impl ThreadBody for Topic {
+    const KIND: ThreadKind = ThreadKind::Topic;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_round_trip_through_records() {
+        let topic = Topic {
+            title: "Moving to Postgres".into(),
+            summary: "We move the store.".into(),
+            entities: vec!["Postgres".into()],
+            messages: 3,
+            centroid: vec![0.5, -0.25],
+        };
+        let record = ThreadRecord {
+            tenant: "t".into(),
+            kind: ThreadKind::Topic,
+            id: "c#1".into(),
+            parent: Some("c".into()),
+            body: topic.to_body(),
+            created_at: 1,
+            updated_at: 2,
+        };
+        assert_eq!(Topic::from_record(&record).unwrap(), topic);
+        let err = Session::from_record(&record).unwrap_err().to_string();
+        assert!(err.contains("read as a session"), "{err}");
+        for kind in ThreadKind::ALL {
+            assert_eq!(ThreadKind::parse(kind.as_str()).unwrap(), kind);
+        }
+    }
+}

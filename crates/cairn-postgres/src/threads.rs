@@ -1,0 +1,102 @@
+//! Sessions, conversations and topics of a [`crate::PostgresStore`]:
+//! [`ThreadStore`] on the `threads` table (row-level security per tenant,
+//! like the memories).
+
+use cairn_core::threads::{ThreadKind, ThreadRecord, ThreadStore};
+use cairn_core::{Error, Result};
+
+use crate::db::{Db, Scope};
+use crate::sql::{get, pg_err};
+
+/// The thread records of a [`crate::PostgresStore`].
+pub(crate) struct PgThreads {
+    pub(crate) db: Db,
+}
+
+/// The columns [`record_from_row`] reads.
+const COLUMNS: &str = "tenant, kind, id, parent, body, created_at, updated_at";
+
+fn record_from_row(row: &postgres::Row) -> Result<ThreadRecord> {
+    let kind: String = get(row, 1)?;
+    let body: String = get(row, 4)?;
+    Ok(ThreadRecord {
+        tenant: get(row, 0)?,
+        kind: ThreadKind::parse(&kind)?,
+        id: get(row, 2)?,
+        parent: get(row, 3)?,
+        body: serde_json::from_str(&body)
+            .map_err(|e| Error::storage_from("a thread record's body is not JSON", e))?,
+        created_at: get(row, 5)?,
+        updated_at: get(row, 6)?,
+    })
+}
+
+impl ThreadStore for PgThreads {
+    fn put_thread(&self, r: &ThreadRecord) -> Result<()> {
+        let body = serde_json::Value::Object(r.body.clone()).to_string();
+        self.db.tx(Scope::Tenant(&r.tenant), |tx| {
+            tx.execute(
+                &format!(
+                    "INSERT INTO threads ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                     ON CONFLICT (tenant, kind, id) DO UPDATE SET parent = excluded.parent, \
+                     body = excluded.body, created_at = excluded.created_at, \
+                     updated_at = excluded.updated_at"
+                ),
+                &[
+                    &r.tenant,
+                    &r.kind.as_str(),
+                    &r.id,
+                    &r.parent,
+                    &body,
+                    &r.created_at,
+                    &r.updated_at,
+                ],
+            )
+            .map_err(|e| pg_err(format!("storing {} `{}`", r.kind, r.id), e))?;
+            Ok(())
+        })
+    }
+
+    fn thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<Option<ThreadRecord>> {
+        let row = self.db.tx(Scope::Tenant(tenant), |tx| {
+            tx.query_opt(
+                &format!(
+                    "SELECT {COLUMNS} FROM threads WHERE tenant = $1 AND kind = $2 AND id = $3"
+                ),
+                &[&tenant, &kind.as_str(), &id],
+            )
+            .map_err(|e| pg_err(format!("reading {kind} `{id}`"), e))
+        })?;
+        row.as_ref().map(record_from_row).transpose()
+    }
+
+    fn threads(
+        &self,
+        tenant: &str,
+        kind: ThreadKind,
+        parent: Option<&str>,
+    ) -> Result<Vec<ThreadRecord>> {
+        let rows = self.db.tx(Scope::Tenant(tenant), |tx| {
+            tx.query(
+                &format!(
+                    "SELECT {COLUMNS} FROM threads WHERE tenant = $1 AND kind = $2 \
+                     AND ($3::text IS NULL OR parent = $3) ORDER BY created_at, id COLLATE \"C\""
+                ),
+                &[&tenant, &kind.as_str(), &parent],
+            )
+            .map_err(|e| pg_err(format!("listing {kind}s"), e))
+        })?;
+        rows.iter().map(record_from_row).collect()
+    }
+
+    fn delete_thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<bool> {
+        let n = self.db.tx(Scope::Tenant(tenant), |tx| {
+            tx.execute(
+                "DELETE FROM threads WHERE tenant = $1 AND kind = $2 AND id = $3",
+                &[&tenant, &kind.as_str(), &id],
+            )
+            .map_err(|e| pg_err(format!("deleting {kind} `{id}`"), e))
+        })?;
+        Ok(n > 0)
+    }
+}
