@@ -271,6 +271,11 @@ pub struct Memory {
     pub superseded_by: Option<MemoryId>,
     /// The conversation this memory is a message of, if it is one.
     pub thread: Option<Thread>,
+    /// Text keyword search reads besides the content, at the weight of
+    /// metadata, and that is never shown as what the memory says: a
+    /// message's neighbouring messages, so that a reply ("Yes, last
+    /// Tuesday") is found by what it answers.
+    pub search_context: Option<String>,
 }
 
 /// Where a message sits in Memorg's hierarchy: the ids of its session,
@@ -315,6 +320,17 @@ impl Memory {
     /// what a memory says, not how it is labelled.
     pub fn embedding_text(&self) -> &str {
         &self.content
+    }
+
+    /// The text of the keyword index's third field (weighted as
+    /// [`crate::rank::BM25_FIELD_WEIGHTS`] says): the metadata's values,
+    /// then the search context.
+    pub fn keyword_context(&self) -> String {
+        let mut text = crate::memstore::metadata_text(&self.metadata);
+        if let Some(c) = &self.search_context {
+            text.push_str(c);
+        }
+        text
     }
 }
 

@@ -199,7 +199,7 @@ pub fn field_terms(m: &Memory) -> [Vec<String>; 3] {
     [
         query_terms(&m.content),
         query_terms(&m.tags.join(" ")),
-        query_terms(&metadata_text(&m.metadata)),
+        query_terms(&m.keyword_context()),
     ]
 }
 

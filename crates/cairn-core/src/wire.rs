@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::history::DeletionReceipt;
 use crate::memory::{
     normalize_project, normalize_tags, normalize_thread_id, validate_content, validate_unit,
-    Memory, MemoryId, MemoryType, Thread, Timestamp,
+    Memory, MemoryId, MemoryType, Thread, Timestamp, MAX_CONTENT_BYTES,
 };
 use crate::time::{format_timestamp, parse_timestamp};
 use crate::{Error, Result};
@@ -85,6 +85,10 @@ pub struct MemoryRecord {
     /// The topic of a message within its conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
+    /// Text keyword search reads besides the content (a message's
+    /// neighbours), never shown as what the memory says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_context: Option<String>,
     /// A precomputed embedding (import), or the stored one (export with
     /// embeddings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,6 +121,7 @@ impl MemoryRecord {
             session: m.thread.as_ref().map(|t| t.session.clone()),
             conversation: m.thread.as_ref().map(|t| t.conversation.clone()),
             topic: m.thread.as_ref().map(|t| t.topic.clone()),
+            search_context: m.search_context.clone(),
             embedding: None,
         }
     }
@@ -164,6 +169,14 @@ impl MemoryRecord {
                 ))
             }
         };
+        if let Some(c) = &self.search_context {
+            if c.len() > MAX_CONTENT_BYTES {
+                return Err(Error::invalid(format!(
+                    "search_context is {} bytes; at most {MAX_CONTENT_BYTES} are allowed",
+                    c.len()
+                )));
+            }
+        }
         let memory = Memory {
             id: id_of("id", &self.id)?.unwrap_or_else(|| MemoryId::new_at(created_at)),
             tenant: tenant.to_string(),
@@ -185,6 +198,7 @@ impl MemoryRecord {
             supersedes: id_of("supersedes", &self.supersedes)?,
             superseded_by: id_of("superseded_by", &self.superseded_by)?,
             thread,
+            search_context: self.search_context,
         };
         Ok((memory, self.embedding))
     }

@@ -34,7 +34,7 @@ impl Params {
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.tenant, m.content, m.kind, m.project, m.tags, \
      m.metadata, m.importance, m.weight, m.source, m.created_at, m.updated_at, \
      m.last_accessed_at, m.access_count, m.expires_at, m.valid_from, m.valid_to, \
-     m.supersedes, m.superseded_by, m.session, m.conversation, m.topic";
+     m.supersedes, m.superseded_by, m.session, m.conversation, m.topic, m.search_context";
 
 /// The columns [`factors_from_row`] reads (from `start` on), from `memories m`.
 pub(crate) const FACTOR_COLUMNS: &str =
@@ -77,6 +77,7 @@ pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
             }),
             _ => None,
         },
+        search_context: get(row, 22)?,
     })
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use cairn_core::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
 use cairn_core::keys::KeyStore;
-use cairn_core::memstore::{check_dimension, metadata_text};
+use cairn_core::memstore::check_dimension;
 use cairn_core::rank::cosine;
 use cairn_core::store::{query_terms, Filter, Hit, Inserted, ListOrder, StoreStats, TermRarity};
 use cairn_core::{Error, Memory, MemoryId, ModelInfo, Result, Store, Timestamp, WriteBatch};
@@ -100,11 +100,11 @@ pub struct PostgresStore {
 const INSERT_MEMORY: &str = "INSERT INTO memories (id, tenant, content, kind, project, tags, \
      metadata, importance, weight, source, created_at, updated_at, last_accessed_at, \
      access_count, expires_at, valid_from, valid_to, supersedes, superseded_by, embedding, \
-     tsv, kw_len, session, conversation, topic) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
+     tsv, kw_len, session, conversation, topic, search_context) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
      $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
      setweight(to_tsvector('cairn_english', $21), 'A') \
      || setweight(to_tsvector('cairn_english', $22), 'B') \
-     || setweight(to_tsvector('cairn_english', $23), 'C'), $24, $25, $26, $27)";
+     || setweight(to_tsvector('cairn_english', $23), 'C'), $24, $25, $26, $27, $28)";
 
 /// The statement replacing one memory of a tenant (same values; a null
 /// embedding keeps the stored one).
@@ -116,7 +116,7 @@ const UPDATE_MEMORY: &str = "UPDATE memories SET content = $3, kind = $4, projec
      tsv = setweight(to_tsvector('cairn_english', $21), 'A') \
      || setweight(to_tsvector('cairn_english', $22), 'B') \
      || setweight(to_tsvector('cairn_english', $23), 'C'), kw_len = $24, \
-     session = $25, conversation = $26, topic = $27 \
+     session = $25, conversation = $26, topic = $27, search_context = $28 \
      WHERE id = $1 AND tenant = $2";
 
 /// The statement recording one version.
@@ -125,14 +125,14 @@ const INSERT_VERSION: &str = "INSERT INTO versions \
      SELECT $1, coalesce(max(number), 0) + 1, $2, $3, $4, $5, $6, $7 \
      FROM versions WHERE memory_id = $1";
 
-/// The 27 values of [`INSERT_MEMORY`] and [`UPDATE_MEMORY`]. A memory's
+/// The 28 values of [`INSERT_MEMORY`] and [`UPDATE_MEMORY`]. A memory's
 /// words are the core's terms (`query_terms`) of each field, so that a
 /// document is split exactly as a query is; PostgreSQL stems them.
 fn memory_values(m: &Memory, embedding: Option<&[f32]>) -> Vec<Box<dyn ToSql + Sync + Send>> {
     let fields = [
         query_terms(&m.content),
         query_terms(&m.tags.join(" ")),
-        query_terms(&metadata_text(&m.metadata)),
+        query_terms(&m.keyword_context()),
     ];
     let len: usize = fields.iter().map(Vec::len).sum();
     let [content_words, tag_words, metadata_words] = fields.map(|f| f.join(" "));
@@ -164,6 +164,7 @@ fn memory_values(m: &Memory, embedding: Option<&[f32]>) -> Vec<Box<dyn ToSql + S
         Box::new(m.thread.as_ref().map(|t| t.session.clone())),
         Box::new(m.thread.as_ref().map(|t| t.conversation.clone())),
         Box::new(m.thread.as_ref().map(|t| t.topic.clone())),
+        Box::new(m.search_context.clone()),
     ]
 }
 

@@ -1,9 +1,10 @@
 //! Versioned migrations, applied in order inside one transaction each;
 //! `PRAGMA user_version` records how many have run.
 
-/// The migration after which the keyword index is filled again from the
-/// memories, in the same transaction (by Rust code: its columns are
-/// computed as every write computes them).
+/// A store migrated across this migration gets its keyword index filled
+/// again from the memories after the last migration, in the same
+/// transaction (by Rust code: its columns are computed as every write
+/// computes them).
 pub const KEYWORDS_REFILLED_BY: usize = 5;
 
 /// Every migration, oldest first. Never edit one that has shipped: add a new
@@ -190,15 +191,18 @@ pub const MIGRATIONS: &[&str] = &[
     "#,
     // 6: conversation messages: each memory's session, conversation and
     // topic (all three or none), in the row, its versions and the index
-    // table.
+    // table; the search context (text the keyword index reads besides the
+    // content); the table of sessions, conversations and topics.
     r#"
     ALTER TABLE memories ADD COLUMN session TEXT;
     ALTER TABLE memories ADD COLUMN conversation TEXT;
     ALTER TABLE memories ADD COLUMN topic TEXT;
+    ALTER TABLE memories ADD COLUMN search_context TEXT;
     CREATE INDEX memories_conversation ON memories (tenant, conversation) WHERE conversation IS NOT NULL;
     ALTER TABLE versions ADD COLUMN session TEXT;
     ALTER TABLE versions ADD COLUMN conversation TEXT;
     ALTER TABLE versions ADD COLUMN topic TEXT;
+    ALTER TABLE versions ADD COLUMN search_context TEXT;
     ALTER TABLE vindex ADD COLUMN session TEXT;
     ALTER TABLE vindex ADD COLUMN conversation TEXT;
     ALTER TABLE vindex ADD COLUMN topic TEXT;

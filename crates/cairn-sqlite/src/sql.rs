@@ -26,13 +26,13 @@ macro_rules! snapshot_columns {
     () => {
         "content, kind, project, tags, metadata, importance, weight, source, \
          created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by, \
-         session, conversation, topic"
+         session, conversation, topic, search_context"
     };
 }
 pub(crate) use snapshot_columns;
 pub(crate) const MEMORY_COLUMNS: &str = memory_columns!();
 /// How many columns [`MEMORY_COLUMNS`] names.
-pub(crate) const MEMORY_COLUMN_COUNT: usize = 22;
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 23;
 
 /// The embedding model recorded in the store, if any.
 pub(crate) fn recorded_model(conn: &Connection) -> Result<Option<ModelInfo>> {
@@ -95,12 +95,19 @@ pub(crate) fn create_private_file(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// The text of `memories_fts`'s tags and metadata columns.
+/// The text of `memories_fts`'s tags and metadata columns, from a
+/// memory's stored tags and metadata (JSON) and search context: the
+/// metadata column holds [`Memory::keyword_context`].
 pub(crate) fn fts_columns(
-    tags: &[String],
-    metadata: &serde_json::Map<String, serde_json::Value>,
-) -> (String, String) {
-    (tags.join(" "), metadata_text(metadata))
+    tags: &str,
+    metadata: &str,
+    search_context: Option<&str>,
+) -> Result<(String, String)> {
+    let tags: Vec<String> = serde_json::from_str(tags).map_err(Error::storage)?;
+    let metadata = serde_json::from_str(metadata).map_err(Error::storage)?;
+    let mut context = metadata_text(&metadata);
+    context.push_str(search_context.unwrap_or_default());
+    Ok((tags.join(" "), context))
 }
 
 /// One read transaction around `statements` lookups, when there are
@@ -232,6 +239,7 @@ pub(crate) fn row_to_memory(
             supersedes: supersedes.map(|s| s.parse()).transpose()?,
             superseded_by: superseded_by.map(|s| s.parse()).transpose()?,
             thread: thread_of(thread),
+            search_context: row.get(22).map_err(sql_err)?,
         })
     };
     Ok(build())

@@ -222,11 +222,12 @@ impl SqliteStore {
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version) {
             tx.execute_batch(sql)
                 .map_err(|e| Error::storage(format!("migration {} failed: {e}", i + 1)))?;
-            if i + 1 == schema::KEYWORDS_REFILLED_BY {
-                index_all_keywords(&tx)?;
-            }
             tx.pragma_update(None, "user_version", (i + 1) as i64)
                 .map_err(sql_err)?;
+        }
+        // After the last migration, whose columns the indexing reads.
+        if version < schema::KEYWORDS_REFILLED_BY {
+            index_all_keywords(&tx)?;
         }
         tx.commit().map_err(sql_err)
     }
@@ -447,24 +448,23 @@ impl SqliteStore {
         for rowid in gone {
             index.remove(rowid);
         }
-        let changed: Vec<(i64, String, String, String)> = conn
+        type Row = (i64, String, String, String, Option<String>);
+        let changed: Vec<Row> = conn
             .prepare_cached(
-                "SELECT m.rowid, m.content, m.tags, m.metadata FROM vindex v \
+                "SELECT m.rowid, m.content, m.tags, m.metadata, m.search_context FROM vindex v \
                  JOIN memories m ON m.rowid = v.rowid WHERE v.rev > ?1",
             )
             .and_then(|mut s| {
                 s.query_map([since], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
                 })?
                 .collect()
             })
             .map_err(sql_err)?;
         conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
-        for (rowid, content, tags, metadata) in changed {
+        for (rowid, content, tags, metadata, context) in changed {
             index.remove(rowid);
-            let tags: Vec<String> = serde_json::from_str(&tags).map_err(Error::storage)?;
-            let metadata = serde_json::from_str(&metadata).map_err(Error::storage)?;
-            let (tags, metadata) = fts_columns(&tags, &metadata);
+            let (tags, metadata) = fts_columns(&tags, &metadata, context.as_deref())?;
             conn.prepare_cached(
                 "INSERT INTO temp.cairn_tok (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
             )

@@ -34,13 +34,13 @@ impl<'c> RowWriter<'c> {
             insert: prepare(concat!(
                 "INSERT INTO memories (",
                 memory_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
             ))?,
             update: prepare(
                 "UPDATE memories SET id = ?1, tenant = ?2, content = ?3, kind = ?4, project = ?5, tags = ?6, metadata = ?7, \
                  importance = ?8, weight = ?9, source = ?10, created_at = ?11, updated_at = ?12, last_accessed_at = ?13, \
                  access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19, \
-                 session = ?20, conversation = ?21, topic = ?22 WHERE rowid = ?23",
+                 session = ?20, conversation = ?21, topic = ?22, search_context = ?23 WHERE rowid = ?24",
             )?,
             fts_insert: prepare(
                 "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
@@ -98,6 +98,7 @@ impl<'c> RowWriter<'c> {
             session,
             conversation,
             topic,
+            m.search_context,
         ];
         let rowid = match rowid {
             None => {
@@ -119,7 +120,7 @@ impl<'c> RowWriter<'c> {
                 rowid
             }
         };
-        let (fts_tags, fts_metadata) = fts_columns(&m.tags, &m.metadata);
+        let (fts_tags, fts_metadata) = (m.tags.join(" "), m.keyword_context());
         self.fts_insert
             .execute(params![rowid, m.content, fts_tags, fts_metadata])
             .map_err(sql_err)?;
@@ -160,17 +161,21 @@ impl<'c> RowWriter<'c> {
 /// the index itself; a plain `DELETE` on a contentless table would only
 /// hide them behind a tombstone until segments merge.
 fn unindex_keywords(conn: &Connection, rowid: i64) -> Result<()> {
-    let indexed: Option<(String, String, String)> = conn
-        .prepare_cached("SELECT content, tags, metadata FROM memories WHERE rowid = ?1")
+    let indexed: Option<(String, String, String, Option<String>)> = conn
+        .prepare_cached(
+            "SELECT content, tags, metadata, search_context FROM memories WHERE rowid = ?1",
+        )
         .and_then(|mut s| {
-            s.query_row([rowid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .optional()
+            s.query_row([rowid], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()
         })
         .map_err(sql_err)?;
-    let Some((content, tags, metadata)) = indexed else {
+    let Some((content, tags, metadata, context)) = indexed else {
         return Ok(());
     };
-    let (tags, metadata) = indexed_fields(&tags, &metadata)?;
+    let (tags, metadata) = fts_columns(&tags, &metadata, context.as_deref())?;
     conn.prepare_cached(
         "INSERT INTO memories_fts (memories_fts, rowid, content, tags, metadata) \
          VALUES ('delete', ?1, ?2, ?3, ?4)",
@@ -183,7 +188,7 @@ fn unindex_keywords(conn: &Connection, rowid: i64) -> Result<()> {
 /// Index every memory's terms (an empty keyword index being refilled).
 pub(crate) fn index_all_keywords(conn: &Connection) -> Result<()> {
     let mut rows = conn
-        .prepare("SELECT rowid, content, tags, metadata FROM memories")
+        .prepare("SELECT rowid, content, tags, metadata, search_context FROM memories")
         .map_err(sql_err)?;
     let mut insert = conn
         .prepare(
@@ -194,23 +199,16 @@ pub(crate) fn index_all_keywords(conn: &Connection) -> Result<()> {
     while let Some(r) = it.next().map_err(sql_err)? {
         let (rowid, content): (i64, String) =
             (r.get(0).map_err(sql_err)?, r.get(1).map_err(sql_err)?);
-        let (tags, metadata) = indexed_fields(
+        let (tags, metadata) = fts_columns(
             &r.get::<_, String>(2).map_err(sql_err)?,
             &r.get::<_, String>(3).map_err(sql_err)?,
+            r.get::<_, Option<String>>(4).map_err(sql_err)?.as_deref(),
         )?;
         insert
             .execute(params![rowid, content, tags, metadata])
             .map_err(sql_err)?;
     }
     Ok(())
-}
-
-/// The keyword index's tags and metadata columns of a row, from the row's
-/// stored tags and metadata (JSON).
-fn indexed_fields(tags: &str, metadata: &str) -> Result<(String, String)> {
-    let tags: Vec<String> = serde_json::from_str(tags).map_err(Error::storage)?;
-    let metadata = serde_json::from_str(metadata).map_err(Error::storage)?;
-    Ok(fts_columns(&tags, &metadata))
 }
 
 /// Before row `rowid` is overwritten by a change: keep the row as the

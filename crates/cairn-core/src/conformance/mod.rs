@@ -109,6 +109,7 @@ pub fn sample(
         supersedes: None,
         superseded_by: None,
         thread: None,
+        search_context: None,
     }
 }
 
@@ -1470,7 +1471,7 @@ pub fn check_bm25_matches_the_formula(store: Arc<dyn Store>) {
         [
             split(&m.content),
             split(&m.tags.join(" ")),
-            split(&crate::memstore::metadata_text(&m.metadata)),
+            split(&m.keyword_context()),
         ]
     };
     let rows = memories.len() as f64;

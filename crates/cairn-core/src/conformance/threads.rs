@@ -1,5 +1,6 @@
 //! Conformance checks of conversation messages ([`crate::Thread`] on a
-//! memory, searched with [`ThreadScope`]) and of the [`ThreadStore`].
+//! memory, searched with [`ThreadScope`]; the search context of a
+//! message) and of the [`crate::threads::ThreadStore`].
 
 use std::sync::Arc;
 
@@ -20,7 +21,8 @@ fn thread(session: &str, conversation: &str, topic: &str) -> Option<Thread> {
 }
 
 /// A message's thread is stored, read back, kept in history, and every
-/// search and listing can be confined to a session, conversation or topic.
+/// search and listing can be confined to a session, conversation or topic;
+/// its search context is kept and keyword search finds it by it.
 pub fn check_thread_scopes(store: Arc<dyn Store>) {
     let texts = [
         ("s1", "c1", "c1#1", "the harbour migration plan"),
@@ -34,6 +36,8 @@ pub fn check_thread_scopes(store: Arc<dyn Store>) {
         m.thread = thread(s, c, t);
         items.push((m, axis(i + 1, DIM)));
     }
+    // The last message is found by a word only its neighbour says.
+    items[3].0.search_context = Some("did the zebra stylesheet compile".into());
     let outside = sample(
         9,
         "default",
@@ -47,6 +51,13 @@ pub fn check_thread_scopes(store: Arc<dyn Store>) {
     let got = store.get("default", &[items[1].0.id]).unwrap();
     assert_eq!(got[0].thread, thread("s1", "c1", "c1#2"));
     assert_eq!(store.get("default", &[outside.id]).unwrap()[0].thread, None);
+    let last = &store.get("default", &[items[3].0.id]).unwrap()[0];
+    assert_eq!(last, &items[3].0);
+    let by_context = store
+        .keyword_search("zebra", &filter_all("default"), 10)
+        .unwrap();
+    assert_eq!(by_context.len(), 1);
+    assert_eq!(by_context[0].id, items[3].0.id);
 
     let scopes = [
         (ThreadScope::Session("s1".into()), vec![0, 1]),

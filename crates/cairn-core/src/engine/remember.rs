@@ -169,6 +169,7 @@ impl Cairn {
             supersedes: old.as_ref().map(|o| o.id),
             superseded_by: None,
             thread: req.thread,
+            search_context: None,
         };
         if may_dedup {
             let seen = neighbours.iter().find(|(m, sim)| {

@@ -3,6 +3,8 @@
 ALTER TABLE memories ADD COLUMN session text;
 ALTER TABLE memories ADD COLUMN conversation text;
 ALTER TABLE memories ADD COLUMN topic text;
+-- Text keyword search reads besides the content (a message's neighbours).
+ALTER TABLE memories ADD COLUMN search_context text;
 CREATE INDEX memories_conversation ON memories (tenant, conversation)
     WHERE conversation IS NOT NULL;
 
