@@ -69,15 +69,15 @@ pub struct MemoryStore {
     threads: MemoryThreads,
 }
 
-/// Thread records in RAM, by key.
+/// Thread records by tenant, kind and id.
+type ThreadTable = BTreeMap<(String, ThreadKind, String), ThreadRecord>;
+
+/// Thread records in RAM.
 #[derive(Default)]
-struct MemoryThreads(RwLock<BTreeMap<(String, ThreadKind, String), ThreadRecord>>);
+struct MemoryThreads(RwLock<ThreadTable>);
 
 impl MemoryThreads {
-    fn lock(
-        &self,
-    ) -> Result<std::sync::RwLockWriteGuard<'_, BTreeMap<(String, ThreadKind, String), ThreadRecord>>>
-    {
+    fn lock(&self) -> Result<std::sync::RwLockWriteGuard<'_, ThreadTable>> {
         self.0
             .write()
             .map_err(|_| Error::storage("the thread table's lock is poisoned"))
