@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::engine::{Message, ObserveRequest};
 use cairn_core::rank::Fusion;
 use cairn_core::{Cairn, MemoryId, MemoryType, RecallRequest, RememberRequest, SearchMode};
 use serde_json::{json, Map, Value};
@@ -187,6 +188,16 @@ pub fn parse_session_time(s: &str) -> Result<i64> {
     Ok(t.and_utc().timestamp_millis())
 }
 
+/// How the benchmark stores a conversation's turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Ingest {
+    /// `cairn conversation import`: messages in sessions and topics, each
+    /// indexed with its neighbours as keyword context.
+    Conversation,
+    /// `cairn remember` of each turn: plain episodes.
+    Plain,
+}
+
 /// An engine whose clock the benchmark sets (to each session's date while
 /// writing), over `store`.
 pub struct Harness {
@@ -210,23 +221,74 @@ impl Harness {
         Harness { cairn, clock }
     }
 
-    /// Writes every turn as an episode memory (dedup on, as by default),
-    /// timed at its session's date, as `cairn remember` or `cairn import`
-    /// of the turn would: the speaker's line (with the photo they shared) is
-    /// the content; speaker, dia_id and session are metadata. With
-    /// `neighbours`, the turns just before and after it in the same session
-    /// go into the metadata as `context` too, which keyword search reads at
-    /// half weight: a step of this benchmark only, until conversation
-    /// import does it (issue "Conversations and the context window").
-    /// Returns each memory's `dia_id`.
-    pub fn ingest(
-        &self,
-        conv: &Conversation,
-        neighbours: bool,
-    ) -> Result<HashMap<MemoryId, String>> {
+    /// Writes every turn as a memory, timed at its session's date, the
+    /// way `ingest` says; returns each memory's `dia_id`.
+    pub fn ingest(&self, conv: &Conversation, ingest: Ingest) -> Result<HashMap<MemoryId, String>> {
+        let ids = match ingest {
+            Ingest::Conversation => self.ingest_conversation(conv)?,
+            Ingest::Plain => self.ingest_plain(conv)?,
+        };
+        if let Some(last) = conv.turns.iter().map(|t| t.time).max() {
+            self.clock.store(last + 86_400_000, Ordering::Relaxed);
+        }
+        Ok(ids)
+    }
+
+    /// As `cairn conversation import` of the transcript: one message per
+    /// turn (the photo a speaker shared is part of the text), each LoCoMo
+    /// session a session of the conversation, the turn's `dia_id` in the
+    /// metadata.
+    fn ingest_conversation(&self, conv: &Conversation) -> Result<HashMap<MemoryId, String>> {
+        let messages: Vec<Message> = conv
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(i, turn)| {
+                let mut metadata = Map::new();
+                metadata.insert("dia_id".into(), json!(turn.dia_id));
+                let text = turn.content();
+                Message {
+                    conversation: conv.id.clone(),
+                    session: Some(format!("{}-session-{}", conv.id, turn.session)),
+                    speaker: turn.speaker.clone(),
+                    text: text[turn.speaker.len() + 2..].to_string(),
+                    // Turns of a session keep their order, a second apart.
+                    at: Some(turn.time + i as i64 * 1000),
+                    id: None,
+                    metadata,
+                }
+            })
+            .collect();
+        if let Some(last) = messages.iter().filter_map(|m| m.at).max() {
+            self.clock.store(last, Ordering::Relaxed);
+        }
+        let req = ObserveRequest {
+            tenant: TENANT.into(),
+            project: None,
+            actor: "locomo".into(),
+        };
+        let report = self.cairn.observe(&req, messages, &mut |_| ())?;
+        if report.logged.len() != conv.turns.len() {
+            bail!(
+                "{} of {} turns were logged",
+                report.logged.len(),
+                conv.turns.len()
+            );
+        }
+        Ok(report
+            .logged
+            .iter()
+            .zip(&conv.turns)
+            .map(|(m, t)| (m.id, t.dia_id.clone()))
+            .collect())
+    }
+
+    /// As `cairn remember` of each turn (dedup on, as by default): the
+    /// speaker's line (with the photo they shared) is the content;
+    /// speaker, dia_id and session are metadata.
+    fn ingest_plain(&self, conv: &Conversation) -> Result<HashMap<MemoryId, String>> {
         let mut ids = HashMap::with_capacity(conv.turns.len());
         for (i, turn) in conv.turns.iter().enumerate() {
-            // Turns of a session keep their order, a second apart.
             self.clock
                 .store(turn.time + i as i64 * 1000, Ordering::Relaxed);
             let mut req = RememberRequest::new(TENANT, turn.content());
@@ -236,17 +298,6 @@ impl Harness {
             meta.insert("speaker".into(), json!(turn.speaker));
             meta.insert("dia_id".into(), json!(turn.dia_id));
             meta.insert("session".into(), json!(turn.session));
-            let context: Vec<String> = [i.checked_sub(1), Some(i + 1)]
-                .into_iter()
-                .flatten()
-                .filter(|_| neighbours)
-                .filter_map(|j| conv.turns.get(j))
-                .filter(|t| t.session == turn.session)
-                .map(Turn::content)
-                .collect();
-            if !context.is_empty() {
-                meta.insert("context".into(), json!(context.join("\n")));
-            }
             req.metadata = meta;
             let out = self
                 .cairn
@@ -255,9 +306,6 @@ impl Harness {
             if ids.insert(out.id, turn.dia_id.clone()).is_some() {
                 bail!("turn {} was merged into another memory", turn.dia_id);
             }
-        }
-        if let Some(last) = conv.turns.iter().map(|t| t.time).max() {
-            self.clock.store(last + 86_400_000, Ordering::Relaxed);
         }
         Ok(ids)
     }
@@ -382,7 +430,7 @@ mod tests {
             Arc::new(LexicalEmbedder),
             Fusion::default(),
         );
-        let ids = h.ingest(&c, true).unwrap();
+        let ids = h.ingest(&c, Ingest::Conversation).unwrap();
         assert_eq!(ids.len(), 4, "every turn is its own memory");
         let mut result = ModeResult::default();
         for q in &c.questions {

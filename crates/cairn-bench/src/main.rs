@@ -95,11 +95,10 @@ enum Cmd {
         /// Only the first N conversations (a smoke run).
         #[arg(long)]
         conversations: Option<usize>,
-        /// Also store each turn's neighbours in the same session as
-        /// keyword-only context (a step of this benchmark, not of
-        /// `cairn import`; the default stores turns as a user would).
-        #[arg(long)]
-        neighbour_context: bool,
+        /// How turns are stored: as `cairn conversation import` logs a
+        /// transcript, or as `cairn remember` of each turn.
+        #[arg(long, value_enum, default_value = "conversation")]
+        ingest: locomo::Ingest,
         /// Also write the results as JSON to this file.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -197,7 +196,7 @@ fn main() -> Result<()> {
         Cmd::Locomo {
             path,
             conversations,
-            neighbour_context,
+            ingest,
             out,
             embed_cache,
             rrf_k,
@@ -213,14 +212,7 @@ fn main() -> Result<()> {
                 candidates_per_result: candidates,
                 adaptive_keyword,
             };
-            locomo_bench(
-                &path,
-                conversations,
-                neighbour_context,
-                out,
-                embed_cache,
-                fusion,
-            )
+            locomo_bench(&path, conversations, ingest, out, embed_cache, fusion)
         }
         Cmd::Eval {
             path,
@@ -501,7 +493,7 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
 fn locomo_bench(
     path: &std::path::Path,
     limit: Option<usize>,
-    neighbour_context: bool,
+    ingest: locomo::Ingest,
     out: Option<PathBuf>,
     embed_cache: Option<PathBuf>,
     fusion: Fusion,
@@ -529,7 +521,7 @@ fn locomo_bench(
         let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("locomo.db"))?);
         let h = Harness::new(store, embedder.clone(), fusion);
         let t = Instant::now();
-        let ids = h.ingest(conv, neighbour_context)?;
+        let ids = h.ingest(conv, ingest)?;
         ingest_s += t.elapsed().as_secs_f64();
         turns += conv.turns.len();
         let asked: Vec<_> = conv
@@ -570,10 +562,10 @@ fn locomo_bench(
     };
     println!(
         "Turns stored {}.\n",
-        if neighbour_context {
-            "with their neighbours as keyword context (--neighbour-context: a step of this benchmark, not of `cairn import`)"
-        } else {
-            "as `cairn remember`/`cairn import` store them: plain episodes"
+        match ingest {
+            locomo::Ingest::Conversation =>
+                "as `cairn conversation import` logs a transcript (sessions, topics, neighbours as keyword context)",
+            locomo::Ingest::Plain => "as `cairn remember` stores them: plain episodes",
         }
     );
     println!("| mode | questions |{header} MRR | p50 ms | p95 ms |");
@@ -618,9 +610,17 @@ fn locomo_bench(
     }
     let per_s = turns as f64 / ingest_s;
     println!(
-        "\n{} conversations, {turns} turns ingested in {ingest_s:.1} s ({per_s:.0} turns/s, one `remember` each){}",
+        "\n{} conversations, {turns} turns ingested in {ingest_s:.1} s ({per_s:.0} turns/s, {}){}",
         conversations.len(),
-        if cache.is_some() { "; embeddings from a cache" } else { "" }
+        match ingest {
+            locomo::Ingest::Conversation => "one conversation import each",
+            locomo::Ingest::Plain => "one `remember` each",
+        },
+        if cache.is_some() {
+            "; embeddings from a cache"
+        } else {
+            ""
+        }
     );
     if let Some(out) = out {
         let doc = serde_json::json!({
@@ -628,7 +628,7 @@ fn locomo_bench(
             "conversations": conversations.len(),
             "turns": turns,
             "embeddings_cached": cache.is_some(),
-            "ingest": {"seconds": ingest_s, "turns_per_second": per_s},
+            "ingest": {"path": format!("{ingest:?}").to_lowercase(), "seconds": ingest_s, "turns_per_second": per_s},
             "modes": json_modes,
         });
         std::fs::write(&out, serde_json::to_string_pretty(&doc)? + "\n")

@@ -148,6 +148,16 @@ pub enum Command {
         #[command(subcommand)]
         action: KeyAction,
     },
+    /// Conversations: import transcripts, log messages, list and show them.
+    ///
+    /// Every message is an `episode` memory in a session → conversation →
+    /// topic hierarchy: `recall` finds it like any memory, and `cairn
+    /// conversation show ID` prints the conversation as a tree of topics.
+    /// Topics start by themselves when the conversation changes subject.
+    Conversation {
+        #[command(subcommand)]
+        action: ConversationAction,
+    },
     /// Write a `.cairn` project file: memories written from this directory
     /// tree (through `cairn mcp`) belong to this project.
     Init(InitArgs),
@@ -186,6 +196,58 @@ pub enum KeyAction {
     /// Revoke a key by id: it stops working at once.
     Revoke {
         /// The key's id (as `keys list` shows it).
+        id: String,
+    },
+}
+
+/// `cairn conversation ...`
+#[derive(Debug, Subcommand)]
+pub enum ConversationAction {
+    /// Import a transcript: JSON Lines, one message per line (`-` = stdin).
+    ///
+    /// Each line: {"conversation": "c1", "speaker": "Ana" (or "role":
+    /// "user"), "text": "…", "at": "2023-05-08T13:56:00Z", "session": "s1",
+    /// "id": "<uuid>", "metadata": {…}}. Only conversation, text and
+    /// speaker/role are required; the session defaults to one per
+    /// conversation per day, the time to now. Messages are logged in the
+    /// order given; a message whose id is stored is skipped, so an import
+    /// that stopped can be run again.
+    Import {
+        /// The transcript (`-` = stdin).
+        file: PathBuf,
+        /// The project the messages belong to [default: global].
+        #[arg(long)]
+        project: Option<String>,
+        /// Refuse the whole file if any line is bad (default: skip bad lines
+        /// and report them).
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Log one message (an agent's turn) to a conversation.
+    ///
+    /// Example: cairn conversation log --conversation c1 --speaker user "Let's use Postgres"
+    Log {
+        /// The conversation.
+        #[arg(long)]
+        conversation: String,
+        /// Who said it: a name or a role (user, assistant).
+        #[arg(long)]
+        speaker: String,
+        /// The session [default: one per conversation per day].
+        #[arg(long)]
+        session: Option<String>,
+        /// The project [default: global].
+        #[arg(long)]
+        project: Option<String>,
+        /// What was said (`-` = stdin).
+        #[arg(required = true)]
+        text: Vec<String>,
+    },
+    /// List conversations with their message and topic counts.
+    List,
+    /// Show a conversation as a tree: its topics, each with its messages.
+    Show {
+        /// The conversation's id.
         id: String,
     },
 }

@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
@@ -25,7 +25,7 @@ use crate::out::{self, paint};
 const TENANT: &str = DEFAULT_TENANT;
 
 /// The local user: the CLI's `--project` is always explicit.
-fn caller() -> Caller {
+pub(crate) fn caller() -> Caller {
     Caller::new(TENANT)
 }
 
@@ -47,6 +47,9 @@ fn creates_store(command: &Command) -> bool {
         Command::Remember(_)
             | Command::Supersede(_)
             | Command::Import(_)
+            | Command::Conversation {
+                action: ConversationAction::Import { .. } | ConversationAction::Log { .. }
+            }
             | Command::Mcp(_)
             | Command::Serve(_)
             | Command::Keys {
@@ -175,6 +178,7 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Mcp(a) => crate::serve::mcp(cairn, a),
         Command::Serve(_) => unreachable!("served by `run`"),
         Command::Keys { action } => crate::keys::run(&cairn, action, json),
+        Command::Conversation { action } => crate::conversation::run(&cairn, action, json),
         Command::Model { .. } | Command::Init(_) | Command::Setup(_) => {
             unreachable!("handled above")
         }
@@ -189,7 +193,7 @@ pub(crate) fn print_json(v: &impl serde::Serialize) -> Result<()> {
 }
 
 /// Join words given on the command line; `-` alone reads stdin.
-fn text_arg(words: &[String]) -> Result<String> {
+pub(crate) fn text_arg(words: &[String]) -> Result<String> {
     if words.len() == 1 && words[0] == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -635,7 +639,7 @@ fn supersede(cairn: &Cairn, a: SupersedeArgs, json: bool) -> Result<()> {
 }
 
 /// A bar over `len` bytes of input (a spinner when the length is unknown).
-fn bytes_bar(len: Option<u64>) -> ProgressBar {
+pub(crate) fn bytes_bar(len: Option<u64>) -> ProgressBar {
     match len {
         Some(len) => styled(
             ProgressBar::new(len),
@@ -669,23 +673,28 @@ fn styled(bar: ProgressBar, template: &str) -> ProgressBar {
     bar
 }
 
+/// A JSON Lines input: stdin for `-`, else the file, with its size when
+/// known (for a progress bar).
+pub(crate) fn open_lines(file: &Path) -> Result<(Box<dyn BufRead + Send>, Option<u64>)> {
+    if file.as_os_str() == "-" {
+        return Ok((Box::new(BufReader::new(std::io::stdin())), None));
+    }
+    let f = File::open(file)
+        .map_err(|e| Error::invalid(format!("cannot read {}: {e}", file.display())))?;
+    let meta = f.metadata().ok();
+    if meta.as_ref().is_some_and(|m| m.is_dir()) {
+        return Err(Error::invalid(format!(
+            "cannot read {}: it is a directory, not a JSON Lines file",
+            file.display()
+        ))
+        .into());
+    }
+    let size = meta.map(|m| m.len());
+    Ok((Box::new(BufReader::new(f)), size))
+}
+
 fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
-    let (reader, size): (Box<dyn BufRead + Send>, Option<u64>) = if a.file.as_os_str() == "-" {
-        (Box::new(BufReader::new(std::io::stdin())), None)
-    } else {
-        let f = File::open(&a.file)
-            .map_err(|e| Error::invalid(format!("cannot read {}: {e}", a.file.display())))?;
-        let meta = f.metadata().ok();
-        if meta.as_ref().is_some_and(|m| m.is_dir()) {
-            return Err(Error::invalid(format!(
-                "cannot read {}: it is a directory, not a JSON Lines file",
-                a.file.display()
-            ))
-            .into());
-        }
-        let size = meta.map(|m| m.len());
-        (Box::new(BufReader::new(f)), size)
-    };
+    let (reader, size) = open_lines(&a.file)?;
     // Read and parsed on another thread while this one writes; the bar
     // follows the text handed over, the message the memories written.
     let bar = bytes_bar(size);

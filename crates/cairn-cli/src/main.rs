@@ -7,6 +7,7 @@
 mod args;
 mod cmd;
 mod config;
+mod conversation;
 mod keys;
 mod lazy;
 mod out;

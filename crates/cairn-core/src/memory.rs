@@ -227,6 +227,29 @@ pub fn validate_unit(name: &str, value: f64) -> Result<()> {
     Ok(())
 }
 
+/// The metadata key of what Cairn derives from a message's text
+/// (entities, intents, sentiment, salience): kept with the memory, left
+/// out of keyword search.
+pub const PARSED_KEY: &str = "parsed";
+
+/// The text of the keyword index's third field: the metadata's values
+/// (except [`PARSED_KEY`]'s, which only restate the content), then the
+/// search context. Every backend indexes this text.
+pub fn keyword_context(
+    metadata: &serde_json::Map<String, serde_json::Value>,
+    search_context: Option<&str>,
+) -> String {
+    let mut text = if metadata.contains_key(PARSED_KEY) {
+        let mut own = metadata.clone();
+        own.remove(PARSED_KEY);
+        crate::memstore::metadata_text(&own)
+    } else {
+        crate::memstore::metadata_text(metadata)
+    };
+    text.push_str(search_context.unwrap_or_default());
+    text
+}
+
 /// One memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
@@ -323,14 +346,9 @@ impl Memory {
     }
 
     /// The text of the keyword index's third field (weighted as
-    /// [`crate::rank::BM25_FIELD_WEIGHTS`] says): the metadata's values,
-    /// then the search context.
+    /// [`crate::rank::BM25_FIELD_WEIGHTS`] says): see [`keyword_context`].
     pub fn keyword_context(&self) -> String {
-        let mut text = crate::memstore::metadata_text(&self.metadata);
-        if let Some(c) = &self.search_context {
-            text.push_str(c);
-        }
-        text
+        keyword_context(&self.metadata, self.search_context.as_deref())
     }
 }
 
@@ -372,6 +390,17 @@ mod tests {
         assert_eq!(MemoryType::Episode.tier(), Tier::Episodic);
         let err = "bogus".parse::<MemoryType>().unwrap_err().to_string();
         assert!(err.contains("fact"), "{err}");
+    }
+
+    #[test]
+    fn keyword_context_leaves_out_what_is_parsed() {
+        let metadata = serde_json::json!({"speaker": "Ana", "parsed": {"intents": ["question"]}});
+        let text = keyword_context(metadata.as_object().unwrap(), Some("the reply"));
+        assert!(
+            text.contains("Ana") && text.ends_with("the reply"),
+            "{text}"
+        );
+        assert!(!text.contains("question"), "{text}");
     }
 
     #[test]

@@ -293,6 +293,15 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     }
 }
 
+/// The importance of a conversation message (Memory Vault AI's formula):
+/// `0.6·novelty + 0.4·salience`, where novelty is `1 − ` the highest
+/// cosine between the message and what is already stored, and salience
+/// ([`crate::analysis::salience`]) how much the message carries worth
+/// keeping. Both are clamped to 0–1 first, so the result is in 0–1.
+pub fn exchange_importance(novelty: f64, salience: f64) -> f64 {
+    0.6 * novelty.clamp(0.0, 1.0) + 0.4 * salience.clamp(0.0, 1.0)
+}
+
 /// Cosine at or above which a new memory is the same as an existing one of
 /// the same type, scope and tenant, and updates it instead of being added.
 pub const DEDUP_THRESHOLD: f32 = 0.92;
@@ -328,6 +337,14 @@ pub fn classify_similarity(cosine: f32) -> Similarity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exchange_importance_weighs_novelty_over_salience() {
+        assert!((exchange_importance(1.0, 0.0) - 0.6).abs() < 1e-12);
+        assert!((exchange_importance(0.0, 1.0) - 0.4).abs() < 1e-12);
+        assert!((exchange_importance(2.0, -1.0) - 0.6).abs() < 1e-12);
+        assert!(exchange_importance(0.9, 0.1) > exchange_importance(0.1, 0.9));
+    }
 
     #[test]
     fn rrf_sums_reciprocal_ranks() {

@@ -133,6 +133,15 @@ pub struct Conversation {
     /// Anything else.
     #[serde(default)]
     pub metadata: Map<String, Value>,
+    /// Its current topic (the latest).
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// How many topics it has had.
+    #[serde(default)]
+    pub topics: usize,
+    /// How many messages it holds.
+    #[serde(default)]
+    pub messages: usize,
 }
 
 /// A topic of a conversation.

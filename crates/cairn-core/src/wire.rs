@@ -204,6 +204,65 @@ impl MemoryRecord {
     }
 }
 
+/// One message of a transcript: a line of `cairn conversation import`, the
+/// stable contract other tools write. Only `conversation`, `text` and one
+/// of `speaker` / `role` are required.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessageRecord {
+    /// The conversation's id.
+    pub conversation: String,
+    /// The session's id; by default one per conversation per UTC day.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Who said it (a name).
+    #[serde(default)]
+    pub speaker: Option<String>,
+    /// Or the role that said it (`user`, `assistant`, `system`).
+    #[serde(default)]
+    pub role: Option<String>,
+    /// What was said.
+    pub text: String,
+    /// When it was said (RFC 3339); default now.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// The memory id to give it (a UUID), kept as given.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// A JSON object of anything else.
+    #[serde(default)]
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl MessageRecord {
+    /// The message this record describes; the speaker is `speaker`, else
+    /// `role` (a record giving both keeps the role in the metadata).
+    pub fn into_message(self) -> Result<crate::engine::Message> {
+        let mut metadata = self.metadata.unwrap_or_default();
+        let speaker = match (self.speaker, self.role) {
+            (Some(s), Some(r)) => {
+                metadata.insert("role".into(), serde_json::Value::String(r));
+                s
+            }
+            (Some(s), None) | (None, Some(s)) => s,
+            (None, None) => return Err(Error::invalid("a message needs a `speaker` or a `role`")),
+        };
+        Ok(crate::engine::Message {
+            conversation: self.conversation,
+            session: self.session,
+            speaker,
+            text: self.text,
+            at: self
+                .at
+                .as_deref()
+                .map(|s| parse_timestamp(s).map_err(|e| Error::invalid(format!("at: {e}"))))
+                .transpose()?,
+            id: self.id.as_deref().map(str::parse).transpose()?,
+            metadata,
+        })
+    }
+}
+
 /// What is left of a deleted memory, never its content: in history, and
 /// a line of an export (`{"deleted": {...}}`, after the memories), which
 /// an import skips.

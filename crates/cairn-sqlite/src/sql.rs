@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use cairn_core::memstore::metadata_text;
 use cairn_core::store::{Filter, ListOrder, ScopeFilter, ThreadScope};
 use cairn_core::{Error, Memory, ModelInfo, RankFactors, Result, Thread};
 use rusqlite::types::Value;
@@ -105,9 +104,10 @@ pub(crate) fn fts_columns(
 ) -> Result<(String, String)> {
     let tags: Vec<String> = serde_json::from_str(tags).map_err(Error::storage)?;
     let metadata = serde_json::from_str(metadata).map_err(Error::storage)?;
-    let mut context = metadata_text(&metadata);
-    context.push_str(search_context.unwrap_or_default());
-    Ok((tags.join(" "), context))
+    Ok((
+        tags.join(" "),
+        cairn_core::memory::keyword_context(&metadata, search_context),
+    ))
 }
 
 /// One read transaction around `statements` lookups, when there are

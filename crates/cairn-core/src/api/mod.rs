@@ -19,6 +19,7 @@
 
 use crate::history::LOCAL_ACTOR;
 
+mod conversation;
 mod history;
 mod keys;
 mod read;
@@ -27,6 +28,10 @@ mod transfer;
 mod view;
 mod write;
 
+pub use conversation::{
+    import_transcript, list_conversations, log, show_conversation, ConversationImportReport,
+    ConversationTree, ConversationView, MessageView, TopicView,
+};
 pub use history::{
     get_with_history, history, revert, GetOutput, HistoryOutput, RevertInput, RevertOutput,
     VersionView,

@@ -8,6 +8,7 @@
 //! `update.rs`, `transfer.rs` (import, export,
 //! reindex). This file holds the engine itself: ids, reads, deletes.
 
+mod conversation;
 mod history;
 mod recall;
 mod remember;
@@ -16,6 +17,7 @@ mod update;
 
 use std::sync::Arc;
 
+pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
 pub use history::History;
 pub use recall::{RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};

@@ -1,0 +1,162 @@
+//! `cairn conversation`: transcripts in, messages logged, the hierarchy
+//! listed and shown.
+
+use anyhow::Result;
+use cairn_core::api::{self, ConversationTree};
+use cairn_core::wire::MessageRecord;
+use cairn_core::Cairn;
+
+use crate::args::ConversationAction;
+use crate::cmd::{bytes_bar, caller, open_lines, print_json, text_arg};
+use crate::out::{paint, BOLD, DIM, GREEN, YELLOW};
+
+/// Run `cairn conversation …`.
+pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> {
+    match action {
+        ConversationAction::Import {
+            file,
+            project,
+            strict,
+        } => {
+            let (reader, size) = open_lines(&file)?;
+            let bar = bytes_bar(size);
+            bar.set_message("importing");
+            let reader = Counted {
+                inner: reader,
+                bar: bar.clone(),
+            };
+            let mut progress =
+                |done: usize| bar.set_message(format!("importing ({done} messages)"));
+            let outcome =
+                api::import_transcript(cairn, &caller(), project, reader, strict, &mut progress);
+            bar.finish_and_clear();
+            let report = outcome?;
+            if json {
+                return print_json(&report);
+            }
+            println!(
+                "{} {} messages into {} conversation(s), {} topic(s) started ({} already present)",
+                paint("imported", GREEN),
+                report.imported,
+                report.conversations.len(),
+                report.topics_started,
+                report.skipped_existing
+            );
+            for (line, problem) in &report.errors {
+                eprintln!("{} line {line}: {problem}", paint("skipped", YELLOW));
+            }
+            Ok(())
+        }
+        ConversationAction::Log {
+            conversation,
+            speaker,
+            session,
+            project,
+            text,
+        } => {
+            let record = MessageRecord {
+                conversation,
+                session,
+                speaker: Some(speaker),
+                text: text_arg(&text)?,
+                ..MessageRecord::default()
+            };
+            let logged = api::log(cairn, &caller(), project, vec![record])?;
+            if json {
+                return print_json(&logged);
+            }
+            for m in &logged {
+                let topic = if m.new_topic {
+                    format!("new topic {}", m.topic)
+                } else {
+                    format!("topic {}", m.topic)
+                };
+                println!(
+                    "{} {} ({topic}, importance {:.2})",
+                    paint("logged", GREEN),
+                    &m.id.to_string()[..8],
+                    m.importance
+                );
+            }
+            Ok(())
+        }
+        ConversationAction::List => {
+            let list = api::list_conversations(cairn, &caller())?;
+            if json {
+                return print_json(&list);
+            }
+            if list.is_empty() {
+                println!("No conversations. Import one: cairn conversation import FILE");
+            }
+            for c in &list {
+                println!(
+                    "{}  {}  {} messages, {} topics  {}",
+                    paint(&c.id, BOLD),
+                    paint(&c.updated_at, DIM),
+                    c.messages,
+                    c.topics,
+                    c.title
+                );
+            }
+            Ok(())
+        }
+        ConversationAction::Show { id } => {
+            let tree = api::show_conversation(cairn, &caller(), &id)?;
+            if json {
+                return print_json(&tree);
+            }
+            print_tree(&tree);
+            Ok(())
+        }
+    }
+}
+
+fn print_tree(tree: &ConversationTree) {
+    let c = &tree.conversation;
+    println!(
+        "{}  {} messages, {} topics, {} → {}",
+        paint(&c.id, BOLD),
+        c.messages,
+        c.topics,
+        c.created_at,
+        c.updated_at
+    );
+    for t in &tree.topic_list {
+        println!("├─ {} {}", paint(&t.id, BOLD), t.title);
+        if !t.entities.is_empty() {
+            println!("│  {}", paint(&t.entities.join(", "), DIM));
+        }
+        for m in &t.messages {
+            println!(
+                "│  {} {} {}",
+                paint(&m.id[..8], DIM),
+                paint(&m.at[..16.min(m.at.len())], DIM),
+                m.content
+            );
+        }
+    }
+}
+
+/// A reader that moves a progress bar by the bytes read.
+struct Counted<R> {
+    inner: R,
+    bar: indicatif::ProgressBar,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bar.inc(n as u64);
+        Ok(n)
+    }
+}
+
+impl<R: std::io::BufRead> std::io::BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        self.bar.inc(amt as u64);
+        self.inner.consume(amt);
+    }
+}

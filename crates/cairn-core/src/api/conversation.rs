@@ -1,0 +1,270 @@
+//! Conversations for any front end: transcripts imported as JSON Lines,
+//! messages logged one by one, and the hierarchy listed and shown.
+
+use std::io::BufRead;
+
+use serde::Serialize;
+
+use super::Caller;
+use crate::engine::{Cairn, LoggedMessage, Message, ObserveReport, ObserveRequest};
+use crate::store::{Filter, ListOrder, ThreadScope};
+use crate::threads::{Conversation, ThreadBody, ThreadKind, Topic};
+use crate::time::format_timestamp;
+use crate::wire::MessageRecord;
+use crate::{Error, Result};
+
+/// What a transcript import did.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+pub struct ConversationImportReport {
+    /// Messages written.
+    pub imported: usize,
+    /// Messages whose id was already stored (left as they were).
+    pub skipped_existing: usize,
+    /// Topics started.
+    pub topics_started: usize,
+    /// Conversations the messages belong to.
+    pub conversations: Vec<String>,
+    /// Bad lines: (line number, problem), skipped unless strict.
+    pub errors: Vec<(usize, String)>,
+}
+
+fn request(caller: &Caller, project: Option<String>) -> ObserveRequest {
+    ObserveRequest {
+        tenant: caller.tenant.clone(),
+        project: project.or_else(|| caller.project.clone()),
+        actor: caller.actor.clone(),
+    }
+}
+
+/// Import a transcript: JSON Lines of [`MessageRecord`]s read from
+/// `reader`, logged in order (see [`Cairn::observe`]). Bad lines are
+/// reported by number and skipped; with `strict`, any bad line refuses the
+/// whole text before anything is written. `progress` is told how many
+/// messages are done.
+pub fn import_transcript(
+    cairn: &Cairn,
+    caller: &Caller,
+    project: Option<String>,
+    reader: impl BufRead,
+    strict: bool,
+    progress: &mut dyn FnMut(usize),
+) -> Result<ConversationImportReport> {
+    let mut errors: Vec<(usize, String)> = Vec::new();
+    let mut read_error: Option<Error> = None;
+    let messages = reader
+        .lines()
+        .enumerate()
+        .map_while(|(i, line)| match line {
+            Ok(l) => Some((i + 1, l)),
+            Err(e) => {
+                read_error = Some(Error::invalid(format!("reading line {}: {e}", i + 1)));
+                None
+            }
+        })
+        .filter(|(_, l)| !l.trim().is_empty())
+        .filter_map(|(n, l)| {
+            let parsed = serde_json::from_str::<MessageRecord>(&l)
+                .map_err(|e| Error::invalid(format!("not a message record: {e}")))
+                .and_then(MessageRecord::into_message);
+            parsed.map_err(|e| errors.push((n, e.to_string()))).ok()
+        });
+    let req = request(caller, project);
+    let report = if strict {
+        let all: Vec<Message> = messages.collect();
+        if let Some((line, msg)) = errors.first() {
+            return Err(Error::invalid(format!(
+                "line {line}: {msg} ({} bad line(s) in all; --strict imports nothing)",
+                errors.len()
+            )));
+        }
+        cairn.observe(&req, all, progress)?
+    } else {
+        cairn.observe(&req, messages, progress)?
+    };
+    if let Some(e) = read_error {
+        return Err(Error::invalid(format!(
+            "{e}; the {} messages before it were imported (importing again skips them)",
+            report.logged.len()
+        )));
+    }
+    Ok(summarise(report, errors))
+}
+
+fn summarise(report: ObserveReport, errors: Vec<(usize, String)>) -> ConversationImportReport {
+    let mut conversations: Vec<String> = report
+        .logged
+        .iter()
+        .map(|m| m.conversation.clone())
+        .collect();
+    conversations.sort();
+    conversations.dedup();
+    ConversationImportReport {
+        imported: report.logged.len(),
+        skipped_existing: report.skipped_existing,
+        topics_started: report.logged.iter().filter(|m| m.new_topic).count(),
+        conversations,
+        errors,
+    }
+}
+
+/// Log messages given as records (an agent's exchange: its user message
+/// and reply); every record is checked before any is written.
+pub fn log(
+    cairn: &Cairn,
+    caller: &Caller,
+    project: Option<String>,
+    records: Vec<MessageRecord>,
+) -> Result<Vec<LoggedMessage>> {
+    let messages = records
+        .into_iter()
+        .map(MessageRecord::into_message)
+        .collect::<Result<Vec<_>>>()?;
+    if messages.is_empty() {
+        return Err(Error::invalid("nothing to log: give at least one message"));
+    }
+    Ok(cairn
+        .observe(&request(caller, project), messages, &mut |_| ())?
+        .logged)
+}
+
+/// A conversation as listed.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ConversationView {
+    /// Its id.
+    pub id: String,
+    /// Its title (its first topic's).
+    pub title: String,
+    /// How many messages.
+    pub messages: usize,
+    /// How many topics.
+    pub topics: usize,
+    /// When it started (RFC 3339).
+    pub created_at: String,
+    /// Its latest message (RFC 3339).
+    pub updated_at: String,
+}
+
+/// The caller's conversations, oldest first.
+pub fn list_conversations(cairn: &Cairn, caller: &Caller) -> Result<Vec<ConversationView>> {
+    let threads = cairn.store().thread_store();
+    threads
+        .threads(&caller.tenant, ThreadKind::Conversation, None)?
+        .into_iter()
+        .map(|r| {
+            let body = Conversation::from_record(&r)?;
+            let title = if body.title.is_empty() {
+                threads
+                    .threads(&caller.tenant, ThreadKind::Topic, Some(&r.id))?
+                    .first()
+                    .map(Topic::from_record)
+                    .transpose()?
+                    .map(|t| t.title)
+                    .unwrap_or_default()
+            } else {
+                body.title
+            };
+            Ok(ConversationView {
+                id: r.id,
+                title,
+                messages: body.messages,
+                topics: body.topics,
+                created_at: format_timestamp(r.created_at),
+                updated_at: format_timestamp(r.updated_at),
+            })
+        })
+        .collect()
+}
+
+/// One message as shown in a conversation.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MessageView {
+    /// Its memory's id.
+    pub id: String,
+    /// Its session.
+    pub session: String,
+    /// `Speaker: text`.
+    pub content: String,
+    /// When (RFC 3339).
+    pub at: String,
+    /// Importance, 0–1.
+    pub importance: f64,
+}
+
+/// A topic with its messages.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TopicView {
+    /// Its id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Its extractive summary.
+    pub summary: String,
+    /// Its key entities.
+    pub entities: Vec<String>,
+    /// Its messages, oldest first.
+    pub messages: Vec<MessageView>,
+}
+
+/// A conversation as a tree: its topics, each with its messages.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ConversationTree {
+    /// The conversation.
+    #[serde(flatten)]
+    pub conversation: ConversationView,
+    /// Its topics, oldest first.
+    pub topic_list: Vec<TopicView>,
+}
+
+/// Messages shown per conversation at most.
+const SHOW_MESSAGES: usize = 10_000;
+
+/// A conversation with its topics and messages.
+pub fn show_conversation(cairn: &Cairn, caller: &Caller, id: &str) -> Result<ConversationTree> {
+    let id = id.trim();
+    let conversation = list_conversations(cairn, caller)?
+        .into_iter()
+        .find(|c| c.id == id)
+        .ok_or_else(|| Error::NotFound(format!("conversation `{id}`")))?;
+    let mut filter = Filter::new(&caller.tenant, cairn.now()).everything();
+    filter.thread = Some(ThreadScope::Conversation(id.to_string()));
+    let messages = cairn
+        .store()
+        .list(&filter, ListOrder::Oldest, SHOW_MESSAGES, 0)?;
+    let topics =
+        cairn
+            .store()
+            .thread_store()
+            .threads(&caller.tenant, ThreadKind::Topic, Some(id))?;
+    let topic_list = topics
+        .iter()
+        .map(|r| {
+            let t = Topic::from_record(r)?;
+            let messages = messages
+                .iter()
+                .filter(|m| m.thread.as_ref().is_some_and(|th| th.topic == r.id))
+                .map(|m| MessageView {
+                    id: m.id.to_string(),
+                    session: m
+                        .thread
+                        .as_ref()
+                        .map(|th| th.session.clone())
+                        .unwrap_or_default(),
+                    content: m.content.clone(),
+                    at: format_timestamp(m.created_at),
+                    importance: m.importance,
+                })
+                .collect();
+            Ok(TopicView {
+                id: r.id.clone(),
+                title: t.title,
+                summary: t.summary,
+                entities: t.entities,
+                messages,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ConversationTree {
+        conversation,
+        topic_list,
+    })
+}

@@ -1,0 +1,566 @@
+//! Conversations: logging messages as episode memories in Memorg's
+//! session → conversation → topic hierarchy.
+//!
+//! A message becomes one `episode` memory (`Speaker: text`) carrying its
+//! [`Thread`], its importance (`0.6·novelty + 0.4·salience`), its parsed
+//! content (entities, intents, sentiment) in the metadata, and as its
+//! search context the messages just before and after it in the same
+//! session, so that keyword search finds a reply by what it answers.
+//! Topics start by themselves when a message drifts from the running topic
+//! ([`crate::analysis::segment`]); the records of sessions, conversations
+//! and topics are kept in the [`crate::threads::ThreadStore`].
+//!
+//! Messages are written a batch at a time, each batch one transaction with
+//! its versions; the topic and conversation records follow each batch. A
+//! crash between the two leaves every message stored and a topic record
+//! one batch behind, which the next batch of that conversation brings up
+//! to date from the messages themselves.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use super::Cairn;
+use crate::history::{Change, ChangeKind};
+use crate::memory::{
+    normalize_project, normalize_thread_id, validate_content, Memory, MemoryId, MemoryType, Thread,
+    Timestamp, PARSED_KEY,
+};
+use crate::rank::{cosine, exchange_importance};
+use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope, WriteBatch};
+use crate::threads::{Conversation, Session, ThreadBody, ThreadKind, ThreadRecord, Topic};
+use crate::{Error, Result};
+
+/// Messages embedded and written per transaction.
+const MESSAGE_BATCH: usize = 256;
+
+/// One message to log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// The conversation (required).
+    pub conversation: String,
+    /// The session; by default one per conversation per UTC day
+    /// (`<conversation>@<YYYY-MM-DD>`).
+    pub session: Option<String>,
+    /// Who said it: a name or a role (`user`, `assistant`).
+    pub speaker: String,
+    /// What was said.
+    pub text: String,
+    /// When (default: now).
+    pub at: Option<Timestamp>,
+    /// The memory id to give it (kept as given; a message whose id is
+    /// stored is skipped).
+    pub id: Option<MemoryId>,
+    /// Anything else.
+    pub metadata: Map<String, Value>,
+}
+
+/// Messages to log, in order.
+#[derive(Debug, Clone)]
+pub struct ObserveRequest {
+    /// Owner.
+    pub tenant: String,
+    /// The project the messages belong to (`None` = global).
+    pub project: Option<String>,
+    /// Who logs them (see [`crate::history::Change::actor`]).
+    pub actor: String,
+}
+
+/// What happened to one logged message.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LoggedMessage {
+    /// Its memory's id.
+    pub id: MemoryId,
+    /// Its session.
+    pub session: String,
+    /// Its conversation.
+    pub conversation: String,
+    /// Its topic.
+    pub topic: String,
+    /// Whether it started that topic.
+    pub new_topic: bool,
+    /// Its importance, 0–1.
+    pub importance: f64,
+}
+
+/// What a call to [`Cairn::observe`] did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ObserveReport {
+    /// The messages written, in order.
+    pub logged: Vec<LoggedMessage>,
+    /// Messages whose id was already stored (left as they were).
+    pub skipped_existing: usize,
+}
+
+/// A conversation's running state while a batch is logged.
+struct Running {
+    record: ThreadRecord,
+    body: Conversation,
+    /// The current topic and its record, if the conversation has one.
+    topic: Option<(ThreadRecord, Topic)>,
+    /// The last message written before this batch, if any: it gets the
+    /// first new message of its session as search context.
+    last: Option<Memory>,
+    /// Whether `last` took a new neighbour in this batch.
+    last_changed: bool,
+}
+
+impl Cairn {
+    /// Log `messages` (see the module docs); `progress` is told how many
+    /// are done after each batch.
+    pub fn observe(
+        &self,
+        req: &ObserveRequest,
+        messages: impl IntoIterator<Item = Message>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<ObserveReport> {
+        let project = req.project.as_deref().map(normalize_project).transpose()?;
+        let mut report = ObserveReport::default();
+        let mut running: HashMap<String, Running> = HashMap::new();
+        let mut messages = messages.into_iter().peekable();
+        if messages.peek().is_some() {
+            self.ensure_model()?;
+        }
+        let mut done = 0;
+        loop {
+            let chunk: Vec<Message> = messages.by_ref().take(MESSAGE_BATCH).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            done += chunk.len();
+            self.observe_batch(req, project.as_deref(), chunk, &mut running, &mut report)?;
+            progress(done);
+        }
+        Ok(report)
+    }
+
+    fn observe_batch(
+        &self,
+        req: &ObserveRequest,
+        project: Option<&str>,
+        chunk: Vec<Message>,
+        running: &mut HashMap<String, Running>,
+        report: &mut ObserveReport,
+    ) -> Result<()> {
+        let tenant = req.tenant.as_str();
+        let now = self.now();
+        let mut chunk = chunk
+            .into_iter()
+            .map(|m| checked(m, now))
+            .collect::<Result<Vec<_>>>()?;
+        // Named ids already stored are skipped (an import run again).
+        let named: Vec<MemoryId> = chunk.iter().filter_map(|m| m.id).collect();
+        if !named.is_empty() {
+            let stored: std::collections::HashSet<MemoryId> = self
+                .store
+                .get(tenant, &named)?
+                .into_iter()
+                .map(|m| m.id)
+                .collect();
+            let before = chunk.len();
+            chunk.retain(|m| m.id.is_none_or(|id| !stored.contains(&id)));
+            report.skipped_existing += before - chunk.len();
+        }
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let contents: Vec<String> = chunk
+            .iter()
+            .map(|m| format!("{}: {}", m.speaker, m.text))
+            .collect();
+        let refs: Vec<&str> = contents.iter().map(String::as_str).collect();
+        let vectors = self.embedder.embed_batch(&refs)?;
+        if vectors.len() != chunk.len() {
+            return Err(Error::embedding("embedder returned too few vectors"));
+        }
+
+        let mut batch = WriteBatch::default();
+        // Where each conversation's latest message of this batch is in
+        // `batch.inserts`.
+        let mut latest: HashMap<String, usize> = HashMap::new();
+        let mut touched_sessions: HashMap<String, Timestamp> = HashMap::new();
+        // Topics that ended in this batch, described once it is written.
+        let mut ended: Vec<(ThreadRecord, Topic)> = Vec::new();
+        for ((message, content), vector) in chunk.into_iter().zip(contents).zip(vectors) {
+            let at = message.at.unwrap_or(now);
+            let session = match &message.session {
+                Some(s) => s.clone(),
+                None => default_session(&message.conversation, at),
+            };
+            touched_sessions.entry(session.clone()).or_insert(at);
+            if !running.contains_key(&message.conversation) {
+                let state = self.running(tenant, &message.conversation, at)?;
+                running.insert(message.conversation.clone(), state);
+            }
+            let state = running
+                .get_mut(&message.conversation)
+                .ok_or_else(|| Error::storage("conversation state lost"))?;
+
+            // Topic: continue the current one unless the message drifted.
+            let started = match &state.topic {
+                Some((_, topic)) => shim::drifted(&topic.centroid, topic.messages, &vector),
+                None => true,
+            };
+            if started {
+                ended.extend(state.topic.take());
+                state.body.topics += 1;
+                let id = format!("{}#{}", message.conversation, state.body.topics);
+                let record = ThreadRecord {
+                    tenant: tenant.to_string(),
+                    kind: ThreadKind::Topic,
+                    id,
+                    parent: Some(message.conversation.clone()),
+                    body: Map::new(),
+                    created_at: at,
+                    updated_at: at,
+                };
+                state.topic = Some((record, Topic::default()));
+            }
+            let (topic_record, topic) = state
+                .topic
+                .as_mut()
+                .ok_or_else(|| Error::storage("topic state lost"))?;
+            shim::absorb(&mut topic.centroid, topic.messages, &vector);
+            topic.messages += 1;
+            topic_record.updated_at = topic_record.updated_at.max(at);
+            state.body.messages += 1;
+            state.body.topic = Some(topic_record.id.clone());
+
+            // Importance: how new (against what is stored and this batch)
+            // and how salient.
+            let parsed = shim::parse(&message.text);
+            let mut filter = Filter::new(tenant, now);
+            filter.scope = match project {
+                Some(p) => ScopeFilter::Project(p.to_string()),
+                None => ScopeFilter::Global,
+            };
+            let stored_best = self
+                .store
+                .vector_search(&vector, &filter, 1)?
+                .first()
+                .map_or(0.0, |h| h.score);
+            let batch_best = batch
+                .inserts
+                .iter()
+                .map(|(_, v)| f64::from(cosine(v, &vector)))
+                .fold(0.0, f64::max);
+            let importance =
+                exchange_importance(1.0 - stored_best.max(batch_best), parsed.salience);
+
+            let mut metadata = message.metadata;
+            metadata.insert("speaker".into(), json!(message.speaker));
+            metadata.insert(
+                PARSED_KEY.into(),
+                serde_json::to_value(&parsed).map_err(Error::storage)?,
+            );
+            let thread = Thread {
+                session: session.clone(),
+                conversation: message.conversation.clone(),
+                topic: topic_record.id.clone(),
+            };
+            let id = message.id.unwrap_or_else(|| MemoryId::new_at(at));
+            let mut memory = Memory {
+                id,
+                tenant: tenant.to_string(),
+                content,
+                kind: MemoryType::Episode,
+                project: project.map(str::to_string),
+                tags: Vec::new(),
+                metadata,
+                importance,
+                weight: 1.0,
+                source: "conversation".into(),
+                created_at: at,
+                updated_at: at,
+                last_accessed_at: None,
+                access_count: 0,
+                expires_at: None,
+                valid_from: None,
+                valid_to: None,
+                supersedes: None,
+                superseded_by: None,
+                thread: Some(thread),
+                search_context: None,
+            };
+
+            // Neighbours: the previous message of the same session gives
+            // this one its context, and takes this one as its own.
+            let in_batch = latest.get(&message.conversation).copied();
+            let previous = match in_batch {
+                Some(i) => Some(&mut batch.inserts[i].0),
+                None => state.last.as_mut(),
+            };
+            if let Some(prev) = previous.filter(|p| same_session(p, &session)) {
+                memory.search_context = Some(prev.content.clone());
+                append_context(prev, &memory.content);
+                state.last_changed |= in_batch.is_none();
+            }
+            report.logged.push(LoggedMessage {
+                id,
+                session,
+                conversation: message.conversation.clone(),
+                topic: memory
+                    .thread
+                    .as_ref()
+                    .map(|t| t.topic.clone())
+                    .unwrap_or_default(),
+                new_topic: started,
+                importance,
+            });
+            batch
+                .changes
+                .push(Change::new(id, ChangeKind::Created, &req.actor, at));
+            latest.insert(message.conversation.clone(), batch.inserts.len());
+            batch.inserts.push((memory, vector));
+        }
+        // Messages written before this batch that took a new neighbour:
+        // their index text changes, not what they say (no version).
+        for state in running.values_mut() {
+            if std::mem::take(&mut state.last_changed) {
+                if let Some(last) = state.last.take() {
+                    batch.updates.push((last, None));
+                }
+            }
+        }
+        self.store.write(batch.clone())?;
+
+        // The records follow: sessions first seen, then each touched
+        // conversation and its current topic.
+        for (session, at) in touched_sessions {
+            self.ensure_session(tenant, &session, at)?;
+        }
+        for (mut record, mut topic) in ended {
+            self.describe_topic(tenant, &record, &mut topic)?;
+            record.body = topic.to_body();
+            self.store.thread_store().put_thread(&record)?;
+        }
+        for (conversation, i) in latest {
+            let state = running
+                .get_mut(&conversation)
+                .ok_or_else(|| Error::storage("conversation state lost"))?;
+            state.last = Some(batch.inserts[i].0.clone());
+            if let Some((record, topic)) = &mut state.topic {
+                self.describe_topic(tenant, record, topic)?;
+                record.body = topic.to_body();
+                self.store.thread_store().put_thread(record)?;
+            }
+            state.record.body = state.body.to_body();
+            state.record.updated_at = state.record.updated_at.max(batch.inserts[i].0.created_at);
+            self.store.thread_store().put_thread(&state.record)?;
+        }
+        Ok(())
+    }
+
+    /// A conversation's state: its record (made when new), its current
+    /// topic and its latest message.
+    fn running(&self, tenant: &str, conversation: &str, at: Timestamp) -> Result<Running> {
+        let threads = self.store.thread_store();
+        let record = threads
+            .thread(tenant, ThreadKind::Conversation, conversation)?
+            .unwrap_or_else(|| ThreadRecord {
+                tenant: tenant.to_string(),
+                kind: ThreadKind::Conversation,
+                id: conversation.to_string(),
+                parent: None,
+                body: Map::new(),
+                created_at: at,
+                updated_at: at,
+            });
+        let body = Conversation::from_record(&record)?;
+        let topic = match &body.topic {
+            Some(id) => threads
+                .thread(tenant, ThreadKind::Topic, id)?
+                .map(|r| Topic::from_record(&r).map(|t| (r, t)))
+                .transpose()?,
+            None => None,
+        };
+        let mut filter = Filter::new(tenant, self.now()).everything();
+        filter.thread = Some(ThreadScope::Conversation(conversation.to_string()));
+        let last = self
+            .store
+            .list(&filter, ListOrder::Newest, 1, 0)?
+            .into_iter()
+            .next();
+        Ok(Running {
+            record,
+            body,
+            topic,
+            last,
+            last_changed: false,
+        })
+    }
+
+    /// Make the session's record unless it exists.
+    fn ensure_session(&self, tenant: &str, session: &str, at: Timestamp) -> Result<()> {
+        let threads = self.store.thread_store();
+        if threads
+            .thread(tenant, ThreadKind::Session, session)?
+            .is_none()
+        {
+            threads.put_thread(&ThreadRecord {
+                tenant: tenant.to_string(),
+                kind: ThreadKind::Session,
+                id: session.to_string(),
+                parent: None,
+                body: Session::default().to_body(),
+                created_at: at,
+                updated_at: at,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Give a topic its extractive title, summary and key entities, from
+    /// its messages as stored.
+    fn describe_topic(&self, tenant: &str, record: &ThreadRecord, topic: &mut Topic) -> Result<()> {
+        let mut filter = Filter::new(tenant, self.now()).everything();
+        filter.thread = Some(ThreadScope::Topic(record.id.clone()));
+        let messages = self
+            .store
+            .list(&filter, ListOrder::Oldest, TOPIC_SUMMARY_MESSAGES, 0)?;
+        let ids: Vec<MemoryId> = messages.iter().map(|m| m.id).collect();
+        let vectors: Vec<Vec<f32>> = self
+            .store
+            .embeddings(tenant, &ids)?
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect();
+        let texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        let (title, summary) = shim::describe(&texts, &vectors);
+        topic.title = title;
+        topic.summary = summary;
+        topic.entities = key_entities(&messages);
+        topic.messages = topic.messages.max(messages.len());
+        Ok(())
+    }
+}
+
+/// Messages of a topic its description is read from (the first ones).
+const TOPIC_SUMMARY_MESSAGES: usize = 200;
+
+/// Entities a topic lists.
+const TOPIC_ENTITIES: usize = 8;
+
+/// The most salient entities of `messages`, by summed salience.
+fn key_entities(messages: &[Memory]) -> Vec<String> {
+    let mut score: HashMap<String, f64> = HashMap::new();
+    for m in messages {
+        let Some(parsed) = m.metadata.get(PARSED_KEY) else {
+            continue;
+        };
+        let Ok(parsed) = serde_json::from_value::<shim::Parsed>(parsed.clone()) else {
+            continue;
+        };
+        for e in parsed.entities {
+            *score.entry(e.text).or_default() += f64::from(e.salience);
+        }
+    }
+    let mut ranked: Vec<(String, f64)> = score.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked
+        .into_iter()
+        .take(TOPIC_ENTITIES)
+        .map(|(e, _)| e)
+        .collect()
+}
+
+/// A message checked: ids normalised, text and speaker present.
+fn checked(mut m: Message, now: Timestamp) -> Result<Message> {
+    m.conversation = normalize_thread_id("conversation", &m.conversation)?;
+    m.session = m
+        .session
+        .as_deref()
+        .map(|s| normalize_thread_id("session", s))
+        .transpose()?;
+    m.speaker = m.speaker.trim().to_string();
+    if m.speaker.is_empty() || m.speaker.chars().count() > 128 {
+        return Err(Error::invalid(
+            "a message needs a `speaker` or `role` of 1–128 characters",
+        ));
+    }
+    validate_content(&m.text)?;
+    if m.at.is_some_and(|at| at > now + FUTURE_SLACK_MS) {
+        return Err(Error::invalid(
+            "a message's `at` is in the future: give the time it was said",
+        ));
+    }
+    Ok(m)
+}
+
+/// How far in the future a message's time may be (clocks differ).
+const FUTURE_SLACK_MS: i64 = 24 * 3_600_000;
+
+/// The default session of a message: its conversation's UTC day.
+fn default_session(conversation: &str, at: Timestamp) -> String {
+    let day = chrono::DateTime::from_timestamp_millis(at)
+        .map(|t| t.format("%Y-%m-%d").to_string())
+        .unwrap_or_else(|| "undated".into());
+    format!("{conversation}@{day}")
+}
+
+fn same_session(m: &Memory, session: &str) -> bool {
+    m.thread.as_ref().is_some_and(|t| t.session == session)
+}
+
+/// Add `next` (the following message) to `m`'s search context.
+fn append_context(m: &mut Memory, next: &str) {
+    match &mut m.search_context {
+        Some(c) => {
+            c.push('\n');
+            c.push_str(next);
+        }
+        None => m.search_context = Some(next.to_string()),
+    }
+}
+
+/// Stand-ins until the analysis modules land.
+mod shim {
+    use crate::rank::cosine;
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub struct Entity {
+        pub text: String,
+        pub salience: f32,
+    }
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub struct Parsed {
+        pub entities: Vec<Entity>,
+        pub salience: f64,
+    }
+    pub fn parse(text: &str) -> Parsed {
+        let entities: Vec<Entity> = text
+            .split_whitespace()
+            .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+            .map(|w| Entity {
+                text: w.trim_matches(|c: char| !c.is_alphanumeric()).to_string(),
+                salience: 0.5,
+            })
+            .collect();
+        Parsed {
+            salience: (entities.len() as f64 / 4.0).min(1.0),
+            entities,
+        }
+    }
+    pub fn drifted(centroid: &[f32], messages: usize, v: &[f32]) -> bool {
+        messages >= 3 && cosine(centroid, v) < 0.2
+    }
+    pub fn absorb(centroid: &mut Vec<f32>, messages: usize, v: &[f32]) {
+        if centroid.len() != v.len() {
+            *centroid = v.to_vec();
+            return;
+        }
+        let n = messages as f32;
+        for (c, x) in centroid.iter_mut().zip(v) {
+            *c = (*c * n + x) / (n + 1.0);
+        }
+    }
+    pub fn describe(texts: &[&str], _vectors: &[Vec<f32>]) -> (String, String) {
+        let title: String = texts
+            .first()
+            .map(|t| t.chars().take(60).collect())
+            .unwrap_or_default();
+        (
+            title,
+            texts.iter().take(2).copied().collect::<Vec<_>>().join(" "),
+        )
+    }
+}
