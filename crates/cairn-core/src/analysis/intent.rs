@@ -77,10 +77,40 @@ const REQUEST_PHRASES: &[&str] = &[
 
 /// Verbs that make an imperative when they open a sentence.
 const IMPERATIVE_VERBS: &[&str] = &[
-    "add", "change", "check", "create", "delete", "explain", "find", "fix", "give", "list",
-    "look", "move", "remove", "rename", "run", "send", "show", "tell", "update", "write",
-    "summarize", "summarise", "translate", "implement", "refactor", "install", "open", "stop",
-    "use", "try", "set", "make", "deploy", "review",
+    "add",
+    "change",
+    "check",
+    "create",
+    "delete",
+    "explain",
+    "find",
+    "fix",
+    "give",
+    "list",
+    "look",
+    "move",
+    "remove",
+    "rename",
+    "run",
+    "send",
+    "show",
+    "tell",
+    "update",
+    "write",
+    "summarize",
+    "summarise",
+    "translate",
+    "implement",
+    "refactor",
+    "install",
+    "open",
+    "stop",
+    "use",
+    "try",
+    "set",
+    "make",
+    "deploy",
+    "review",
 ];
 
 /// Phrases that record a decision.
@@ -173,10 +203,7 @@ pub fn classify_intents(text: &str) -> Vec<Intent> {
             found[intent as usize] = true;
         }
     }
-    ALL.iter()
-        .copied()
-        .filter(|i| found[*i as usize])
-        .collect()
+    ALL.iter().copied().filter(|i| found[*i as usize]).collect()
 }
 
 const ALL: [Intent; 6] = [
@@ -290,7 +317,10 @@ mod tests {
                 &[Request, Statement, Greeting],
             ),
             ("Thanks, what time is the meeting?", &[Question, Greeting]),
-            ("I like this. Why does it fail on Windows?", &[Question, Preference]),
+            (
+                "I like this. Why does it fail on Windows?",
+                &[Question, Preference],
+            ),
             ("history of the Roman empire", &[Statement]),
             ("", &[]),
             ("...", &[]),

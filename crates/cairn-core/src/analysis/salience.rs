@@ -45,13 +45,13 @@ const CUES: &[&str] = &[
 const FILLER: &[&str] = &[
     "a", "about", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by",
     "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "him",
-    "his", "how", "i", "i'm", "if", "in", "is", "it", "it's", "its", "just", "me", "my", "no", "not",
-    "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "they",
-    "this", "to", "too", "up", "us", "was", "we", "were", "what", "when", "where", "which", "who",
-    "why", "will", "with", "would", "you", "your", "ok", "okay", "k", "kk", "lol", "lmao", "haha",
-    "hah", "hmm", "um", "uh", "yeah", "yes", "yep", "yup", "no", "nope", "sure", "cool", "nice",
-    "great", "thanks", "thank", "thx", "ty", "hi", "hello", "hey", "bye", "cheers", "oh", "ah",
-    "wow", "right", "alright", "got", "it", "see", "np", "welcome", "please", "pls", "good",
+    "his", "how", "i", "i'm", "if", "in", "is", "it", "it's", "its", "just", "me", "my", "no",
+    "not", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there",
+    "they", "this", "to", "too", "up", "us", "was", "we", "were", "what", "when", "where", "which",
+    "who", "why", "will", "with", "would", "you", "your", "ok", "okay", "k", "kk", "lol", "lmao",
+    "haha", "hah", "hmm", "um", "uh", "yeah", "yes", "yep", "yup", "no", "nope", "sure", "cool",
+    "nice", "great", "thanks", "thank", "thx", "ty", "hi", "hello", "hey", "bye", "cheers", "oh",
+    "ah", "wow", "right", "alright", "got", "it", "see", "np", "welcome", "please", "pls", "good",
     "morning", "night", "awesome", "perfect", "fine", "well", "really", "very", "much", "lot",
 ];
 
@@ -60,7 +60,7 @@ const FILLER: &[&str] = &[
 ///
 /// - 0.30 · entities: `min(1, Σ entity salience / 2)`, so two strong
 ///   entities saturate it;
-/// - 0.20 · commitment: 1 for a [`Intent::Decision`], 0.8 for a
+/// - 0.20 · commitment: 1 for a [`Intent::Decision`] or a
 ///   [`Intent::Preference`], else 0;
 /// - 0.20 · cue: 1 if the text asks to be kept ("remember", "don't forget",
 ///   "note that", "keep in mind", "from now on", …);
@@ -73,10 +73,9 @@ pub fn salience(text: &str, entities: &[Entity], intents: &[Intent]) -> f64 {
     let w = words(text);
     let entity_sum: f64 = entities.iter().map(|e| f64::from(e.salience)).sum();
     let entity_part = (entity_sum / 2.0).min(1.0);
-    let commitment = if intents.contains(&Intent::Decision) {
+    let commitment = if intents.contains(&Intent::Decision) || intents.contains(&Intent::Preference)
+    {
         1.0
-    } else if intents.contains(&Intent::Preference) {
-        0.8
     } else {
         0.0
     };
@@ -131,7 +130,16 @@ mod tests {
 
     #[test]
     fn fillers_are_near_zero() {
-        for text in ["ok", "lol", "thanks!", "Hi!", "ok thanks", "yeah sure", "", "👍"] {
+        for text in [
+            "ok",
+            "lol",
+            "thanks!",
+            "Hi!",
+            "ok thanks",
+            "yeah sure",
+            "",
+            "👍",
+        ] {
             let s = score(text);
             assert!(s < 0.05, "{text:?}: {s}");
         }
@@ -143,8 +151,8 @@ mod tests {
         let ordered = [
             "Remember: we decided to deploy v2.3.0 to eu-west-1 on 2024-03-01, budget $5,000.",
             "We decided to use PostgreSQL instead of SQLite for the job queue.",
-            "I prefer short answers with code examples.",
             "The build failed with E0382 in src/engine.rs.",
+            "I prefer short answers with code examples.",
             "what time is it",
             "ok",
         ];

@@ -118,6 +118,10 @@ pub fn remove_time(query: &str, expression: &TimeExpression) -> String {
     ) else {
         return query.to_string();
     };
+    let after = after
+        .strip_prefix("'s")
+        .or_else(|| after.strip_prefix("’s"))
+        .unwrap_or(after);
     let joined = format!("{before} {after}");
     let mut out = String::with_capacity(joined.len());
     for word in joined.split_whitespace() {
@@ -272,8 +276,7 @@ fn month_name(word: &str) -> Option<(u32, bool)> {
 fn day_number(word: &str) -> Option<u32> {
     let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &word[digits.len()..];
-    if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") || digits.is_empty() || digits.len() > 2
-    {
+    if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") || digits.is_empty() || digits.len() > 2 {
         return None;
     }
     let d: u32 = digits.parse().ok()?;
@@ -366,7 +369,13 @@ impl Parser<'_> {
             "since" => {
                 let (r, j) = self.point(i + 1, true)?;
                 let end = self.end_of_today()?.max(r.end);
-                Some((TimeRange { start: r.start, end }, j))
+                Some((
+                    TimeRange {
+                        start: r.start,
+                        end,
+                    },
+                    j,
+                ))
             }
             "before" => {
                 let (r, j) = self.point(i + 1, true)?;
@@ -385,13 +394,16 @@ impl Parser<'_> {
                 if self.w(j) != Some("and") {
                     return None;
                 }
-                let (b, k) = self.point(j + 1, true)?;
+                let (b, k) = self.second(a, j + 1)?;
                 Some((span_of(a, b), k))
             }
             "from" => {
                 let (a, j) = self.point(i + 1, true)?;
-                if matches!(self.w(j), Some("to" | "until" | "till" | "through" | "thru")) {
-                    if let Some((b, k)) = self.point(j + 1, true) {
+                if matches!(
+                    self.w(j),
+                    Some("to" | "until" | "till" | "through" | "thru")
+                ) {
+                    if let Some((b, k)) = self.second(a, j + 1) {
                         return Some((span_of(a, b), k));
                     }
                 }
@@ -399,6 +411,32 @@ impl Parser<'_> {
             }
             _ => self.point(i, false),
         }
+    }
+
+    /// The second end of "between X and Y" or "from X to Y". A bare weekday
+    /// or month that would fall before X is taken in the following week or
+    /// year instead ("from Friday to Monday", "from November to February").
+    fn second(&self, first: TimeRange, i: usize) -> Option<Read> {
+        let (mut b, k) = self.point(i, true)?;
+        let j = if matches!(self.w(i), Some("on" | "in")) {
+            i + 1
+        } else {
+            i
+        };
+        let word = self.w(j)?;
+        if b.end <= first.start && k == j + 1 {
+            if weekday(word).is_some() {
+                let weeks = (first.start - b.start).div_euclid(7 * DAY_MS) + 1;
+                b = range(b.start + weeks * 7 * DAY_MS, b.end + weeks * 7 * DAY_MS);
+            } else if month_name(word).is_some() {
+                let start = DateTime::from_timestamp_millis(b.start)?.date_naive();
+                let years = first.start.saturating_sub(b.start) / (365 * DAY_MS) + 1;
+                let later =
+                    start.checked_add_months(Months::new(12 * u32::try_from(years).ok()?))?;
+                b = month(later.year(), later.month())?;
+            }
+        }
+        Some((b, k))
     }
 
     /// A point in time with an optional preposition and "the", refined by
@@ -618,7 +656,11 @@ impl Parser<'_> {
         let w0 = self.w(j)?;
         // Day first: "8 May 2023", "8th of May".
         if let Some(d) = day_number(w0) {
-            let k = if self.w(j + 1) == Some("of") { j + 2 } else { j + 1 };
+            let k = if self.w(j + 1) == Some("of") {
+                j + 2
+            } else {
+                j + 1
+            };
             let (m, _) = month_name(self.w(k)?)?;
             return self.dated(m, d, k + 1);
         }
@@ -714,23 +756,78 @@ mod tests {
         // (query, start, end, the text the span covers)
         let table: &[(&str, &str, &str, &str)] = &[
             ("what did we do today", "2023-05-10", "2023-05-11", "today"),
-            ("yesterday's standup notes", "2023-05-09", "2023-05-10", "yesterday"),
-            ("plans for tomorrow", "2023-05-11", "2023-05-12", "tomorrow"),
-            ("what we said tonight", "2023-05-10T18:00", "2023-05-11", "tonight"),
-            ("the bug from this morning", "2023-05-10", "2023-05-10T12:00", "from this morning"),
-            ("earlier today we fixed it", "2023-05-10", "2023-05-10T15:00", "earlier today"),
-            ("yesterday afternoon's call", "2023-05-09T12:00", "2023-05-09T18:00", "yesterday afternoon"),
-            ("last night", "2023-05-09T18:00", "2023-05-10T06:00", "last night"),
-            ("the day before yesterday", "2023-05-08", "2023-05-09", "the day before yesterday"),
+            (
+                "yesterday's standup notes",
+                "2023-05-09",
+                "2023-05-10",
+                "yesterday",
+            ),
+            (
+                "plans for tomorrow",
+                "2023-05-11",
+                "2023-05-12",
+                "for tomorrow",
+            ),
+            (
+                "what we said tonight",
+                "2023-05-10T18:00",
+                "2023-05-11",
+                "tonight",
+            ),
+            (
+                "the bug from this morning",
+                "2023-05-10",
+                "2023-05-10T12:00",
+                "from this morning",
+            ),
+            (
+                "earlier today we fixed it",
+                "2023-05-10",
+                "2023-05-10T15:00",
+                "earlier today",
+            ),
+            (
+                "yesterday afternoon's call",
+                "2023-05-09T12:00",
+                "2023-05-09T18:00",
+                "yesterday afternoon",
+            ),
+            (
+                "last night",
+                "2023-05-09T18:00",
+                "2023-05-10T06:00",
+                "last night",
+            ),
+            (
+                "the day before yesterday",
+                "2023-05-08",
+                "2023-05-09",
+                "the day before yesterday",
+            ),
             ("3 days ago", "2023-05-07", "2023-05-08", "3 days ago"),
-            ("three days ago", "2023-05-07", "2023-05-08", "three days ago"),
+            (
+                "three days ago",
+                "2023-05-07",
+                "2023-05-08",
+                "three days ago",
+            ),
             ("a day ago", "2023-05-09", "2023-05-10", "a day ago"),
-            ("a couple of days ago", "2023-05-08", "2023-05-09", "a couple of days ago"),
+            (
+                "a couple of days ago",
+                "2023-05-08",
+                "2023-05-09",
+                "a couple of days ago",
+            ),
             ("two weeks ago", "2023-04-24", "2023-05-01", "two weeks ago"),
             ("a month ago", "2023-04-01", "2023-05-01", "a month ago"),
             ("6 months ago", "2022-11-01", "2022-12-01", "6 months ago"),
             ("a year ago", "2022-01-01", "2023-01-01", "a year ago"),
-            ("2 hours ago", "2023-05-10T12:00", "2023-05-10T14:00", "2 hours ago"),
+            (
+                "2 hours ago",
+                "2023-05-10T12:00",
+                "2023-05-10T14:00",
+                "2 hours ago",
+            ),
             ("last week", "2023-05-01", "2023-05-08", "last week"),
             ("this week", "2023-05-08", "2023-05-15", "this week"),
             ("next week", "2023-05-15", "2023-05-22", "next week"),
@@ -739,19 +836,44 @@ mod tests {
             ("last year", "2022-01-01", "2023-01-01", "last year"),
             ("this year", "2023-01-01", "2024-01-01", "this year"),
             ("last weekend", "2023-05-06", "2023-05-08", "last weekend"),
-            ("in the last 3 days", "2023-05-07", "2023-05-11", "in the last 3 days"),
-            ("over the past week", "2023-05-03", "2023-05-11", "over the past week"),
+            (
+                "in the last 3 days",
+                "2023-05-07",
+                "2023-05-11",
+                "in the last 3 days",
+            ),
+            (
+                "over the past week",
+                "2023-05-03",
+                "2023-05-11",
+                "over the past week",
+            ),
             ("past 2 months", "2023-03-10", "2023-05-11", "past 2 months"),
             ("recently", "2023-05-03", "2023-05-11", "recently"),
-            ("what have we discussed lately?", "2023-05-03", "2023-05-11", "lately"),
+            (
+                "what have we discussed lately?",
+                "2023-05-03",
+                "2023-05-11",
+                "lately",
+            ),
             ("last Monday", "2023-05-08", "2023-05-09", "last Monday"),
-            ("last Wednesday", "2023-05-03", "2023-05-04", "last Wednesday"),
+            (
+                "last Wednesday",
+                "2023-05-03",
+                "2023-05-04",
+                "last Wednesday",
+            ),
             ("on Monday", "2023-05-08", "2023-05-09", "on Monday"),
             ("on Wednesday", "2023-05-10", "2023-05-11", "on Wednesday"),
             ("on Friday", "2023-05-05", "2023-05-06", "on Friday"),
             ("next Friday", "2023-05-12", "2023-05-13", "next Friday"),
             ("this Friday", "2023-05-12", "2023-05-13", "this Friday"),
-            ("Monday morning", "2023-05-08", "2023-05-08T12:00", "Monday morning"),
+            (
+                "Monday morning",
+                "2023-05-08",
+                "2023-05-08T12:00",
+                "Monday morning",
+            ),
             ("in March", "2023-03-01", "2023-04-01", "in March"),
             ("in May", "2023-05-01", "2023-06-01", "in May"),
             ("in June", "2022-06-01", "2022-07-01", "in June"),
@@ -760,27 +882,77 @@ mod tests {
             ("last May", "2022-05-01", "2022-06-01", "last May"),
             ("on 8 May 2023", "2023-05-08", "2023-05-09", "on 8 May 2023"),
             ("8 May, 2023", "2023-05-08", "2023-05-09", "8 May, 2023"),
-            ("the 8th of May", "2023-05-08", "2023-05-09", "the 8th of May"),
+            (
+                "the 8th of May",
+                "2023-05-08",
+                "2023-05-09",
+                "the 8th of May",
+            ),
             ("May 8, 2023", "2023-05-08", "2023-05-09", "May 8, 2023"),
             ("on May 8th", "2023-05-08", "2023-05-09", "on May 8th"),
-            ("on December 25", "2022-12-25", "2022-12-26", "on December 25"),
+            (
+                "on December 25",
+                "2022-12-25",
+                "2022-12-26",
+                "on December 25",
+            ),
             ("May 2023", "2023-05-01", "2023-06-01", "May 2023"),
-            ("notes from January", "2023-01-01", "2023-02-01", "from January"),
+            (
+                "notes from January",
+                "2023-01-01",
+                "2023-02-01",
+                "from January",
+            ),
             ("2023-05-08", "2023-05-08", "2023-05-09", "2023-05-08"),
-            ("logs on 2022-12-31 please", "2022-12-31", "2023-01-01", "on 2022-12-31"),
+            (
+                "logs on 2022-12-31 please",
+                "2022-12-31",
+                "2023-01-01",
+                "on 2022-12-31",
+            ),
             ("2023-02", "2023-02-01", "2023-03-01", "2023-02"),
             ("2023", "2023-01-01", "2024-01-01", "2023"),
             ("in 2021", "2021-01-01", "2022-01-01", "in 2021"),
             ("since Monday", "2023-05-08", "2023-05-11", "since Monday"),
-            ("since last week", "2023-05-01", "2023-05-11", "since last week"),
+            (
+                "since last week",
+                "2023-05-01",
+                "2023-05-11",
+                "since last week",
+            ),
             ("since 2021", "2021-01-01", "2023-05-11", "since 2021"),
             ("before yesterday", "-inf", "2023-05-09", "before yesterday"),
             ("after March", "2023-04-01", "+inf", "after March"),
-            ("until last Friday", "-inf", "2023-05-06", "until last Friday"),
-            ("between Monday and Wednesday", "2023-05-08", "2023-05-11", "between Monday and Wednesday"),
-            ("between 1 March and 15 April", "2023-03-01", "2023-04-16", "between 1 March and 15 April"),
-            ("from March to May", "2023-03-01", "2023-06-01", "from March to May"),
-            ("from 2021 to 2022", "2021-01-01", "2023-01-01", "from 2021 to 2022"),
+            (
+                "until last Friday",
+                "-inf",
+                "2023-05-06",
+                "until last Friday",
+            ),
+            (
+                "between Monday and Wednesday",
+                "2023-05-08",
+                "2023-05-11",
+                "between Monday and Wednesday",
+            ),
+            (
+                "between 1 March and 15 April",
+                "2023-03-01",
+                "2023-04-16",
+                "between 1 March and 15 April",
+            ),
+            (
+                "from March to May",
+                "2023-03-01",
+                "2023-06-01",
+                "from March to May",
+            ),
+            (
+                "from 2021 to 2022",
+                "2021-01-01",
+                "2023-01-01",
+                "from 2021 to 2022",
+            ),
             (
                 "what did we decide about the database last week?",
                 "2023-05-01",
@@ -827,10 +999,14 @@ mod tests {
     fn removes_the_time_words() {
         let table = [
             ("what did we decide last week?", "what did we decide?"),
-            ("notes from yesterday about the cache", "notes about the cache"),
+            (
+                "notes from yesterday about the cache",
+                "notes about the cache",
+            ),
             ("since Monday, what broke", "what broke"),
             ("database decisions in March 2023", "database decisions"),
             ("no time here", "no time here"),
+            ("tonight's plan", "plan"),
         ];
         for (query, want) in table {
             assert_eq!(split_time(query, REF).0, want, "{query:?}");
