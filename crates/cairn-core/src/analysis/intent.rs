@@ -232,21 +232,31 @@ pub(crate) fn words(sentence: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `phrase` (space-separated words) occurs in `words` at `at`.
-fn phrase_at(words: &[String], at: usize, phrase: &str) -> bool {
-    let mut n = 0;
-    for (k, p) in phrase.split(' ').enumerate() {
-        match words.get(at + k) {
-            Some(w) if w == p => n += 1,
-            _ => return false,
-        }
+/// The words joined by single spaces, with a space at each end, so that a
+/// phrase is found as a whole-word substring.
+pub(crate) fn word_line(words: &[String]) -> String {
+    let mut line = String::with_capacity(words.iter().map(|w| w.len() + 1).sum::<usize>() + 1);
+    line.push(' ');
+    for w in words {
+        line.push_str(w);
+        line.push(' ');
     }
-    n > 0
+    line
 }
 
-/// Whether `phrase` occurs anywhere in `words`.
-pub(crate) fn has_phrase(words: &[String], phrase: &str) -> bool {
-    (0..words.len()).any(|i| phrase_at(words, i, phrase))
+/// Whether `phrase` (lowercase words separated by single spaces) occurs as
+/// whole words in a [`word_line`].
+pub(crate) fn has_phrase(line: &str, phrase: &str) -> bool {
+    let bytes = line.as_bytes();
+    line.match_indices(phrase)
+        .any(|(i, _)| i > 0 && bytes[i - 1] == b' ' && bytes.get(i + phrase.len()) == Some(&b' '))
+}
+
+/// Whether a [`word_line`] opens with `phrase`.
+fn starts_with_phrase(line: &str, phrase: &str) -> bool {
+    line.get(1..).is_some_and(|rest| {
+        rest.starts_with(phrase) && rest.as_bytes().get(phrase.len()) == Some(&b' ')
+    })
 }
 
 fn sentence_intents(sentence: &str) -> Vec<Intent> {
@@ -255,11 +265,14 @@ fn sentence_intents(sentence: &str) -> Vec<Intent> {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let greeting = GREETING_PHRASES.iter().any(|p| phrase_at(&w, 0, p));
+    let line = word_line(&w);
+    let greeting = GREETING_PHRASES
+        .iter()
+        .any(|p| starts_with_phrase(&line, p));
     if greeting {
         out.push(Intent::Greeting);
     }
-    let request = REQUEST_PHRASES.iter().any(|p| has_phrase(&w, p))
+    let request = REQUEST_PHRASES.iter().any(|p| has_phrase(&line, p))
         || IMPERATIVE_VERBS.contains(&w[0].as_str());
     if request {
         out.push(Intent::Request);
@@ -268,10 +281,10 @@ fn sentence_intents(sentence: &str) -> Vec<Intent> {
     if asks && !request {
         out.push(Intent::Question);
     }
-    if DECISION_PHRASES.iter().any(|p| has_phrase(&w, p)) {
+    if DECISION_PHRASES.iter().any(|p| has_phrase(&line, p)) {
         out.push(Intent::Decision);
     }
-    if PREFERENCE_PHRASES.iter().any(|p| has_phrase(&w, p)) {
+    if PREFERENCE_PHRASES.iter().any(|p| has_phrase(&line, p)) {
         out.push(Intent::Preference);
     }
     // A greeting with a few words after it ("hi there", "thanks a lot") is

@@ -6,7 +6,7 @@
 //! 0.4·salience`.
 
 use super::entities::{Entity, EntityKind};
-use super::intent::{has_phrase, words, Intent};
+use super::intent::{has_phrase, word_line, words, Intent};
 
 /// Weight of the entities component.
 const W_ENTITIES: f64 = 0.30;
@@ -79,7 +79,8 @@ pub fn salience(text: &str, entities: &[Entity], intents: &[Intent]) -> f64 {
     } else {
         0.0
     };
-    let cue = if CUES.iter().any(|c| has_phrase(&w, c)) {
+    let line = word_line(&w);
+    let cue = if CUES.iter().any(|c| has_phrase(&line, c)) {
         1.0
     } else {
         0.0
