@@ -20,7 +20,9 @@ pub use entities::{extract_entities, Entity, EntityKind};
 pub use intent::{classify_intents, Intent};
 pub use salience::salience;
 pub use sentiment::sentiment;
-pub use temporal::{parse_time, remove_time, split_time, TimeExpression, TimeRange};
+pub use temporal::{
+    parse_time, parse_time_now, remove_time, split_time, TimeExpression, TimeRange,
+};
 
 /// What [`parse`] derives from one message; stored as JSON in a memory's
 /// metadata.

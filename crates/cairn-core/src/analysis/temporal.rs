@@ -108,6 +108,12 @@ pub fn parse_time(query: &str, reference: Timestamp) -> Option<TimeExpression> {
     })
 }
 
+/// Reads the first time expression in `query` relative to the current
+/// time: [`parse_time`] for a live query.
+pub fn parse_time_now(query: &str) -> Option<TimeExpression> {
+    parse_time(query, crate::time::now())
+}
+
 /// `query` without the words of `expression`, with whitespace collapsed and
 /// no space left before punctuation: the part of the query to search by
 /// content.
@@ -1021,6 +1027,12 @@ mod tests {
         assert_eq!(e.range, range(at("2021-01-02"), at("2021-01-03")));
         let e = parse_time("last week", conv).unwrap();
         assert_eq!(e.range, range(at("2020-12-21"), at("2020-12-28")));
+    }
+
+    #[test]
+    fn reads_relative_to_now_by_default() {
+        let e = parse_time_now("what did we do today").unwrap();
+        assert!(e.range.contains(crate::time::now()));
     }
 
     #[test]
