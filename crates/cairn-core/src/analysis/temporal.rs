@@ -32,7 +32,12 @@
 //!   of X, if later); "after X" from the end of X and "before X" up to the
 //!   start of X are open-ended ([`TimeRange::UNBOUNDED_START`],
 //!   [`TimeRange::UNBOUNDED_END`]); "until X" includes X. "between X and Y"
-//!   and "from X to Y" run from the start of X to the end of Y.
+//!   and "from X to Y" run from the start of X to the end of Y; a bare
+//!   weekday or month Y that would fall before X is taken in the following
+//!   week or year ("from Friday to Monday").
+//! - A preposition before an expression ("in", "on", "during", "over",
+//!   "within", "for", "of", "from") belongs to its span, so that
+//!   [`remove_time`] leaves no dangling "in".
 //! - The words "may" and "march", and month abbreviations ("mar", "dec"),
 //!   count only in a date-like context: a preceding preposition ("in May",
 //!   "since March"), "last/this/next", a day number or a year. Other full
