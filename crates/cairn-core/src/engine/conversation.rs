@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::Cairn;
+use crate::analysis;
 use crate::history::{Change, ChangeKind};
 use crate::memory::{
     normalize_project, normalize_thread_id, validate_content, Memory, MemoryId, MemoryType, Thread,
@@ -228,7 +229,7 @@ impl Cairn {
 
             // Importance: how new (against what is stored and this batch)
             // and how salient.
-            let parsed = shim::parse(&message.text);
+            let parsed = analysis::parse(&message.text);
             let mut filter = Filter::new(tenant, now);
             filter.scope = match project {
                 Some(p) => ScopeFilter::Project(p.to_string()),
@@ -448,7 +449,7 @@ fn key_entities(messages: &[Memory]) -> Vec<String> {
         let Some(parsed) = m.metadata.get(PARSED_KEY) else {
             continue;
         };
-        let Ok(parsed) = serde_json::from_value::<shim::Parsed>(parsed.clone()) else {
+        let Ok(parsed) = serde_json::from_value::<analysis::Parsed>(parsed.clone()) else {
             continue;
         };
         for e in parsed.entities {
@@ -516,30 +517,6 @@ fn append_context(m: &mut Memory, next: &str) {
 /// Stand-ins until the analysis modules land.
 mod shim {
     use crate::rank::cosine;
-    #[derive(serde::Serialize, serde::Deserialize)]
-    pub struct Entity {
-        pub text: String,
-        pub salience: f32,
-    }
-    #[derive(serde::Serialize, serde::Deserialize)]
-    pub struct Parsed {
-        pub entities: Vec<Entity>,
-        pub salience: f64,
-    }
-    pub fn parse(text: &str) -> Parsed {
-        let entities: Vec<Entity> = text
-            .split_whitespace()
-            .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
-            .map(|w| Entity {
-                text: w.trim_matches(|c: char| !c.is_alphanumeric()).to_string(),
-                salience: 0.5,
-            })
-            .collect();
-        Parsed {
-            salience: (entities.len() as f64 / 4.0).min(1.0),
-            entities,
-        }
-    }
     pub fn drifted(centroid: &[f32], messages: usize, v: &[f32]) -> bool {
         messages >= 3 && cosine(centroid, v) < 0.2
     }
