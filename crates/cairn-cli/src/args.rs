@@ -327,6 +327,12 @@ pub enum Mode {
     Keyword,
     /// Vectors only.
     Semantic,
+    /// Time words in the query ("yesterday", "last week", "in March", "on 8
+    /// May 2023") filter by time (see --reference); the rest is searched
+    /// hybrid, or the newest come first.
+    Temporal,
+    /// The most important first, among the query's hybrid matches.
+    Importance,
 }
 
 /// Filters shared by recall, list and forget.
@@ -355,6 +361,15 @@ pub struct FilterArgs {
     /// Include superseded memories.
     #[arg(long)]
     pub include_superseded: bool,
+    /// Only the messages of this conversation session.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only the messages of this conversation.
+    #[arg(long)]
+    pub conversation: Option<String>,
+    /// Only the messages of this topic of a conversation.
+    #[arg(long)]
+    pub topic: Option<String>,
 }
 
 /// `cairn recall`
@@ -368,9 +383,13 @@ pub struct RecallArgs {
     /// How many results (1–1000).
     #[arg(long, short = 'n', default_value_t = 10)]
     pub limit: usize,
-    /// How candidates are found.
+    /// How candidates are found and ordered.
     #[arg(long, value_enum, default_value_t = Mode::Hybrid)]
     pub mode: Mode,
+    /// The time a temporal query's "yesterday" or "last week" is relative
+    /// to (RFC 3339 or YYYY-MM-DD) [default: now].
+    #[arg(long)]
+    pub reference: Option<String>,
     /// Token budget (cl100k_base) for the results: those past it are left
     /// out and counted.
     #[arg(long, short = 'b')]

@@ -252,6 +252,9 @@ fn selection(f: &FilterArgs) -> Selection {
         valid_at: f.valid_at.clone(),
         include_expired: f.include_expired,
         include_superseded: f.include_superseded,
+        session: f.session.clone(),
+        conversation: f.conversation.clone(),
+        topic: f.topic.clone(),
     }
 }
 
@@ -346,10 +349,13 @@ fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
                 Mode::Hybrid => SearchMode::Hybrid,
                 Mode::Keyword => SearchMode::Keyword,
                 Mode::Semantic => SearchMode::Semantic,
+                Mode::Temporal => SearchMode::Temporal,
+                Mode::Importance => SearchMode::Importance,
             }
             .as_str()
             .to_string(),
         ),
+        reference: a.reference,
         budget: a.budget,
         explain: a.explain,
     };
@@ -372,13 +378,14 @@ fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
             vec![
                 id.clone(),
                 format!("{:.4}", r.score),
+                r.matched.as_str().to_string(),
                 m.kind.clone().unwrap_or_default(),
                 m.project.clone().unwrap_or_else(|| "(global)".into()),
                 out::one_line(&m.content, 80),
             ]
         })
         .collect();
-    out::table(&["ID", "SCORE", "TYPE", "SCOPE", "CONTENT"], &rows);
+    out::table(&["ID", "SCORE", "MATCH", "TYPE", "SCOPE", "CONTENT"], &rows);
     if out.omitted > 0 {
         println!(
             "{}",

@@ -70,6 +70,15 @@ pub struct FilterParams {
     /// Only memories created before this time (RFC 3339 or YYYY-MM-DD).
     #[serde(default)]
     pub until: Option<String>,
+    /// Only the messages of this session (see `observe`).
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Only the messages of this conversation.
+    #[serde(default)]
+    pub conversation: Option<String>,
+    /// Only the messages of this topic of a conversation.
+    #[serde(default)]
+    pub topic: Option<String>,
 }
 
 /// Arguments of `recall`. (Not `deny_unknown_fields`: serde does not
@@ -85,10 +94,16 @@ pub struct RecallParams {
     /// bound the answer's length).
     #[serde(default)]
     pub limit: Option<usize>,
-    /// hybrid (default: keywords and meaning), keyword (exact words) or
-    /// semantic (meaning only).
+    /// hybrid (default: keywords and meaning), keyword (exact words),
+    /// semantic (meaning only), temporal (time words in the query such as
+    /// "yesterday", "last week", "in March" filter by time) or importance
+    /// (most important first).
     #[serde(default)]
     pub mode: Option<String>,
+    /// For temporal: the time "yesterday" or "last week" is relative to
+    /// (RFC 3339 or YYYY-MM-DD; default now).
+    #[serde(default)]
+    pub reference: Option<String>,
     /// Token budget (cl100k) for the returned memories' text: results past it
     /// are left out and counted in `omitted`.
     #[serde(default)]
@@ -274,6 +289,9 @@ impl FilterParams {
             tags: self.tags,
             since: self.since,
             until: self.until,
+            session: self.session,
+            conversation: self.conversation,
+            topic: self.topic,
             ..Default::default()
         }
     }
@@ -304,6 +322,7 @@ impl From<RecallParams> for RecallInput {
             selection: p.filter.selection(),
             limit: p.limit,
             mode: p.mode,
+            reference: p.reference,
             budget: p.budget,
             explain: p.explain,
         }

@@ -184,6 +184,7 @@ impl Harness {
             filter,
             limit,
             mode,
+            reference: None,
         })?;
         Ok(found
             .into_iter()

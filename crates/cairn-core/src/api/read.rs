@@ -31,8 +31,13 @@ pub struct RecallInput {
     pub selection: Selection,
     /// Most results, 1 to 1000 (default 10).
     pub limit: Option<usize>,
-    /// `hybrid` (default), `keyword` or `semantic`.
+    /// How to match: `hybrid` (default), `keyword`, `semantic`,
+    /// `temporal` (time words in the query become a time filter) or
+    /// `importance` (most important first).
     pub mode: Option<String>,
+    /// The time a temporal query's "yesterday" or "last week" is read
+    /// against (RFC 3339 or YYYY-MM-DD; default now).
+    pub reference: Option<String>,
     /// Token budget (cl100k) for the answer's lines: results past it are
     /// left out and counted in `omitted`.
     pub budget: Option<usize>,
@@ -48,6 +53,10 @@ pub struct RecallHit {
     pub memory: MemoryView,
     /// Final score, higher is better.
     pub score: f64,
+    /// How it matched: keyword, semantic, hybrid (both), temporal or
+    /// importance.
+    #[serde(rename = "match")]
+    pub matched: SearchMode,
     /// Every factor of the score, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<ScoreBreakdown>,
@@ -90,11 +99,19 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
         Some(m) => m.parse()?,
         None => SearchMode::Hybrid,
     };
+    let reference = input
+        .reference
+        .as_deref()
+        .map(|r| {
+            crate::time::parse_timestamp(r).map_err(|e| Error::invalid(format!("reference: {e}")))
+        })
+        .transpose()?;
     let found = cairn.recall(&RecallRequest {
         query: input.query,
         filter,
         limit: input.limit.unwrap_or(10),
         mode,
+        reference,
     })?;
     let memories: Vec<_> = found.iter().map(|r| r.memory.clone()).collect();
     let views = MemoryView::of_all(cairn, &caller.tenant, &memories)?;
@@ -113,6 +130,7 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
         results.push(RecallHit {
             memory,
             score: r.explain.score,
+            matched: r.matched,
             explain: input.explain.then_some(r.explain),
             line,
         });

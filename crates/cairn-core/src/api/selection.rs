@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::{non_empty, Caller};
 use crate::memory::{normalize_tags, MemoryType, Timestamp};
-use crate::store::{Filter, ListOrder, ScopeFilter};
+use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope};
 use crate::time::parse_timestamp;
 use crate::{Error, Result};
 
@@ -37,6 +37,12 @@ pub struct Selection {
     pub include_expired: bool,
     /// Include memories replaced by newer ones.
     pub include_superseded: bool,
+    /// Only the messages of this session.
+    pub session: Option<String>,
+    /// Only the messages of this conversation.
+    pub conversation: Option<String>,
+    /// Only the messages of this topic.
+    pub topic: Option<String>,
 }
 
 impl Selection {
@@ -51,18 +57,42 @@ impl Selection {
             || self.since.is_some()
             || self.until.is_some()
             || self.valid_at.is_some()
+            || self.thread().ok().flatten().is_some()
+    }
+
+    /// The session, conversation or topic named (at most one).
+    fn thread(&self) -> Result<Option<ThreadScope>> {
+        let named: Vec<ThreadScope> = [
+            non_empty(self.session.as_deref()).map(ThreadScope::Session),
+            non_empty(self.conversation.as_deref()).map(ThreadScope::Conversation),
+            non_empty(self.topic.as_deref()).map(ThreadScope::Topic),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        match named.len() {
+            0 | 1 => Ok(named.into_iter().next()),
+            _ => Err(Error::invalid(
+                "name one of session, conversation or topic (the narrowest you mean)",
+            )),
+        }
     }
 
     /// What a recall or a listing sees: `all_projects`, or global memories
     /// only, or a project (given, else the caller's) with the global ones,
     /// or global memories when there is no project.
+    ///
+    /// A session, conversation or topic is narrower than a project: named
+    /// alone, its messages are seen whatever their project.
     pub fn seen_from(&self, caller: &Caller, now: Timestamp) -> Result<Filter> {
+        let in_thread = self.thread()?.is_some();
         let scope = match (
             self.all_projects,
             self.global,
             non_empty(self.project.as_deref()),
         ) {
             (true, _, _) => ScopeFilter::All,
+            (false, false, None) if in_thread => ScopeFilter::All,
             (false, true, Some(p)) => {
                 return Err(Error::invalid(format!(
                     "give a project ({p}) or global, not both"
@@ -113,6 +143,7 @@ impl Selection {
             filter.valid_after = Some(at);
             filter.valid_before = Some(at + 1);
         }
+        filter.thread = self.thread()?;
         filter.include_expired |= self.include_expired;
         filter.include_superseded |= self.include_superseded;
         Ok(filter)

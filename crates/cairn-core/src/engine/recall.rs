@@ -3,20 +3,28 @@
 
 use std::collections::HashMap;
 
+use schemars::JsonSchema;
+
 use super::Cairn;
-use crate::memory::{normalize_tags, Memory, MemoryId};
+use crate::analysis::temporal::split_time;
+use crate::memory::{normalize_tags, Memory, MemoryId, Timestamp};
 use crate::rank::{
     access_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion, scope_weight,
     ScoreBreakdown,
 };
-use crate::store::{Filter, Hit};
+use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
+
+/// Memories an importance recall without a query orders (the newest).
+const IMPORTANCE_POOL: usize = 10_000;
 
 /// The most results one recall may ask for.
 pub const MAX_RECALL_LIMIT: usize = 1000;
 
-/// How recall finds candidates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+/// How recall finds and orders candidates (the match type).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchMode {
     /// BM25 and vector candidates fused by RRF (default).
@@ -26,10 +34,18 @@ pub enum SearchMode {
     Keyword,
     /// Vector similarity only.
     Semantic,
+    /// A time expression in the query ("yesterday", "last week", "in
+    /// March", "on 8 May 2023") becomes a time filter, relative to the
+    /// request's reference time; the rest of the query is searched hybrid
+    /// within it, or, when nothing is left, the newest come first.
+    Temporal,
+    /// The most important first, among the hybrid matches of the query
+    /// (or, for an empty query, every memory passing the filter).
+    Importance,
 }
 
 impl SearchMode {
-    /// Every mode.
+    /// The three retrieval modes benchmarks compare.
     pub const ALL: [SearchMode; 3] = [
         SearchMode::Keyword,
         SearchMode::Semantic,
@@ -42,6 +58,8 @@ impl SearchMode {
             SearchMode::Hybrid => "hybrid",
             SearchMode::Keyword => "keyword",
             SearchMode::Semantic => "semantic",
+            SearchMode::Temporal => "temporal",
+            SearchMode::Importance => "importance",
         }
     }
 }
@@ -53,8 +71,10 @@ impl std::str::FromStr for SearchMode {
             "hybrid" => Ok(SearchMode::Hybrid),
             "keyword" | "bm25" => Ok(SearchMode::Keyword),
             "semantic" | "vector" => Ok(SearchMode::Semantic),
+            "temporal" | "time" => Ok(SearchMode::Temporal),
+            "importance" | "important" => Ok(SearchMode::Importance),
             _ => Err(Error::invalid(format!(
-                "unknown search mode `{s}`; use hybrid, keyword or semantic"
+                "unknown search mode `{s}`; use hybrid, keyword, semantic, temporal or importance"
             ))),
         }
     }
@@ -70,8 +90,11 @@ pub struct RecallRequest {
     pub filter: Filter,
     /// How many results (1–1000).
     pub limit: usize,
-    /// Hybrid, keyword or semantic.
+    /// How to match (see [`SearchMode`]).
     pub mode: SearchMode,
+    /// The time relative expressions of a temporal query are read against
+    /// (a conversation's own date); default now.
+    pub reference: Option<Timestamp>,
 }
 
 impl RecallRequest {
@@ -82,6 +105,7 @@ impl RecallRequest {
             filter: Filter::new(tenant, 0),
             limit: 10,
             mode: SearchMode::Hybrid,
+            reference: None,
         }
     }
 }
@@ -93,6 +117,9 @@ pub struct Recalled {
     pub memory: Memory,
     /// Every factor of the score; `explain.score` is the final score.
     pub explain: ScoreBreakdown,
+    /// How it matched: `keyword`, `semantic` or `hybrid` (found by both
+    /// sides) for the ranked modes; `temporal` or `importance` for theirs.
+    pub matched: SearchMode,
 }
 
 impl Cairn {
@@ -104,6 +131,104 @@ impl Cairn {
                 req.limit
             )));
         }
+        match req.mode {
+            SearchMode::Temporal => self.search_in_time(req),
+            SearchMode::Importance => self.search_by_importance(req),
+            _ => self.search_ranked(req),
+        }
+    }
+
+    /// [`SearchMode::Temporal`].
+    fn search_in_time(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+        let reference = req.reference.unwrap_or_else(|| self.now());
+        let (rest, time) = split_time(&req.query, reference);
+        let Some(time) = time else {
+            // No time in the query: an ordinary hybrid recall.
+            return self.search_ranked(&RecallRequest {
+                mode: SearchMode::Hybrid,
+                ..req.clone()
+            });
+        };
+        let mut within = req.clone();
+        let f = &mut within.filter;
+        f.created_after = Some(
+            f.created_after
+                .map_or(time.range.start, |a| a.max(time.range.start)),
+        );
+        f.created_before = Some(
+            f.created_before
+                .map_or(time.range.end, |b| b.min(time.range.end)),
+        );
+        let mut found = if keyword_terms(&rest).is_empty() {
+            self.listed(&within.filter, ListOrder::Newest, req.limit)?
+        } else {
+            within.query = rest;
+            within.mode = SearchMode::Hybrid;
+            self.search_ranked(&within)?
+        };
+        found
+            .iter_mut()
+            .for_each(|r| r.matched = SearchMode::Temporal);
+        Ok(found)
+    }
+
+    /// [`SearchMode::Importance`].
+    fn search_by_importance(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+        let pool = (req.limit * self.fusion.candidates_per_result).min(MAX_RECALL_LIMIT);
+        let mut found = if keyword_terms(&req.query).is_empty() {
+            self.listed(&req.filter, ListOrder::Newest, IMPORTANCE_POOL)?
+        } else {
+            self.search_ranked(&RecallRequest {
+                mode: SearchMode::Hybrid,
+                limit: pool,
+                ..req.clone()
+            })?
+        };
+        // Stable: equally important memories keep their relevance order.
+        found.sort_by(|a, b| b.memory.importance.total_cmp(&a.memory.importance));
+        found.truncate(req.limit);
+        for r in &mut found {
+            r.matched = SearchMode::Importance;
+        }
+        Ok(found)
+    }
+
+    /// Memories passing `filter` in `order`, scored by their place in it
+    /// (`1 / (1 + position)`), for the modes that order without a query.
+    fn listed(&self, filter: &Filter, order: ListOrder, limit: usize) -> Result<Vec<Recalled>> {
+        let mut filter = filter.clone();
+        filter.now = self.now();
+        Ok(self
+            .store
+            .list(&filter, order, limit, 0)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, memory)| {
+                let f = RankFactors::of(&memory);
+                let mut explain = ScoreBreakdown {
+                    bm25_rank: None,
+                    bm25_score: None,
+                    vector_rank: None,
+                    cosine: None,
+                    rrf: 1.0 / (1.0 + i as f64),
+                    boost: 1.0,
+                    decay: 1.0,
+                    scope_weight: scope_weight(f.global),
+                    weight: 1.0,
+                    score: 0.0,
+                };
+                explain.combine();
+                Recalled {
+                    memory,
+                    explain,
+                    matched: SearchMode::Hybrid,
+                }
+            })
+            .collect())
+    }
+
+    /// The ranked modes: keyword, semantic and hybrid.
+    fn search_ranked(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
         if req.query.trim().is_empty() {
             return Err(Error::invalid("the query is empty: say what to look for"));
         }
@@ -203,9 +328,15 @@ impl Cairn {
                 .map(|m| (m.id, m))
                 .collect();
             results.extend(batch.into_iter().filter_map(|(id, explain)| {
+                let matched = match (explain.bm25_rank, explain.vector_rank) {
+                    (Some(_), Some(_)) => SearchMode::Hybrid,
+                    (Some(_), None) => SearchMode::Keyword,
+                    _ => SearchMode::Semantic,
+                };
                 Some(Recalled {
                     memory: memories.remove(&id)?,
                     explain,
+                    matched,
                 })
             }));
         }
