@@ -65,7 +65,7 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
             if json {
                 return print_json(&logged);
             }
-            for m in &logged {
+            for m in &logged.logged {
                 let topic = if m.new_topic {
                     format!("new topic {}", m.topic)
                 } else {
@@ -74,7 +74,7 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
                 println!(
                     "{} {} ({topic}, importance {:.2})",
                     paint("logged", GREEN),
-                    &m.id.to_string()[..8],
+                    &m.id[..8],
                     m.importance
                 );
             }

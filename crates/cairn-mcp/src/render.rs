@@ -4,7 +4,7 @@
 
 use cairn_core::api::plural;
 use cairn_core::api::{
-    ForgetOutput, GetOutput, ListOutput, MemoryView, RememberOutput, StatsOutput,
+    ForgetOutput, GetOutput, ListOutput, LogOutput, MemoryView, RememberOutput, StatsOutput,
 };
 use cairn_core::{Error, ErrorKind, WriteStatus};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -54,6 +54,24 @@ pub fn one_line(s: &str, max: usize) -> String {
 
 fn scope(project: Option<&str>) -> &str {
     project.unwrap_or("global")
+}
+
+/// What `observe` did: a line per message.
+pub fn observed(out: &LogOutput) -> String {
+    out.logged
+        .iter()
+        .map(|m| {
+            format!(
+                "logged {} in {} ({}topic {}, importance {:.2})",
+                &m.id[..m.id.len().min(13)],
+                m.conversation,
+                if m.new_topic { "new " } else { "" },
+                m.topic,
+                m.importance
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What `remember` did.

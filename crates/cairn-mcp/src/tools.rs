@@ -4,8 +4,8 @@
 //! doc comments are the descriptions a model reads.
 
 use cairn_core::api::{
-    self, ContextInput, ForgetOutput, GetOutput, ListOutput, RecallOutput, RememberOutput,
-    StatsOutput, UpdateOutput,
+    self, ContextInput, ForgetOutput, GetOutput, ListOutput, LogOutput, RecallOutput,
+    RememberOutput, StatsOutput, UpdateOutput,
 };
 use cairn_core::context::ContextPack;
 use rmcp::handler::server::tool::schema_for_output;
@@ -105,6 +105,36 @@ impl CairnMcp {
             .call(&ext, move |c, caller| api::context(c, caller, input))
             .await;
         answer(out, |pack| pack.markdown.clone())
+    }
+
+    /// Log conversation messages as they happen (the user's message and
+    /// your reply, after each exchange) so later sessions can search them:
+    /// each becomes an episode in the conversation's current topic; a new
+    /// topic starts by itself when the subject changes. Search them with
+    /// `recall` (`conversation`, `session` or `topic` to narrow it; `mode`
+    /// temporal for "what did we say yesterday"). Returns each message's
+    /// id, topic and importance.
+    #[tool(
+        name = "observe",
+        output_schema = schema_for_output::<LogOutput>(),
+        annotations(
+            title = "Log conversation messages",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn observe(
+        &self,
+        Parameters(p): Parameters<ObserveParams>,
+        ext: Extensions,
+    ) -> CallToolResult {
+        let (project, records) = p.records();
+        let out = self
+            .call(&ext, move |c, caller| api::log(c, caller, project, records))
+            .await;
+        answer(out, render::observed)
     }
 
     /// Read one memory in full by its id or a unique prefix (as shown by

@@ -247,6 +247,62 @@ pub struct ListParams {
     pub cursor: Option<String>,
 }
 
+/// One message of `observe`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessageParams {
+    /// Who said it: `user`, `assistant`, or a name.
+    #[serde(alias = "role")]
+    pub speaker: String,
+    /// What was said.
+    pub text: String,
+    /// When (RFC 3339); default now.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// The session; default one per conversation per day.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Anything else, as a JSON object.
+    #[serde(default)]
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// Arguments of `observe`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ObserveParams {
+    /// The conversation's id (any stable name, e.g. the chat's id).
+    pub conversation: String,
+    /// The messages to log, in order (usually the user's message and your
+    /// reply).
+    pub messages: Vec<MessageParams>,
+    /// Project. Omitted: the session's project.
+    #[serde(default)]
+    pub project: Option<String>,
+}
+
+impl ObserveParams {
+    /// The messages as wire records of the conversation.
+    pub fn records(self) -> (Option<String>, Vec<cairn_core::wire::MessageRecord>) {
+        let conversation = self.conversation;
+        let records = self
+            .messages
+            .into_iter()
+            .map(|m| cairn_core::wire::MessageRecord {
+                conversation: conversation.clone(),
+                session: m.session,
+                speaker: Some(m.speaker),
+                role: None,
+                text: m.text,
+                at: m.at,
+                id: None,
+                metadata: m.metadata,
+            })
+            .collect();
+        (self.project, records)
+    }
+}
+
 /// Arguments of `help`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -107,6 +107,43 @@ fn summarise(report: ObserveReport, errors: Vec<(usize, String)>) -> Conversatio
     }
 }
 
+/// One logged message, as answered.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct LoggedView {
+    /// Its memory's id.
+    pub id: String,
+    /// Its session.
+    pub session: String,
+    /// Its conversation.
+    pub conversation: String,
+    /// Its topic.
+    pub topic: String,
+    /// Whether it started that topic (the conversation changed subject).
+    pub new_topic: bool,
+    /// Its importance, 0–1 (`0.6·novelty + 0.4·salience`).
+    pub importance: f64,
+}
+
+impl From<LoggedMessage> for LoggedView {
+    fn from(m: LoggedMessage) -> Self {
+        LoggedView {
+            id: m.id.to_string(),
+            session: m.session,
+            conversation: m.conversation,
+            topic: m.topic,
+            new_topic: m.new_topic,
+            importance: m.importance,
+        }
+    }
+}
+
+/// What logging messages did.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct LogOutput {
+    /// The messages logged, in order.
+    pub logged: Vec<LoggedView>,
+}
+
 /// Log messages given as records (an agent's exchange: its user message
 /// and reply); every record is checked before any is written.
 pub fn log(
@@ -114,7 +151,7 @@ pub fn log(
     caller: &Caller,
     project: Option<String>,
     records: Vec<MessageRecord>,
-) -> Result<Vec<LoggedMessage>> {
+) -> Result<LogOutput> {
     let messages = records
         .into_iter()
         .map(MessageRecord::into_message)
@@ -122,9 +159,10 @@ pub fn log(
     if messages.is_empty() {
         return Err(Error::invalid("nothing to log: give at least one message"));
     }
-    Ok(cairn
-        .observe(&request(caller, project), messages, &mut |_| ())?
-        .logged)
+    let report = cairn.observe(&request(caller, project), messages, &mut |_| ())?;
+    Ok(LogOutput {
+        logged: report.logged.into_iter().map(LoggedView::from).collect(),
+    })
 }
 
 /// A conversation as listed.

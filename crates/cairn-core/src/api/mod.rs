@@ -30,7 +30,7 @@ mod write;
 
 pub use conversation::{
     import_transcript, list_conversations, log, show_conversation, ConversationImportReport,
-    ConversationTree, ConversationView, MessageView, TopicView,
+    ConversationTree, ConversationView, LogOutput, LoggedView, MessageView, TopicView,
 };
 pub use history::{
     get_with_history, history, revert, GetOutput, HistoryOutput, RevertInput, RevertOutput,
