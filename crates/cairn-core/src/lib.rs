@@ -27,8 +27,8 @@ pub mod rank;
 pub mod store;
 pub mod time;
 pub mod tokens;
-pub mod wire;
 pub mod window;
+pub mod wire;
 
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
