@@ -240,7 +240,8 @@ pub struct LeftOut {
     pub id: String,
     /// Its section.
     pub section: Section,
-    /// Tokens of its whole text.
+    /// Tokens its piece would have taken (whole, or as admitted before
+    /// being dropped).
     pub tokens: usize,
 }
 
@@ -444,7 +445,7 @@ pub fn assemble(items: &[WindowItem], options: WindowOptions) -> Window {
     let mut left_out: Vec<LeftOut> = Vec::new();
     for &i in &order {
         let item = &items[i];
-        let whole = entry(item, item.text.clone(), false, tokenizer);
+        let whole = entry(item, item.text.clone(), false, tokenizer, format);
         let extra = if admitted.is_empty() { frame_cost } else { 0 }
             + if open_sections[item.section as usize] {
                 0
@@ -452,7 +453,7 @@ pub fn assemble(items: &[WindowItem], options: WindowOptions) -> Window {
                 heading_cost[item.section as usize]
             };
         let piece = count(&item_piece(format, &whole, false));
-        let whole_tokens = whole.tokens;
+        let whole_tokens = piece;
         let room = budget.saturating_sub(used + extra);
         let fitted = if piece <= room {
             Some((whole, piece))
@@ -460,7 +461,10 @@ pub fn assemble(items: &[WindowItem], options: WindowOptions) -> Window {
             shorten(item, room, format, tokenizer)
         };
         match fitted {
-            Some((entry, piece)) => {
+            Some((mut entry, piece)) => {
+                if format != WindowFormat::Json {
+                    entry.tokens = count(&entry.text);
+                }
                 used += extra + piece;
                 open_sections[item.section as usize] = true;
                 admitted.push(Admitted { index: i, entry });
@@ -517,17 +521,30 @@ pub fn assemble(items: &[WindowItem], options: WindowOptions) -> Window {
             left_out.push(LeftOut {
                 id: item.id.clone(),
                 section: item.section,
-                tokens: count(&item.text),
+                tokens: count(&item_piece(format, &last.entry, false)),
             });
         }
     }
 }
 
-fn entry(item: &WindowItem, text: String, summarised: bool, tokenizer: Tokenizer) -> WindowEntry {
+/// An entry for `item` with `text`. Its text's tokens are counted here only
+/// for JSON, whose pieces show them; [`assemble`] counts the others' once
+/// admitted.
+fn entry(
+    item: &WindowItem,
+    text: String,
+    summarised: bool,
+    tokenizer: Tokenizer,
+    format: WindowFormat,
+) -> WindowEntry {
     WindowEntry {
         section: item.section,
         id: item.id.clone(),
-        tokens: tokenizer.count(&text),
+        tokens: if format == WindowFormat::Json {
+            tokenizer.count(&text)
+        } else {
+            0
+        },
         text,
         summarised,
         tier: item.tier,
@@ -544,7 +561,7 @@ fn shorten(
     tokenizer: Tokenizer,
 ) -> Option<(WindowEntry, usize)> {
     let count = |s: &str| tokenizer.count(s);
-    let empty = entry(item, String::new(), true, tokenizer);
+    let empty = entry(item, String::new(), true, tokenizer, format);
     let overhead = count(&item_piece(format, &empty, false));
     if overhead >= room {
         return None;
@@ -572,7 +589,7 @@ fn shorten(
             }
             None => leading(&sentences, text_room, tokenizer)?,
         };
-        let e = entry(item, text, true, tokenizer);
+        let e = entry(item, text, true, tokenizer, format);
         let piece = count(&item_piece(format, &e, false));
         if piece <= room {
             return Some((e, piece));
