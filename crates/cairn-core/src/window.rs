@@ -954,7 +954,10 @@ mod tests {
                 "{ctx}"
             );
             assert!(w.items.windows(2).all(|p| p[0].section <= p[1].section));
+            let per_section: usize = w.sections.iter().map(|s| s.items).sum();
+            assert_eq!(per_section, w.items.len(), "{ctx}");
             for e in &w.items {
+                assert_eq!(e.tokens, tokenizer.count(&e.text), "{ctx}");
                 let original = &items.iter().find(|i| i.id == e.id).expect("known id").text;
                 if e.summarised {
                     let whole = split_sentences(original);
