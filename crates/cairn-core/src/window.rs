@@ -253,7 +253,6 @@ pub struct Window {
     /// Its format.
     pub format: WindowFormat,
     /// The encoding counted with.
-    #[serde(serialize_with = "ser_display")]
     pub tokenizer: Tokenizer,
     /// Exact tokens of [`Window::text`]; never above the budget.
     pub total_tokens: usize,
@@ -277,10 +276,6 @@ fn ser_date<S: serde::Serializer>(
         Some(t) => s.serialize_str(&date(*t)),
         None => s.serialize_none(),
     }
-}
-
-fn ser_display<S: serde::Serializer>(t: &Tokenizer, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(t.as_str())
 }
 
 /// `YYYY-MM-DD` of a time (UTC).
@@ -371,7 +366,7 @@ pub fn render(format: WindowFormat, entries: &[WindowEntry]) -> String {
     let (open, close) = frame(format);
     let mut out = String::from(open);
     let mut first = true;
-    for (k, block) in section_blocks(format, entries).into_iter().enumerate() {
+    for (k, block) in section_blocks(entries).into_iter().enumerate() {
         if k > 0 {
             out.push_str(section_gap(format));
         }
@@ -385,10 +380,7 @@ pub fn render(format: WindowFormat, entries: &[WindowEntry]) -> String {
     out
 }
 
-fn section_blocks(
-    _format: WindowFormat,
-    entries: &[WindowEntry],
-) -> Vec<(Section, Vec<&WindowEntry>)> {
+fn section_blocks(entries: &[WindowEntry]) -> Vec<(Section, Vec<&WindowEntry>)> {
     Section::ALL
         .iter()
         .map(|s| {
@@ -484,7 +476,7 @@ pub fn assemble(items: &[WindowItem], options: WindowOptions) -> Window {
         let text = render(format, &entries);
         let total_tokens = count(&text);
         if total_tokens <= budget {
-            let sections = section_blocks(format, &entries)
+            let sections = section_blocks(&entries)
                 .into_iter()
                 .enumerate()
                 .map(|(k, (section, es))| {
@@ -690,6 +682,10 @@ mod tests {
         assert!(w.left_out.is_empty());
         assert_eq!(w.sections.len(), 4);
         assert!((w.budget_used - w.total_tokens as f64 / 1000.0).abs() < 1e-12);
+        let report = serde_json::to_value(&w).expect("serialises");
+        assert_eq!(report["tokenizer"], "cl100k_base");
+        assert_eq!(report["format"], "memory");
+        assert_eq!(report["sections"][0]["section"], "procedural");
     }
 
     #[test]
