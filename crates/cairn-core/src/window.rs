@@ -38,11 +38,13 @@
 //! ## Formats
 //! [`render`] (and the small template functions beside it) turn admitted
 //! entries into text, so that a prompt builder can reuse them:
-//! - Markdown: a `## heading` per section, an item per `- ` line;
+//! - Markdown: a `## heading` per section, an item per `- ` line (its
+//!   further lines indented by two spaces);
 //! - JSON: `{"items":[…]}`, each with section, id, text, tokens (of its
 //!   text), summarised, tier and date;
-//! - a `<memory>` block, a line per item labelled with its tier, episodic
-//!   lines prefixed with their date:
+//! - a `<memory>` block, a line per item (its whitespace runs and line
+//!   breaks made single spaces) labelled with its tier, dated episodic
+//!   lines prefixed with their date (UTC):
 //!   ```text
 //!   <memory>
 //!   [Semantic] …
