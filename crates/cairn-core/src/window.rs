@@ -896,6 +896,7 @@ mod tests {
             Tier::Procedural,
             Tier::Working,
         ];
+        let (mut shortened, mut whole, mut out) = (0, 0, 0);
         for case in 0..400 {
             let n = rng.below(14);
             let items: Vec<WindowItem> = (0..n)
@@ -952,6 +953,9 @@ mod tests {
                 "{ctx}"
             );
             assert!(w.items.windows(2).all(|p| p[0].section <= p[1].section));
+            out += w.left_out.len();
+            shortened += w.items.iter().filter(|e| e.summarised).count();
+            whole += w.items.iter().filter(|e| !e.summarised).count();
             let per_section: usize = w.sections.iter().map(|s| s.items).sum();
             assert_eq!(per_section, w.items.len(), "{ctx}");
             for e in &w.items {
@@ -972,6 +976,11 @@ mod tests {
                 serde_json::from_str::<serde_json::Value>(&w.text).expect("valid JSON");
             }
         }
+        // Every path was taken, many times.
+        assert!(
+            shortened > 50 && whole > 200 && out > 200,
+            "{shortened} {whole} {out}"
+        );
     }
 
     /// 1,000 items with a budget that takes about a tenth of them: prints
