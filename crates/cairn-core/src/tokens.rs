@@ -1,4 +1,5 @@
-//! Exact token counts with OpenAI's `cl100k_base` encoding.
+//! Exact token counts with OpenAI's encodings: `cl100k_base` (the default,
+//! [`count_tokens`]) and `o200k_base`, chosen by a [`Tokenizer`].
 //!
 //! Counting runs on every recall line and context item, so it uses
 //! `bpe-openai`, which counts without building the token list and without
@@ -11,8 +12,79 @@
 //! that will count tokens starts that early with [`preload`].
 
 use std::collections::HashMap;
+use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::str::FromStr;
 use std::sync::{Arc, Mutex, Once};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// An encoding to count tokens with: `cl100k_base` (GPT-4, GPT-3.5; the
+/// default) or `o200k_base` (GPT-4o and later). Names parse and print as
+/// OpenAI spells them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub enum Tokenizer {
+    /// `cl100k_base`.
+    #[default]
+    #[serde(rename = "cl100k_base")]
+    Cl100kBase,
+    /// `o200k_base`.
+    #[serde(rename = "o200k_base")]
+    O200kBase,
+}
+
+impl Tokenizer {
+    /// Every tokenizer, in the order errors list them.
+    pub const ALL: &'static [Tokenizer] = &[Tokenizer::Cl100kBase, Tokenizer::O200kBase];
+
+    /// The encoding's name: `cl100k_base` or `o200k_base`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tokenizer::Cl100kBase => "cl100k_base",
+            Tokenizer::O200kBase => "o200k_base",
+        }
+    }
+
+    /// The exact number of tokens in `text` (the reference's
+    /// `encode_ordinary` count: special-token look-alikes are plain text).
+    pub fn count(&self, text: &str) -> usize {
+        match self {
+            Tokenizer::Cl100kBase => bpe_openai::cl100k_base().count(text),
+            Tokenizer::O200kBase => bpe_openai::o200k_base().count(text),
+        }
+    }
+}
+
+impl fmt::Display for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Tokenizer {
+    type Err = Error;
+
+    /// Parse `cl100k_base` or `o200k_base` (case and surrounding spaces
+    /// ignored).
+    fn from_str(s: &str) -> Result<Self> {
+        let wanted = s.trim().to_ascii_lowercase();
+        Tokenizer::ALL
+            .iter()
+            .copied()
+            .find(|t| t.as_str() == wanted)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Tokenizer::ALL.iter().map(|t| t.as_str()).collect();
+                Error::invalid(format!(
+                    "unknown tokenizer {s:?}: expected one of {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
 
 /// Start deserialising the encoding on a thread of its own, once per
 /// process, so that a short-lived process (`cairn recall`) does it while it
@@ -102,6 +174,50 @@ mod tests {
                 // A second call is answered by the memo, with the same count.
                 assert_eq!(counter.line(&prefix, content).1, n);
             }
+        }
+    }
+
+    #[test]
+    fn tokenizer_names_parse_and_print() {
+        for t in Tokenizer::ALL {
+            assert_eq!(t.to_string().parse::<Tokenizer>().unwrap(), *t);
+        }
+        assert_eq!(
+            " O200K_BASE ".parse::<Tokenizer>().unwrap(),
+            Tokenizer::O200kBase
+        );
+        assert_eq!(Tokenizer::default(), Tokenizer::Cl100kBase);
+        let err = "gpt2".parse::<Tokenizer>().unwrap_err().to_string();
+        assert!(
+            err.contains("cl100k_base") && err.contains("o200k_base"),
+            "{err}"
+        );
+        assert!(err.contains("gpt2"), "{err}");
+        assert_eq!(
+            serde_json::to_string(&Tokenizer::O200kBase).unwrap(),
+            "\"o200k_base\""
+        );
+    }
+
+    #[test]
+    fn o200k_matches_the_reference_implementation() {
+        let reference = tiktoken_rs::o200k_base().expect("tiktoken-rs ships o200k_base");
+        for text in [
+            "",
+            "hello world",
+            "émoji 🎉🎉 and ünïcödé, 中文字符 also Ελληνικά, русский текст",
+            "numbers 1234567 3.14159 and 1,000,000",
+            "code: fn main() { println!(\"{}\", x); }  // comment\n\tlet y = a->b;",
+            "I'm can't we've they'll HE'D O'Neil's",
+            "a<|endoftext|>b   \n\n\t  \r\n",
+            "https://example.com/path?q=1&r=two#frag user@example.com",
+        ] {
+            assert_eq!(
+                Tokenizer::O200kBase.count(text),
+                reference.encode_ordinary(text).len(),
+                "{text:?}"
+            );
+            assert_eq!(Tokenizer::Cl100kBase.count(text), count_tokens(text));
         }
     }
 

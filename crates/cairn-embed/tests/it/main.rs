@@ -18,6 +18,8 @@ use std::sync::OnceLock;
 use cairn_core::Embedder;
 use cairn_embed::{default_model_dir, model_status, MiniLm, DIM, MAX_TOKENS};
 
+mod segment;
+
 const FIXTURE: &str = include_str!("../fixtures/reference_vectors.json");
 
 fn model() -> &'static MiniLm {
