@@ -245,6 +245,49 @@ pub enum ConversationAction {
     },
     /// List conversations with their message and topic counts.
     List,
+    /// Search messages (and other memories) like `recall`, within a
+    /// --session, --conversation or --topic, matched by --match (hybrid,
+    /// keyword, semantic, temporal, importance).
+    ///
+    /// Example: cairn conversation search --conversation c1 --match temporal "what did we decide last week"
+    Search(RecallArgs),
+    /// The context an LLM call should get: rules first, the session's
+    /// latest messages (working memory), relevant earlier messages and topic
+    /// summaries, relevant long-term memories — within --budget tokens,
+    /// counted exactly.
+    ///
+    /// Example: cairn conversation window --session s1 --budget 1500 "How do we deploy?"
+    Window {
+        /// The session of the call.
+        #[arg(long)]
+        session: String,
+        /// Most tokens of the whole window.
+        #[arg(long, short = 'b', default_value_t = 2000)]
+        budget: usize,
+        /// Most tokens of the working memory (the latest messages).
+        #[arg(long, default_value_t = 4096)]
+        working_tokens: usize,
+        /// The project whose memories count [default: global ones].
+        #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
+        project: Option<String>,
+        /// cl100k_base or o200k_base.
+        #[arg(long, default_value = "cl100k_base")]
+        tokenizer: String,
+        /// markdown, json or memory (a `<memory>` block).
+        #[arg(long, default_value = "markdown")]
+        format: String,
+        /// The new user message (optional; `-` = stdin).
+        message: Vec<String>,
+    },
+    /// Exact token totals per conversation, session and topic.
+    Stats {
+        /// Only this conversation.
+        #[arg(long)]
+        conversation: Option<String>,
+        /// cl100k_base or o200k_base.
+        #[arg(long, default_value = "cl100k_base")]
+        tokenizer: String,
+    },
     /// Show a conversation as a tree: its topics, each with its messages.
     Show {
         /// The conversation's id.
@@ -384,7 +427,7 @@ pub struct RecallArgs {
     #[arg(long, short = 'n', default_value_t = 10)]
     pub limit: usize,
     /// How candidates are found and ordered.
-    #[arg(long, value_enum, default_value_t = Mode::Hybrid)]
+    #[arg(long, alias = "match", value_enum, default_value_t = Mode::Hybrid)]
     pub mode: Mode,
     /// The time a temporal query's "yesterday" or "last week" is relative
     /// to (RFC 3339 or YYYY-MM-DD) [default: now].

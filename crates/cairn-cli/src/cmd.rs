@@ -339,7 +339,7 @@ fn print_remembered(cairn: &Cairn, out: &RememberOutput) {
     }
 }
 
-fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
+pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
     let input = RecallInput {
         query: a.query.join(" "),
         selection: selection(&a.filter),

@@ -100,6 +100,82 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
             }
             Ok(())
         }
+        ConversationAction::Search(args) => crate::cmd::recall(cairn, args, json),
+        ConversationAction::Window {
+            session,
+            budget,
+            working_tokens,
+            project,
+            tokenizer,
+            format,
+            message,
+        } => {
+            let message = if message.is_empty() {
+                String::new()
+            } else {
+                text_arg(&message)?
+            };
+            let window = api::window(
+                cairn,
+                &caller(),
+                api::WindowInput {
+                    session,
+                    message,
+                    project,
+                    budget: Some(budget),
+                    working_tokens: Some(working_tokens),
+                    tokenizer: Some(tokenizer),
+                    format: Some(format),
+                },
+            )?;
+            if json {
+                return print_json(&window);
+            }
+            println!("{}", window.text);
+            eprintln!(
+                "{}",
+                paint(
+                    &format!(
+                        "{} of {} tokens ({}), {} items, {} left out",
+                        window.total_tokens,
+                        window.budget,
+                        window.tokenizer.as_str(),
+                        window.items.len(),
+                        window.left_out.len()
+                    ),
+                    DIM
+                )
+            );
+            Ok(())
+        }
+        ConversationAction::Stats {
+            conversation,
+            tokenizer,
+        } => {
+            let stats = api::conversation_stats(
+                cairn,
+                &caller(),
+                conversation.as_deref(),
+                Some(&tokenizer),
+            )?;
+            if json {
+                return print_json(&stats);
+            }
+            if stats.totals.is_empty() {
+                println!("No conversations. Import one: cairn conversation import FILE");
+            }
+            for t in &stats.totals {
+                println!(
+                    "{:<12} {:<40} {:>6} messages {:>9} tokens",
+                    t.level.as_str(),
+                    t.id,
+                    t.messages,
+                    t.tokens
+                );
+            }
+            println!("{}", paint(&format!("({})", stats.tokenizer.as_str()), DIM));
+            Ok(())
+        }
         ConversationAction::Show { id } => {
             let tree = api::show_conversation(cairn, &caller(), &id)?;
             if json {

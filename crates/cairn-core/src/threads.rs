@@ -19,7 +19,19 @@ use serde_json::{Map, Value};
 use crate::{Error, Result, Timestamp};
 
 /// Which level of the hierarchy a record describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ThreadKind {
     /// A session: one sitting of a user with a system configuration.
@@ -142,6 +154,14 @@ pub struct Conversation {
     /// How many messages it holds.
     #[serde(default)]
     pub messages: usize,
+    /// Where the conversation's subject stands: the running topic the next
+    /// message is compared with.
+    #[serde(default)]
+    pub tracker: Option<crate::analysis::segment::TopicTracker>,
+    /// The latest messages, off the running topic, that the next message
+    /// may confirm as the start of a new one.
+    #[serde(default)]
+    pub held: Vec<crate::MemoryId>,
 }
 
 /// A topic of a conversation.
@@ -159,11 +179,6 @@ pub struct Topic {
     /// How many messages it holds.
     #[serde(default)]
     pub messages: usize,
-    /// The running centroid of its messages' embeddings, which a new
-    /// message's similarity is measured against to decide whether the
-    /// conversation moved on.
-    #[serde(default)]
-    pub centroid: Vec<f32>,
 }
 
 /// A typed view of a record's body.
@@ -216,7 +231,6 @@ mod tests {
             summary: "We move the store.".into(),
             entities: vec!["Postgres".into()],
             messages: 3,
-            centroid: vec![0.5, -0.25],
         };
         let record = ThreadRecord {
             tenant: "t".into(),

@@ -64,7 +64,9 @@ use crate::tokens::Tokenizer;
 use crate::{Error, Result};
 
 /// Where an item goes in the window, in output order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Section {
     /// Procedural memories and rules: always first, filled first.
@@ -98,7 +100,7 @@ impl Section {
 }
 
 /// How the window is rendered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WindowFormat {
     /// A `## heading` per section, a `- ` line per item.
@@ -205,7 +207,7 @@ pub struct WindowOptions {
 }
 
 /// An item in the window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct WindowEntry {
     /// Its section.
     pub section: Section,
@@ -225,7 +227,7 @@ pub struct WindowEntry {
 }
 
 /// Tokens spent on one section.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SectionTokens {
     /// The section.
     pub section: Section,
@@ -236,7 +238,7 @@ pub struct SectionTokens {
 }
 
 /// A candidate left out.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LeftOut {
     /// Its id.
     pub id: String,
@@ -248,7 +250,7 @@ pub struct LeftOut {
 }
 
 /// An assembled window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Window {
     /// The rendered output.
     pub text: String,

@@ -41,7 +41,7 @@ pub const THRESHOLD: f32 = 0.25;
 pub const MIN_LEN: usize = 2;
 
 /// How a [`TopicTracker`] decides.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentConfig {
     /// Similarity below which a message is off topic.
     pub threshold: f32,
@@ -69,10 +69,15 @@ pub struct Step {
     /// A new topic confirmed by this message: the index of its first
     /// message (this one or an earlier held one).
     pub boundary: Option<usize>,
+    /// The message is off the running topic and held as the possible start
+    /// of a new one, which the next message confirms or discards.
+    pub held: bool,
 }
 
 /// Follows a conversation's topic message by message (see the module doc).
-#[derive(Debug, Clone)]
+/// Serialisable, so that a conversation logged over many calls keeps its
+/// place.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TopicTracker {
     config: SegmentConfig,
     topic: VecDeque<Vec<f32>>,
@@ -123,6 +128,7 @@ impl TopicTracker {
             return Step {
                 similarity: 1.0,
                 boundary: None,
+                held: false,
             };
         }
         let similarity = dot(vector, &self.topic());
@@ -132,6 +138,7 @@ impl TopicTracker {
             return Step {
                 similarity,
                 boundary: None,
+                held: false,
             };
         }
         if self.held.is_empty() {
@@ -142,6 +149,7 @@ impl TopicTracker {
             return Step {
                 similarity,
                 boundary: None,
+                held: true,
             };
         }
         self.topic.clear();
@@ -151,6 +159,7 @@ impl TopicTracker {
         Step {
             similarity,
             boundary: Some(self.held_from),
+            held: false,
         }
     }
 

@@ -6,10 +6,15 @@ use std::io::BufRead;
 use serde::Serialize;
 
 use super::Caller;
-use crate::engine::{Cairn, LoggedMessage, Message, ObserveReport, ObserveRequest};
+use crate::engine::{
+    Cairn, LoggedMessage, Message, ObserveReport, ObserveRequest, WindowRequest,
+    DEFAULT_WORKING_TOKENS,
+};
 use crate::store::{Filter, ListOrder, ThreadScope};
 use crate::threads::{Conversation, ThreadBody, ThreadKind, Topic};
 use crate::time::format_timestamp;
+use crate::tokens::Tokenizer;
+use crate::window::{Window, WindowFormat};
 use crate::wire::MessageRecord;
 use crate::{Error, Result};
 
@@ -305,4 +310,146 @@ pub fn show_conversation(cairn: &Cairn, caller: &Caller, id: &str) -> Result<Con
         conversation,
         topic_list,
     })
+}
+
+/// What to assemble a context window for, as front ends receive it.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct WindowInput {
+    /// The session of the call (required).
+    pub session: String,
+    /// The new user message (optional).
+    pub message: String,
+    /// The project whose memories count (default: the caller's, else
+    /// global ones).
+    pub project: Option<String>,
+    /// Most tokens of the window (default 2,000).
+    pub budget: Option<usize>,
+    /// Most tokens of the working memory, the latest exchanges (default
+    /// 4,096).
+    pub working_tokens: Option<usize>,
+    /// `cl100k_base` (default) or `o200k_base`.
+    pub tokenizer: Option<String>,
+    /// `markdown` (default), `json` or `memory` (a `<memory>` block).
+    pub format: Option<String>,
+}
+
+/// The default budget of a window.
+pub const DEFAULT_WINDOW_BUDGET: usize = 2000;
+
+/// The context an LLM call of a session should get (see
+/// [`Cairn::window`]).
+pub fn window(cairn: &Cairn, caller: &Caller, input: WindowInput) -> Result<Window> {
+    let tokenizer = match super::non_empty(input.tokenizer.as_deref()) {
+        Some(t) => t.parse::<Tokenizer>()?,
+        None => Tokenizer::default(),
+    };
+    let format = match super::non_empty(input.format.as_deref()) {
+        Some(f) => f.parse::<WindowFormat>()?,
+        None => WindowFormat::default(),
+    };
+    cairn.window(&WindowRequest {
+        tenant: caller.tenant.clone(),
+        session: input.session,
+        message: input.message,
+        project: super::non_empty(input.project.as_deref()).or_else(|| caller.project.clone()),
+        budget: input.budget.unwrap_or(DEFAULT_WINDOW_BUDGET),
+        working_tokens: input.working_tokens.unwrap_or(DEFAULT_WORKING_TOKENS),
+        tokenizer,
+        format,
+    })
+}
+
+/// Token totals of one session, conversation or topic.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct ThreadTokens {
+    /// `session`, `conversation` or `topic`.
+    pub level: ThreadKind,
+    /// Its id.
+    pub id: String,
+    /// Its messages.
+    pub messages: usize,
+    /// The exact tokens of its messages' text, with the tokenizer asked for.
+    pub tokens: usize,
+}
+
+/// Exact token totals of the caller's conversations.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct ConversationStats {
+    /// How tokens were counted.
+    pub tokenizer: Tokenizer,
+    /// Every conversation, then every session, then every topic, each by id.
+    pub totals: Vec<ThreadTokens>,
+}
+
+/// Exact token totals per session, conversation and topic, of one
+/// conversation or of all the caller's.
+pub fn conversation_stats(
+    cairn: &Cairn,
+    caller: &Caller,
+    conversation: Option<&str>,
+    tokenizer: Option<&str>,
+) -> Result<ConversationStats> {
+    let tokenizer = match super::non_empty(tokenizer) {
+        Some(t) => t.parse::<Tokenizer>()?,
+        None => Tokenizer::default(),
+    };
+    let mut filter = Filter::new(&caller.tenant, cairn.now()).everything();
+    if let Some(c) = super::non_empty(conversation) {
+        if cairn
+            .store()
+            .thread_store()
+            .thread(&caller.tenant, ThreadKind::Conversation, &c)?
+            .is_none()
+        {
+            return Err(Error::NotFound(format!("conversation `{c}`")));
+        }
+        filter.thread = Some(ThreadScope::Conversation(c));
+    }
+    let mut totals: std::collections::BTreeMap<(ThreadKind, String), (usize, usize)> =
+        Default::default();
+    let mut cursor = None;
+    loop {
+        filter.after = cursor;
+        let page = cairn.store().list(&filter, ListOrder::Id, STATS_PAGE, 0)?;
+        for m in &page {
+            let Some(t) = &m.thread else { continue };
+            let tokens = tokenizer.count(&m.content);
+            for key in [
+                (ThreadKind::Conversation, t.conversation.clone()),
+                (ThreadKind::Session, t.session.clone()),
+                (ThreadKind::Topic, t.topic.clone()),
+            ] {
+                let e = totals.entry(key).or_default();
+                e.0 += 1;
+                e.1 += tokens;
+            }
+        }
+        match page.last() {
+            Some(last) if page.len() == STATS_PAGE => cursor = Some(last.id),
+            _ => break,
+        }
+    }
+    let mut totals: Vec<ThreadTokens> = totals
+        .into_iter()
+        .map(|((level, id), (messages, tokens))| ThreadTokens {
+            level,
+            id,
+            messages,
+            tokens,
+        })
+        .collect();
+    totals.sort_by_key(|t| (level_order(t.level), t.id.clone()));
+    Ok(ConversationStats { tokenizer, totals })
+}
+
+/// Memories read per page by [`conversation_stats`].
+const STATS_PAGE: usize = 1000;
+
+fn level_order(kind: ThreadKind) -> u8 {
+    match kind {
+        ThreadKind::Conversation => 0,
+        ThreadKind::Session => 1,
+        ThreadKind::Topic => 2,
+    }
 }

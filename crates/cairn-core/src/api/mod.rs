@@ -29,8 +29,9 @@ mod view;
 mod write;
 
 pub use conversation::{
-    import_transcript, list_conversations, log, show_conversation, ConversationImportReport,
-    ConversationTree, ConversationView, LogOutput, LoggedView, MessageView, TopicView,
+    conversation_stats, import_transcript, list_conversations, log, show_conversation, window,
+    ConversationImportReport, ConversationStats, ConversationTree, ConversationView, LogOutput,
+    LoggedView, MessageView, ThreadTokens, TopicView, WindowInput, DEFAULT_WINDOW_BUDGET,
 };
 pub use history::{
     get_with_history, history, revert, GetOutput, HistoryOutput, RevertInput, RevertOutput,

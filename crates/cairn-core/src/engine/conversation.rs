@@ -22,6 +22,8 @@ use serde_json::{json, Map, Value};
 
 use super::Cairn;
 use crate::analysis;
+use crate::analysis::segment::{SegmentConfig, TopicTracker};
+use crate::analysis::summary;
 use crate::history::{Change, ChangeKind};
 use crate::memory::{
     normalize_project, normalize_thread_id, validate_content, Memory, MemoryId, MemoryType, Thread,
@@ -30,6 +32,7 @@ use crate::memory::{
 use crate::rank::{cosine, exchange_importance};
 use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope, WriteBatch};
 use crate::threads::{Conversation, Session, ThreadBody, ThreadKind, ThreadRecord, Topic};
+use crate::tokens::Tokenizer;
 use crate::{Error, Result};
 
 /// Messages embedded and written per transaction.
@@ -197,11 +200,15 @@ impl Cairn {
                 .get_mut(&message.conversation)
                 .ok_or_else(|| Error::storage("conversation state lost"))?;
 
-            // Topic: continue the current one unless the message drifted.
-            let started = match &state.topic {
-                Some((_, topic)) => shim::drifted(&topic.centroid, topic.messages, &vector),
-                None => true,
-            };
+            // Topic: continue the current one unless the tracker confirms
+            // a change of subject, which starts at the held messages.
+            let id = message.id.unwrap_or_else(|| MemoryId::new_at(at));
+            let step = state
+                .body
+                .tracker
+                .get_or_insert_with(|| TopicTracker::new(SegmentConfig::default()))
+                .push(&vector);
+            let started = state.topic.is_none() || step.boundary.is_some();
             if started {
                 ended.extend(state.topic.take());
                 state.body.topics += 1;
@@ -215,13 +222,21 @@ impl Cairn {
                     created_at: at,
                     updated_at: at,
                 };
+                let new_topic = record.id.clone();
+                for held in std::mem::take(&mut state.body.held) {
+                    self.move_to_topic(tenant, held, &new_topic, &mut batch, state)?;
+                }
                 state.topic = Some((record, Topic::default()));
+            }
+            if step.held {
+                state.body.held.push(id);
+            } else {
+                state.body.held.clear();
             }
             let (topic_record, topic) = state
                 .topic
                 .as_mut()
                 .ok_or_else(|| Error::storage("topic state lost"))?;
-            shim::absorb(&mut topic.centroid, topic.messages, &vector);
             topic.messages += 1;
             topic_record.updated_at = topic_record.updated_at.max(at);
             state.body.messages += 1;
@@ -259,7 +274,6 @@ impl Cairn {
                 conversation: message.conversation.clone(),
                 topic: topic_record.id.clone(),
             };
-            let id = message.id.unwrap_or_else(|| MemoryId::new_at(at));
             let mut memory = Memory {
                 id,
                 tenant: tenant.to_string(),
@@ -391,6 +405,34 @@ impl Cairn {
         })
     }
 
+    /// Move a message held at the end of the last topic into the new one
+    /// it turned out to start: in `batch` if it is written there, else as
+    /// an update of the stored message (its thread only: no version).
+    fn move_to_topic(
+        &self,
+        tenant: &str,
+        id: MemoryId,
+        topic: &str,
+        batch: &mut WriteBatch,
+        state: &mut Running,
+    ) -> Result<()> {
+        let retopic = |m: &mut Memory| {
+            if let Some(t) = &mut m.thread {
+                t.topic = topic.to_string();
+            }
+        };
+        if let Some((m, _)) = batch.inserts.iter_mut().find(|(m, _)| m.id == id) {
+            retopic(m);
+        } else if let Some(last) = state.last.as_mut().filter(|m| m.id == id) {
+            retopic(last);
+            state.last_changed = true;
+        } else if let Some(mut m) = self.store.get(tenant, &[id])?.pop() {
+            retopic(&mut m);
+            batch.updates.push((m, None));
+        }
+        Ok(())
+    }
+
     /// Make the session's record unless it exists.
     fn ensure_session(&self, tenant: &str, session: &str, at: Timestamp) -> Result<()> {
         let threads = self.store.thread_store();
@@ -426,18 +468,42 @@ impl Cairn {
             .into_iter()
             .map(Option::unwrap_or_default)
             .collect();
-        let texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
-        let (title, summary) = shim::describe(&texts, &vectors);
-        topic.title = title;
-        topic.summary = summary;
+        if messages.is_empty() {
+            return Ok(());
+        }
+        // Titles from what was said, summaries with who said it.
+        let said: Vec<&str> = messages.iter().map(said).collect();
+        let lines: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        topic.title = summary::title(&said, &vectors)?;
+        topic.summary = summary::summarise(
+            &lines,
+            &vectors,
+            summary::Target::Tokens {
+                budget: TOPIC_SUMMARY_TOKENS,
+                tokenizer: Tokenizer::default(),
+            },
+        )?
+        .text;
         topic.entities = key_entities(&messages);
-        topic.messages = topic.messages.max(messages.len());
+        topic.messages = self.store.count(&filter)?;
         Ok(())
     }
 }
 
 /// Messages of a topic its description is read from (the first ones).
 const TOPIC_SUMMARY_MESSAGES: usize = 200;
+
+/// Most tokens of a topic's summary.
+const TOPIC_SUMMARY_TOKENS: usize = 120;
+
+/// What a message says, without the `Speaker: ` its content starts with.
+fn said(m: &Memory) -> &str {
+    let speaker = m.metadata.get("speaker").and_then(Value::as_str);
+    speaker
+        .and_then(|s| m.content.strip_prefix(s))
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&m.content)
+}
 
 /// Entities a topic lists.
 const TOPIC_ENTITIES: usize = 8;
@@ -511,34 +577,6 @@ fn append_context(m: &mut Memory, next: &str) {
             c.push_str(next);
         }
         None => m.search_context = Some(next.to_string()),
-    }
-}
-
-/// Stand-ins until the analysis modules land.
-mod shim {
-    use crate::rank::cosine;
-    pub fn drifted(centroid: &[f32], messages: usize, v: &[f32]) -> bool {
-        messages >= 3 && cosine(centroid, v) < 0.2
-    }
-    pub fn absorb(centroid: &mut Vec<f32>, messages: usize, v: &[f32]) {
-        if centroid.len() != v.len() {
-            *centroid = v.to_vec();
-            return;
-        }
-        let n = messages as f32;
-        for (c, x) in centroid.iter_mut().zip(v) {
-            *c = (*c * n + x) / (n + 1.0);
-        }
-    }
-    pub fn describe(texts: &[&str], _vectors: &[Vec<f32>]) -> (String, String) {
-        let title: String = texts
-            .first()
-            .map(|t| t.chars().take(60).collect())
-            .unwrap_or_default();
-        (
-            title,
-            texts.iter().take(2).copied().collect::<Vec<_>>().join(" "),
-        )
     }
 }
 

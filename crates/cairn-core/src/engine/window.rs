@@ -1,0 +1,221 @@
+//! The context an LLM call of a conversation should get: its session's
+//! working memory, what is relevant from earlier and from long-term
+//! memory, and the rules to follow, assembled within a token budget by
+//! [`crate::window::assemble`].
+
+use std::collections::HashSet;
+
+use super::{Cairn, RecallRequest, SearchMode};
+use crate::memory::{normalize_thread_id, Memory, MemoryId, MemoryType, Tier};
+use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope};
+use crate::threads::{ThreadBody, ThreadKind, Topic};
+use crate::tokens::Tokenizer;
+use crate::window::{assemble, Section, Window, WindowFormat, WindowItem, WindowOptions};
+use crate::{Error, Result};
+
+/// The working memory's default capacity, in tokens.
+pub const DEFAULT_WORKING_TOKENS: usize = 4096;
+
+/// The most messages of a session the window reads.
+const SESSION_MESSAGES: usize = 10_000;
+
+/// Candidates taken from each kind of search.
+const RECALLED: usize = 20;
+
+/// What to assemble a window for.
+#[derive(Debug, Clone)]
+pub struct WindowRequest {
+    /// Owner.
+    pub tenant: String,
+    /// The session the call belongs to.
+    pub session: String,
+    /// The new user message (may be empty: then the window holds the
+    /// working memory and the rules).
+    pub message: String,
+    /// The project whose memories are relevant (`None`: global ones).
+    pub project: Option<String>,
+    /// Most tokens of the rendered window.
+    pub budget: usize,
+    /// Most tokens of the working memory (the latest exchanges).
+    pub working_tokens: usize,
+    /// How tokens are counted.
+    pub tokenizer: Tokenizer,
+    /// How the window is rendered.
+    pub format: WindowFormat,
+}
+
+/// Relevance of working-memory items: above every recalled item (whose
+/// relevance is at most 1), so the latest exchanges go in first after the
+/// rules; later ones higher, so the newest survive a small budget.
+fn working_relevance(position_from_newest: usize) -> f64 {
+    2.0 + 1.0 / (1.0 + position_from_newest as f64)
+}
+
+impl Cairn {
+    /// The window of a call (see the module docs): procedural memories and
+    /// rules first, then the session's latest messages verbatim (up to
+    /// `working_tokens`), then older messages of the session and topic
+    /// summaries relevant to the message, then relevant long-term
+    /// memories, greedy by relevance within the budget.
+    pub fn window(&self, req: &WindowRequest) -> Result<Window> {
+        let session = normalize_thread_id("session", &req.session)?;
+        if req.budget == 0 {
+            return Err(Error::invalid("the budget must be at least 1 token"));
+        }
+        let now = self.now();
+        let mut filter = Filter::new(&req.tenant, now).everything();
+        filter.thread = Some(ThreadScope::Session(session.clone()));
+        let newest_first = self
+            .store
+            .list(&filter, ListOrder::Newest, SESSION_MESSAGES, 0)?;
+
+        // Working memory: the latest messages that fit its capacity, in
+        // the order they were said.
+        let mut items: Vec<WindowItem> = Vec::new();
+        let mut working_used = 0usize;
+        let mut working: Vec<&Memory> = Vec::new();
+        for m in &newest_first {
+            let tokens = req.tokenizer.count(&m.content);
+            if working_used + tokens > req.working_tokens {
+                break;
+            }
+            working_used += tokens;
+            working.push(m);
+        }
+        let in_working: HashSet<MemoryId> = working.iter().map(|m| m.id).collect();
+        for (i, m) in working.iter().enumerate().rev() {
+            items.push(item(m, Section::Working, working_relevance(i)));
+        }
+
+        let seen_from = |scope: ScopeFilter| {
+            let mut f = Filter::new(&req.tenant, now).scope(scope);
+            f.include_superseded = false;
+            f
+        };
+        let project_scope = match &req.project {
+            Some(p) => ScopeFilter::Project(p.clone()),
+            None => ScopeFilter::Global,
+        };
+
+        // Rules and procedures: the relevant ones when there is a message,
+        // else the most used.
+        let mut procedural = seen_from(project_scope.clone());
+        procedural.types = vec![MemoryType::Rule, MemoryType::Procedure];
+        let rules = self.ranked(&req.message, procedural, SearchMode::Hybrid)?;
+        items.extend(
+            rules
+                .into_iter()
+                .map(|(m, r)| item(&m, Section::Procedural, r)),
+        );
+
+        if !req.message.trim().is_empty() {
+            // Older messages of the session, relevant to the message.
+            let mut earlier = seen_from(ScopeFilter::All);
+            earlier.thread = Some(ThreadScope::Session(session.clone()));
+            let older = self.ranked(&req.message, earlier, SearchMode::Hybrid)?;
+            let mut history_ids: HashSet<MemoryId> = HashSet::new();
+            for (m, r) in older {
+                if !in_working.contains(&m.id) {
+                    history_ids.insert(m.id);
+                    items.push(item(&m, Section::History, r));
+                }
+            }
+            // Summaries of the topics the session's older messages are in.
+            let topics: HashSet<&str> = newest_first
+                .iter()
+                .filter(|m| !in_working.contains(&m.id))
+                .filter_map(|m| m.thread.as_ref().map(|t| t.topic.as_str()))
+                .collect();
+            for topic in topics {
+                if let Some(record) =
+                    self.store
+                        .thread_store()
+                        .thread(&req.tenant, ThreadKind::Topic, topic)?
+                {
+                    let t = Topic::from_record(&record)?;
+                    if !t.summary.is_empty() {
+                        let text = format!("Topic \"{}\": {}", t.title, t.summary);
+                        let mut summary =
+                            WindowItem::new(record.id, Section::History, Tier::Semantic, text, 0.5);
+                        summary.date = Some(record.created_at);
+                        items.push(summary);
+                    }
+                }
+            }
+
+            // Long-term memories, other than this session's messages.
+            let long_term =
+                self.ranked(&req.message, seen_from(project_scope), SearchMode::Hybrid)?;
+            for (m, r) in long_term {
+                let in_session = m.thread.as_ref().is_some_and(|t| t.session == session);
+                let procedural = m.kind.tier() == Tier::Procedural;
+                if !in_session && !procedural {
+                    items.push(item(&m, Section::LongTerm, r));
+                }
+            }
+        }
+        Ok(assemble(
+            &items,
+            WindowOptions {
+                budget: req.budget,
+                tokenizer: req.tokenizer,
+                format: req.format,
+            },
+        ))
+    }
+
+    /// Up to [`RECALLED`] memories passing `filter`, each with a relevance
+    /// in (0, 1]: its score over the best one's. With no query, the most
+    /// used first.
+    fn ranked(&self, query: &str, filter: Filter, mode: SearchMode) -> Result<Vec<(Memory, f64)>> {
+        let found = if crate::store::keyword_terms(query).is_empty() {
+            let listed = self.store.list(
+                &Filter {
+                    now: self.now(),
+                    ..filter
+                },
+                ListOrder::MostAccessed,
+                RECALLED,
+                0,
+            )?;
+            let n = listed.len().max(1) as f64;
+            return Ok(listed
+                .into_iter()
+                .enumerate()
+                .map(|(i, m)| (m, 1.0 - i as f64 / n))
+                .collect());
+        } else {
+            self.search(&RecallRequest {
+                query: query.to_string(),
+                filter,
+                limit: RECALLED,
+                mode,
+                reference: None,
+            })?
+        };
+        let best = found
+            .first()
+            .map_or(1.0, |r| r.explain.score)
+            .max(f64::MIN_POSITIVE);
+        Ok(found
+            .into_iter()
+            .map(|r| {
+                let relevance = (r.explain.score / best).clamp(0.0, 1.0);
+                (r.memory, relevance)
+            })
+            .collect())
+    }
+}
+
+/// A memory as a window item.
+fn item(m: &Memory, section: Section, relevance: f64) -> WindowItem {
+    let mut item = WindowItem::new(
+        m.id.to_string(),
+        section,
+        m.kind.tier(),
+        &m.content,
+        relevance,
+    );
+    item.date = Some(m.created_at);
+    item
+}
