@@ -20,7 +20,7 @@ Persistent memory for agents: short texts (memories) stored with embeddings in o
 - Before acting: `recall` with a question.\n\
 - When you learn something worth keeping: `remember`.\n\
 - When a memory is wrong: `remember` with `supersedes`, or `forget`.\n\
-- Browse: `list`; one memory: `get`; counts: `stats`.\n\n\
+- Browse: `list`; one memory: `get`; counts: `stats`.\n- In a conversation: `observe` the messages after each exchange; `window` gives the context to answer the next one within a budget; `recall` with `conversation`, `session` or `topic` searches it (`mode: temporal` for \"last week\").\n\n\
 Topics: protocol, remember, recall, types, projects, forget, tools.\n";
 
 const REMEMBER: &str = "# remember\n\
@@ -71,8 +71,10 @@ const TOOLS: &str = "# Tools\n\
 | forget | delete one, or many by filter with confirm | deletes |\n\
 | list | browse with filters, sort, paging | no |\n\
 | stats | counts | no |\n\
+| observe | log conversation messages (topics start by themselves) | adds |\n\
+| window | the context for the next reply, within a budget | no |\n\
 | help | these texts | no |\n\n\
-Resources: `cairn://context`, `cairn://context/{project}`, `cairn://memory/{id}`. Prompt: `memory-protocol`.\n";
+Resources: `cairn://context`, `cairn://context/{project}`, `cairn://memory/{id}`, `cairn://session/{id}/working-memory`. Prompt: `memory-protocol`.\n";
 
 /// The text of a help topic, if it exists.
 pub fn topic(name: &str) -> Option<String> {

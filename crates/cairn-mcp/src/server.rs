@@ -10,7 +10,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cairn_core::api::{self, Caller, ContextInput, MemoryView};
+use cairn_core::api::{self, Caller, ContextInput, MemoryView, WindowInput};
+use cairn_core::engine::DEFAULT_WORKING_TOKENS;
 use cairn_core::project::{detect_project, path_of_file_uri, percent_decode};
 use cairn_core::{Cairn, ErrorKind};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -220,6 +221,10 @@ impl CairnMcp {
 pub const CONTEXT_URI: &str = "cairn://context";
 const CONTEXT_PREFIX: &str = "cairn://context/";
 const MEMORY_PREFIX: &str = "cairn://memory/";
+const SESSION_PREFIX: &str = "cairn://session/";
+const WORKING_SUFFIX: &str = "/working-memory";
+/// Room for the rules beside the working memory in its resource.
+const WORKING_RULES_TOKENS: usize = 1024;
 
 /// A resource read's error as a JSON-RPC error, by kind.
 fn resource_error(e: cairn_core::Error) -> ErrorData {
@@ -343,6 +348,12 @@ impl ServerHandler for CairnMcp {
                 .with_title("One memory")
                 .with_description("One memory by id or unique id prefix, as JSON.")
                 .with_mime_type("application/json"),
+            ResourceTemplate::new("cairn://session/{id}/working-memory", "working-memory")
+                .with_title("Working memory of a conversation session")
+                .with_description(
+                    "The rules to follow and the session's latest messages (up to 4,096 tokens), as Markdown.",
+                )
+                .with_mime_type("text/markdown"),
         ]))
     }
 
@@ -387,6 +398,23 @@ impl ServerHandler for CairnMcp {
                 .map_err(resource_error)?;
             return markdown(pack.markdown, &uri);
         }
+        if let Some(session) = uri
+            .strip_prefix(SESSION_PREFIX)
+            .and_then(|rest| rest.strip_suffix(WORKING_SUFFIX))
+        {
+            let input = WindowInput {
+                session: percent_decode(session),
+                budget: Some(DEFAULT_WORKING_TOKENS + WORKING_RULES_TOKENS),
+                ..Default::default()
+            };
+            let window = self
+                .call(&context.extensions, move |c, caller| {
+                    api::window(c, caller, input)
+                })
+                .await
+                .map_err(resource_error)?;
+            return markdown(window.text, &uri);
+        }
         if let Some(id) = uri.strip_prefix(MEMORY_PREFIX) {
             let id = id.to_string();
             let out = self
@@ -405,7 +433,7 @@ impl ServerHandler for CairnMcp {
         }
         Err(ErrorData::resource_not_found(
             format!(
-                "unknown resource `{uri}`; Cairn serves {CONTEXT_URI}, cairn://context/{{project}} and cairn://memory/{{id}}"
+                "unknown resource `{uri}`; Cairn serves {CONTEXT_URI}, cairn://context/{{project}}, cairn://memory/{{id}} and cairn://session/{{id}}/working-memory"
             ),
             None,
         ))

@@ -1,13 +1,14 @@
-//! The nine tools. Each parses its arguments into an application-layer
+//! The eleven tools. Each parses its arguments into an application-layer
 //! request, calls `cairn_core::api` off the async workers, and answers the
 //! response as structured content with a compact text for the model. Their
 //! doc comments are the descriptions a model reads.
 
 use cairn_core::api::{
     self, ContextInput, ForgetOutput, GetOutput, ListOutput, LogOutput, RecallOutput,
-    RememberOutput, StatsOutput, UpdateOutput,
+    RememberOutput, StatsOutput, UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
+use cairn_core::window::Window;
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, Extensions};
@@ -135,6 +136,34 @@ impl CairnMcp {
             .call(&ext, move |c, caller| api::log(c, caller, project, records))
             .await;
         answer(out, render::observed)
+    }
+
+    /// The context to answer a user's message with, within a token budget:
+    /// the rules to follow, the session's latest messages verbatim, what
+    /// was said earlier that bears on the message (and summaries of earlier
+    /// topics), and relevant long-term memories. Counted exactly
+    /// (`cl100k_base` unless `tokenizer` says otherwise); never over budget.
+    #[tool(
+        name = "window",
+        output_schema = schema_for_output::<Window>(),
+        annotations(
+            title = "Context window",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn window(
+        &self,
+        Parameters(p): Parameters<WindowParams>,
+        ext: Extensions,
+    ) -> CallToolResult {
+        let input: WindowInput = p.into();
+        let out = self
+            .call(&ext, move |c, caller| api::window(c, caller, input))
+            .await;
+        answer(out, |w| w.text.clone())
     }
 
     /// Read one memory in full by its id or a unique prefix (as shown by

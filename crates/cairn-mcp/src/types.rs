@@ -4,6 +4,7 @@
 
 use cairn_core::api::{
     ContextInput, ForgetInput, ListInput, RecallInput, RememberInput, Selection, UpdateInput,
+    WindowInput,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -300,6 +301,46 @@ impl ObserveParams {
             })
             .collect();
         (self.project, records)
+    }
+}
+
+/// Arguments of `window`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WindowParams {
+    /// The conversation session you are in (as given to `observe`).
+    pub session: String,
+    /// The new user message you are about to answer.
+    #[serde(default)]
+    pub message: String,
+    /// Most tokens of the whole window (default 2000).
+    #[serde(default)]
+    pub budget: Option<usize>,
+    /// Most tokens of the latest messages kept verbatim (default 4096).
+    #[serde(default)]
+    pub working_tokens: Option<usize>,
+    /// Project. Omitted: the session's project.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// cl100k_base (default) or o200k_base.
+    #[serde(default)]
+    pub tokenizer: Option<String>,
+    /// markdown (default), json, or memory (a `<memory>` block).
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+impl From<WindowParams> for WindowInput {
+    fn from(p: WindowParams) -> Self {
+        WindowInput {
+            session: p.session,
+            message: p.message,
+            project: p.project,
+            budget: p.budget,
+            working_tokens: p.working_tokens,
+            tokenizer: p.tokenizer,
+            format: p.format,
+        }
     }
 }
 

@@ -5,7 +5,8 @@ use serde_json::json;
 use crate::{call, call_err, call_raw, Env};
 
 const TOOLS: &[&str] = &[
-    "remember", "recall", "context", "get", "update", "forget", "list", "stats", "help",
+    "remember", "recall", "context", "get", "update", "forget", "list", "stats", "help", "observe",
+    "window",
 ];
 
 #[tokio::test]
@@ -30,7 +31,10 @@ async fn every_tool_has_schemas_annotations_and_a_description() {
         assert!(t.output_schema.is_some(), "{}: no output schema", t.name);
         let a = t.annotations.as_ref().expect("annotations");
         let read_only = a.read_only_hint == Some(true);
-        let expected_read_only = !matches!(t.name.as_ref(), "remember" | "update" | "forget");
+        let expected_read_only = !matches!(
+            t.name.as_ref(),
+            "remember" | "update" | "forget" | "observe"
+        );
         assert_eq!(read_only, expected_read_only, "{}", t.name);
         if matches!(t.name.as_ref(), "update" | "forget") {
             assert_eq!(a.destructive_hint, Some(true), "{}", t.name);
@@ -425,7 +429,14 @@ async fn resources_and_templates() {
     assert!(uris.contains(&"cairn://context/atlas"), "{uris:?}");
     let templates = client.list_all_resource_templates().await.unwrap();
     let t: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
-    assert_eq!(t, ["cairn://context/{project}", "cairn://memory/{id}"]);
+    assert_eq!(
+        t,
+        [
+            "cairn://context/{project}",
+            "cairn://memory/{id}",
+            "cairn://session/{id}/working-memory"
+        ]
+    );
 
     let read = |uri: String| {
         let client = &client;
@@ -465,6 +476,78 @@ async fn resources_and_templates() {
             other => panic!("{bad}: {other:?}"),
         }
     }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn observe_then_recall_in_the_conversation_and_get_its_window() {
+    let env = Env::new();
+    let client = env.client(None).await;
+    let logged = call(
+        &client,
+        "observe",
+        json!({"conversation": "chat-1", "messages": [
+            {"speaker": "user", "text": "Our staging database runs on host db-stage-7.", "session": "s1", "at": "2026-01-05T10:00:00Z"},
+            {"role": "assistant", "text": "Noted: staging database on db-stage-7.", "session": "s1", "at": "2026-01-05T10:00:05Z"}
+        ]}),
+    )
+    .await;
+    let messages = logged["logged"].as_array().unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[0]["topic"], "chat-1#1");
+    assert_eq!(messages[0]["new_topic"], true);
+    // A message without text is refused, naming the problem.
+    let bad = call_err(
+        &client,
+        "observe",
+        json!({"conversation": "chat-1", "messages": [{"speaker": "user", "text": " "}]}),
+    )
+    .await;
+    assert!(bad.contains("empty"), "{bad}");
+
+    let found = call(
+        &client,
+        "recall",
+        json!({"query": "which host is staging on", "conversation": "chat-1"}),
+    )
+    .await;
+    let results = found["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|r| r["conversation"] == "chat-1"));
+    let elsewhere = call(
+        &client,
+        "recall",
+        json!({"query": "which host is staging on", "conversation": "chat-2"}),
+    )
+    .await;
+    assert!(elsewhere["results"].as_array().unwrap().is_empty());
+
+    let window = call(
+        &client,
+        "window",
+        json!({"session": "s1", "message": "where is staging?", "budget": 200, "format": "memory"}),
+    )
+    .await;
+    let text = window["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("<memory>") && text.contains("db-stage-7"),
+        "{text}"
+    );
+    assert!(window["total_tokens"].as_u64().unwrap() <= 200);
+
+    let working = client
+        .read_resource(ReadResourceRequestParams::new(
+            "cairn://session/s1/working-memory",
+        ))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents { text, .. } = &working.contents[0] else {
+        panic!("not text");
+    };
+    assert!(
+        text.contains("## Working memory") && text.contains("db-stage-7"),
+        "{text}"
+    );
     client.cancel().await.unwrap();
 }
 
