@@ -118,6 +118,9 @@ enum Cmd {
         /// Fusion: scale the keyword weight per query by its confidence.
         #[arg(long)]
         adaptive_keyword: bool,
+        /// Boost memories naming the query's entities.
+        #[arg(long)]
+        entity_boost: bool,
         /// Fusion: candidates per result from each side.
         #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
         candidates: usize,
@@ -147,6 +150,9 @@ enum Cmd {
         /// Fusion: scale the keyword weight per query by its confidence.
         #[arg(long)]
         adaptive_keyword: bool,
+        /// Boost memories naming the query's entities.
+        #[arg(long)]
+        entity_boost: bool,
     },
     /// Recall latency through MCP (stdio framing and HTTP) against the
     /// engine's own, and the idle memory of `cairn serve` / `cairn mcp`.
@@ -203,6 +209,7 @@ fn main() -> Result<()> {
             keyword_weight,
             vector_weight,
             adaptive_keyword,
+            entity_boost,
             candidates,
         } => {
             let fusion = Fusion {
@@ -211,6 +218,7 @@ fn main() -> Result<()> {
                 vector_weight,
                 candidates_per_result: candidates,
                 adaptive_keyword,
+                entity_boost,
             };
             locomo_bench(&path, conversations, ingest, out, embed_cache, fusion)
         }
@@ -222,9 +230,11 @@ fn main() -> Result<()> {
             distractors,
             misses,
             adaptive_keyword,
+            entity_boost,
         } => eval::run(&eval::Options {
             fusion: Fusion {
                 adaptive_keyword,
+                entity_boost,
                 ..Fusion::default()
             },
             dir: path.unwrap_or_else(eval::default_dir),

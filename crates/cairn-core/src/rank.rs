@@ -134,6 +134,10 @@ pub struct Fusion {
     /// MRR by 0.011 while it raised Cairn's evaluation set; see
     /// docs/BENCHMARKS.md).
     pub adaptive_keyword: bool,
+    /// Multiply each candidate's score by [`entity_boost`] for the
+    /// entities it shares with the query (default off; see
+    /// docs/BENCHMARKS.md).
+    pub entity_boost: bool,
 }
 
 impl Default for Fusion {
@@ -144,6 +148,7 @@ impl Default for Fusion {
             vector_weight: VECTOR_WEIGHT,
             candidates_per_result: CANDIDATES_PER_RESULT,
             adaptive_keyword: false,
+            entity_boost: false,
         }
     }
 }
@@ -267,15 +272,40 @@ pub struct ScoreBreakdown {
     pub scope_weight: f64,
     /// The memory's own weight.
     pub weight: f64,
-    /// `rrf × boost × decay × scope_weight × weight`.
+    /// [`entity_boost`] (1 when off or nothing is shared).
+    pub entities: f64,
+    /// `rrf × boost × decay × scope_weight × weight × entities`.
     pub score: f64,
 }
 
 impl ScoreBreakdown {
     /// Combine relevance with the memory's factors into the final score.
     pub fn combine(&mut self) {
-        self.score = self.rrf * self.boost * self.decay * self.scope_weight * self.weight;
+        self.score = self.rrf
+            * self.boost
+            * self.decay
+            * self.scope_weight
+            * self.weight
+            * self.entities;
     }
+}
+
+/// The most [`entity_boost`] adds: a memory naming every entity of the
+/// query scores this much more (×1.25).
+pub const ENTITY_BOOST: f64 = 0.25;
+
+/// How much a memory gains for naming the entities a query names:
+///
+/// ```text
+/// entity_boost = 1 + ENTITY_BOOST · shared / query_entities
+/// ```
+///
+/// 1 when the query names no entity.
+pub fn entity_boost(shared: usize, query_entities: usize) -> f64 {
+    if query_entities == 0 {
+        return 1.0;
+    }
+    1.0 + ENTITY_BOOST * (shared.min(query_entities) as f64 / query_entities as f64)
 }
 
 /// Cosine similarity of two vectors of equal length (0 if either is zero).
@@ -337,6 +367,15 @@ pub fn classify_similarity(cosine: f32) -> Similarity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entity_boost_grows_with_the_share_of_query_entities() {
+        assert_eq!(entity_boost(0, 0), 1.0);
+        assert_eq!(entity_boost(0, 2), 1.0);
+        assert!((entity_boost(1, 2) - 1.125).abs() < 1e-12);
+        assert!((entity_boost(2, 2) - (1.0 + ENTITY_BOOST)).abs() < 1e-12);
+        assert_eq!(entity_boost(5, 2), entity_boost(2, 2));
+    }
 
     #[test]
     fn exchange_importance_weighs_novelty_over_salience() {
@@ -479,6 +518,7 @@ mod tests {
             decay: 0.5,
             scope_weight: 0.8,
             weight: 0.1,
+            entities: 1.0,
             score: 0.0,
         };
         b.combine();

@@ -1,16 +1,17 @@
 //! Recall: keyword and vector candidates fused by RRF, then ranked by use,
 //! recency, scope and weight (every factor kept for `--explain`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use schemars::JsonSchema;
 
 use super::Cairn;
+use crate::analysis::entities::extract_entities;
 use crate::analysis::temporal::split_time;
 use crate::memory::{normalize_tags, Memory, MemoryId, Timestamp};
 use crate::rank::{
-    access_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion, scope_weight,
-    ScoreBreakdown,
+    access_boost, entity_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion,
+    scope_weight, ScoreBreakdown,
 };
 use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
@@ -215,6 +216,7 @@ impl Cairn {
                     decay: 1.0,
                     scope_weight: scope_weight(f.global),
                     weight: 1.0,
+                    entities: 1.0,
                     score: 0.0,
                 };
                 explain.combine();
@@ -303,6 +305,7 @@ impl Cairn {
                     decay: recency_decay(f.last_accessed_at, now),
                     scope_weight: scope_weight(f.global),
                     weight: f.weight,
+                    entities: 1.0,
                     score: 0.0,
                 };
                 explain.combine();
@@ -310,6 +313,9 @@ impl Cairn {
             })
             .collect();
         ranked.sort_by(|(a_id, a), (b_id, b)| b.score.total_cmp(&a.score).then(b_id.cmp(a_id)));
+        if self.fusion.entity_boost {
+            self.boost_shared_entities(&req.query, &filter.tenant, &mut ranked, candidates)?;
+        }
         // Read the best `limit`; a memory deleted meanwhile by another
         // process is replaced by the next candidate.
         let mut results = Vec::with_capacity(req.limit);
@@ -343,6 +349,42 @@ impl Cairn {
         Ok(results)
     }
 
+    /// Multiply the scores of the best `pool` candidates by
+    /// [`entity_boost`] for the entities they share with the query (their
+    /// parsed entities, or those of their content), and sort again.
+    fn boost_shared_entities(
+        &self,
+        query: &str,
+        tenant: &str,
+        ranked: &mut [(MemoryId, ScoreBreakdown)],
+        pool: usize,
+    ) -> Result<()> {
+        let wanted: HashSet<String> = extract_entities(query)
+            .into_iter()
+            .map(|e| e.text.to_lowercase())
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let pool = pool.min(ranked.len());
+        let ids: Vec<MemoryId> = ranked[..pool].iter().map(|(id, _)| *id).collect();
+        let memories: HashMap<MemoryId, Memory> = self
+            .store
+            .get(tenant, &ids)?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
+        for (id, explain) in ranked[..pool].iter_mut() {
+            let Some(m) = memories.get(id) else { continue };
+            let named = memory_entities(m);
+            let shared = wanted.iter().filter(|e| named.contains(*e)).count();
+            explain.entities = entity_boost(shared, wanted.len());
+            explain.combine();
+        }
+        ranked.sort_by(|(a_id, a), (b_id, b)| b.score.total_cmp(&a.score).then(b_id.cmp(a_id)));
+        Ok(())
+    }
+
     /// Ranked memories for a query; each one returned counts as an access.
     pub fn recall(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
         let results = self.search(req)?;
@@ -353,4 +395,18 @@ impl Cairn {
         }
         Ok(results)
     }
+}
+
+/// The entities a memory names, lowercased: those parsed when it was
+/// logged, else those of its content.
+fn memory_entities(m: &Memory) -> HashSet<String> {
+    let parsed = m
+        .metadata
+        .get(crate::memory::PARSED_KEY)
+        .and_then(|p| serde_json::from_value::<crate::analysis::Parsed>(p.clone()).ok());
+    let entities = match parsed {
+        Some(p) => p.entities,
+        None => extract_entities(&m.content),
+    };
+    entities.into_iter().map(|e| e.text.to_lowercase()).collect()
 }
