@@ -27,6 +27,7 @@ mod mcp;
 mod metrics;
 mod serve;
 mod synth;
+mod window;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -67,6 +68,19 @@ enum Cmd {
         /// Keep the store files in this directory (for `fresh`).
         #[arg(long)]
         keep: Option<PathBuf>,
+    },
+    /// The context-window optimiser on a long session (synthetic
+    /// embeddings: the time without the query's embedding).
+    Window {
+        /// Exchanges in the session (two messages each).
+        #[arg(long, default_value_t = 1000)]
+        exchanges: usize,
+        /// Timed calls.
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
+        /// The window's token budget.
+        #[arg(long, default_value_t = 2000)]
+        budget: usize,
     },
     /// The local embedding model's speed.
     Embed {
@@ -198,6 +212,11 @@ fn main() -> Result<()> {
             keep,
         } => store(&sizes, queries, keep),
         Cmd::Embed { sentences } => embed(sentences),
+        Cmd::Window {
+            exchanges,
+            runs,
+            budget,
+        } => window::run(exchanges, runs, budget),
         Cmd::Fresh { db, cairn, runs } => fresh(&db, &cairn, runs),
         Cmd::Locomo {
             path,
