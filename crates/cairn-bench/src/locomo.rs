@@ -188,6 +188,16 @@ pub fn parse_session_time(s: &str) -> Result<i64> {
     Ok(t.and_utc().timestamp_millis())
 }
 
+/// The match types asked, in report order: the three retrieval modes, and
+/// temporal (time words in the question as a filter, relative to the
+/// conversation's last session).
+pub const MODES: [SearchMode; 4] = [
+    SearchMode::Keyword,
+    SearchMode::Semantic,
+    SearchMode::Hybrid,
+    SearchMode::Temporal,
+];
+
 /// How the benchmark stores a conversation's turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Ingest {
@@ -310,16 +320,20 @@ impl Harness {
         Ok(ids)
     }
 
-    /// The `dia_id`s of the top [`DEPTH`] memories for `question`.
+    /// The `dia_id`s of the top [`DEPTH`] memories for `question`;
+    /// `reference` is the time a temporal question's "last week" is read
+    /// against.
     pub fn ask(
         &self,
         question: &str,
         mode: SearchMode,
+        reference: Option<i64>,
         ids: &HashMap<MemoryId, String>,
     ) -> Result<Vec<String>> {
         let mut req = RecallRequest::new(TENANT, question);
         req.limit = DEPTH;
         req.mode = mode;
+        req.reference = reference;
         Ok(self
             .cairn
             .search(&req)?
@@ -434,7 +448,7 @@ mod tests {
         assert_eq!(ids.len(), 4, "every turn is its own memory");
         let mut result = ModeResult::default();
         for q in &c.questions {
-            let ranked = h.ask(&q.text, SearchMode::Keyword, &ids).unwrap();
+            let ranked = h.ask(&q.text, SearchMode::Keyword, None, &ids).unwrap();
             result.add(q, &ranked);
         }
         // Category 5 and the question without evidence are not scored.

@@ -543,7 +543,7 @@ fn locomo_bench(
         Some(c) => c.clone(),
         None => model,
     };
-    let mut results: Vec<ModeResult> = vec![ModeResult::default(); SearchMode::ALL.len()];
+    let mut results: Vec<ModeResult> = vec![ModeResult::default(); locomo::MODES.len()];
     let (mut turns, mut ingest_s) = (0usize, 0.0f64);
     for conv in &conversations {
         let tmp = tempfile::tempdir()?;
@@ -553,15 +553,16 @@ fn locomo_bench(
         let ids = h.ingest(conv, ingest)?;
         ingest_s += t.elapsed().as_secs_f64();
         turns += conv.turns.len();
+        let reference = conv.turns.iter().map(|t| t.time).max();
         let asked: Vec<_> = conv
             .questions
             .iter()
             .filter(|q| CATEGORIES.contains(&q.category))
             .collect();
         for q in &asked {
-            for (m, result) in SearchMode::ALL.iter().zip(&mut results) {
+            for (m, result) in locomo::MODES.iter().zip(&mut results) {
                 let t = Instant::now();
-                let ranked = h.ask(&q.text, *m, &ids)?;
+                let ranked = h.ask(&q.text, *m, reference, &ids)?;
                 result.query_ms.push(t.elapsed().as_secs_f64() * 1000.0);
                 result.add(q, &ranked);
             }
@@ -600,7 +601,7 @@ fn locomo_bench(
     println!("| mode | questions |{header} MRR | p50 ms | p95 ms |");
     println!("|---|---:|{cols}---:|---:|---:|");
     let mut json_modes = serde_json::Map::new();
-    for (m, r) in SearchMode::ALL.iter().zip(&mut results) {
+    for (m, r) in locomo::MODES.iter().zip(&mut results) {
         let all = r.overall();
         let (p50, p95) = ms(&mut r.query_ms);
         println!(
@@ -625,7 +626,7 @@ fn locomo_bench(
     }
     println!("\n| mode | category | questions |{header} MRR |");
     println!("|---|---|---:|{cols}---:|");
-    for (m, r) in SearchMode::ALL.iter().zip(&results) {
+    for (m, r) in locomo::MODES.iter().zip(&results) {
         for (c, s) in CATEGORIES.iter().zip(&r.by_category) {
             println!(
                 "| {} | {} {} | {} |{}",
