@@ -45,7 +45,11 @@ pub fn run(exchanges: usize, runs: usize, budget: usize) -> Result<()> {
     let logged = t.elapsed().as_secs_f64();
     for i in 0..200u64 {
         let mut r = RememberRequest::new(TENANT, corpus.english_text(1_000_000 + i));
-        r.kind = if i % 10 == 0 { MemoryType::Rule } else { MemoryType::Fact };
+        r.kind = if i % 10 == 0 {
+            MemoryType::Rule
+        } else {
+            MemoryType::Fact
+        };
         cairn.remember(r)?;
     }
     let mut times = Vec::with_capacity(runs);

@@ -281,12 +281,8 @@ pub struct ScoreBreakdown {
 impl ScoreBreakdown {
     /// Combine relevance with the memory's factors into the final score.
     pub fn combine(&mut self) {
-        self.score = self.rrf
-            * self.boost
-            * self.decay
-            * self.scope_weight
-            * self.weight
-            * self.entities;
+        self.score =
+            self.rrf * self.boost * self.decay * self.scope_weight * self.weight * self.entities;
     }
 }
 

@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 mod cli;
+mod conversation;
 mod crash;
 mod keys;
 mod pg;

@@ -408,5 +408,8 @@ fn memory_entities(m: &Memory) -> HashSet<String> {
         Some(p) => p.entities,
         None => extract_entities(&m.content),
     };
-    entities.into_iter().map(|e| e.text.to_lowercase()).collect()
+    entities
+        .into_iter()
+        .map(|e| e.text.to_lowercase())
+        .collect()
 }
