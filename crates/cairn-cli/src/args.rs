@@ -433,6 +433,10 @@ pub struct RecallArgs {
     /// to (RFC 3339 or YYYY-MM-DD) [default: now].
     #[arg(long)]
     pub reference: Option<String>,
+    /// Only memories naming this entity (a name, path, identifier, version…;
+    /// also `entity:NAME` in the query).
+    #[arg(long)]
+    pub entity: Option<String>,
     /// Token budget (cl100k_base) for the results: those past it are left
     /// out and counted.
     #[arg(long, short = 'b')]

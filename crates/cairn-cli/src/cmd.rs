@@ -356,6 +356,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
             .to_string(),
         ),
         reference: a.reference,
+        entity: a.entity,
         budget: a.budget,
         explain: a.explain,
     };

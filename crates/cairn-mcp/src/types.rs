@@ -105,6 +105,10 @@ pub struct RecallParams {
     /// (RFC 3339 or YYYY-MM-DD; default now).
     #[serde(default)]
     pub reference: Option<String>,
+    /// Only memories naming this entity: a person, place, file path,
+    /// identifier, version… (also `entity:Name` in the query).
+    #[serde(default)]
+    pub entity: Option<String>,
     /// Token budget (cl100k) for the returned memories' text: results past it
     /// are left out and counted in `omitted`.
     #[serde(default)]
@@ -420,6 +424,7 @@ impl From<RecallParams> for RecallInput {
             limit: p.limit,
             mode: p.mode,
             reference: p.reference,
+            entity: p.entity,
             budget: p.budget,
             explain: p.explain,
         }

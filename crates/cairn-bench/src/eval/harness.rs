@@ -185,6 +185,7 @@ impl Harness {
             limit,
             mode,
             reference: None,
+            entity: None,
         })?;
         Ok(found
             .into_iter()

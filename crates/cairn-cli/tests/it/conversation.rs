@@ -116,6 +116,14 @@ fn a_transcript_becomes_topics_searchable_by_scope_and_time() {
         .all(|r| r["match"] == "temporal"
             && r["created_at"].as_str().unwrap().starts_with("2023-05-09")));
 
+    // Entities: listed per conversation, and a filter of recall.
+    let entities = tree["entities"].as_array().unwrap();
+    assert!(entities.iter().any(|e| e == "Porto"), "{entities:?}");
+    let porto = env.json(&["recall", "trip entity:Porto", "--json"]);
+    let results = porto["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{porto}");
+    assert!(results[0]["content"].as_str().unwrap().contains("Porto"));
+
     // Re-importing skips every message whose id is stored.
     let again = import(&env);
     assert_eq!(again["skipped_existing"], 1);

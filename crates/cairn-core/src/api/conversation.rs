@@ -254,6 +254,8 @@ pub struct ConversationTree {
     /// The conversation.
     #[serde(flatten)]
     pub conversation: ConversationView,
+    /// Its key entities: those of its topics, in topic order.
+    pub entities: Vec<String>,
     /// Its topics, oldest first.
     pub topic_list: Vec<TopicView>,
 }
@@ -306,8 +308,15 @@ pub fn show_conversation(cairn: &Cairn, caller: &Caller, id: &str) -> Result<Con
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    let mut entities: Vec<String> = Vec::new();
+    for e in topic_list.iter().flat_map(|t| &t.entities) {
+        if !entities.iter().any(|k| k.eq_ignore_ascii_case(e)) {
+            entities.push(e.clone());
+        }
+    }
     Ok(ConversationTree {
         conversation,
+        entities,
         topic_list,
     })
 }

@@ -38,6 +38,9 @@ pub struct RecallInput {
     /// The time a temporal query's "yesterday" or "last week" is read
     /// against (RFC 3339 or YYYY-MM-DD; default now).
     pub reference: Option<String>,
+    /// Only memories naming this entity (a name, path, identifier…); also
+    /// written in the query as `entity:Lisbon` or `entity:"New York"`.
+    pub entity: Option<String>,
     /// Token budget (cl100k) for the answer's lines: results past it are
     /// left out and counted in `omitted`.
     pub budget: Option<usize>,
@@ -106,12 +109,27 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
             crate::time::parse_timestamp(r).map_err(|e| Error::invalid(format!("reference: {e}")))
         })
         .transpose()?;
+    let (query, named) = entity_filter(&input.query);
+    let entity = match (non_empty(input.entity.as_deref()), named) {
+        (Some(a), Some(b)) if a.to_lowercase() != b.to_lowercase() => {
+            return Err(Error::invalid(format!(
+                "two entities asked for (`{a}` and `{b}`): give one"
+            )))
+        }
+        (a, b) => a.or(b),
+    };
+    if query.trim().is_empty() && entity.is_some() && mode != SearchMode::Importance {
+        return Err(Error::invalid(
+            "give words to search for beside the entity (or use mode importance)",
+        ));
+    }
     let found = cairn.recall(&RecallRequest {
-        query: input.query,
+        query,
         filter,
         limit: input.limit.unwrap_or(10),
         mode,
         reference,
+        entity,
     })?;
     let memories: Vec<_> = found.iter().map(|r| r.memory.clone()).collect();
     let views = MemoryView::of_all(cairn, &caller.tenant, &memories)?;
@@ -141,6 +159,37 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
         tokens,
         scope,
     })
+}
+
+/// The query without its `entity:` term, and the entity it names:
+/// `entity:Lisbon` or `entity:"New York"` (the first one).
+pub fn entity_filter(query: &str) -> (String, Option<String>) {
+    const KEY: &str = "entity:";
+    let lower = query.to_ascii_lowercase();
+    let Some(at) = lower
+        .match_indices(KEY)
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || query[..i].ends_with(char::is_whitespace))
+    else {
+        return (query.to_string(), None);
+    };
+    let value = &query[at + KEY.len()..];
+    let (entity, rest) = match value.strip_prefix('"') {
+        Some(quoted) => match quoted.find('"') {
+            Some(end) => (&quoted[..end], &quoted[end + 1..]),
+            None => (quoted, ""),
+        },
+        None => {
+            let end = value.find(char::is_whitespace).unwrap_or(value.len());
+            (&value[..end], &value[end..])
+        }
+    };
+    let remaining = format!("{} {}", query[..at].trim_end(), rest.trim_start());
+    let entity = entity.trim();
+    (
+        remaining.trim().to_string(),
+        (!entity.is_empty()).then(|| entity.to_string()),
+    )
 }
 
 impl RecallOutput {
@@ -391,6 +440,24 @@ mod tests {
             remember(&c, &caller, RememberInput::new(text)).unwrap();
         }
         (c, caller)
+    }
+
+    #[test]
+    fn entity_terms_come_out_of_the_query() {
+        assert_eq!(
+            entity_filter("trip entity:Lisbon in June"),
+            ("trip in June".to_string(), Some("Lisbon".to_string()))
+        );
+        assert_eq!(
+            entity_filter(r#"Entity:"New York" office"#),
+            ("office".to_string(), Some("New York".to_string()))
+        );
+        assert_eq!(
+            entity_filter("nonentity:x"),
+            ("nonentity:x".to_string(), None)
+        );
+        assert_eq!(entity_filter("no filter"), ("no filter".to_string(), None));
+        assert_eq!(entity_filter("entity: x"), ("x".to_string(), None));
     }
 
     #[test]

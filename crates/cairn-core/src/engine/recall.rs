@@ -16,6 +16,10 @@ use crate::rank::{
 use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
 
+/// How many times the results asked for an entity recall searches, before
+/// keeping those naming the entity.
+const ENTITY_POOL: usize = 10;
+
 /// Memories an importance recall without a query orders (the newest).
 const IMPORTANCE_POOL: usize = 10_000;
 
@@ -96,6 +100,9 @@ pub struct RecallRequest {
     /// The time relative expressions of a temporal query are read against
     /// (a conversation's own date); default now.
     pub reference: Option<Timestamp>,
+    /// Only memories naming this entity (a person, a path, an identifier…:
+    /// see [`crate::analysis::entities`]), compared case-insensitively.
+    pub entity: Option<String>,
 }
 
 impl RecallRequest {
@@ -107,6 +114,7 @@ impl RecallRequest {
             limit: 10,
             mode: SearchMode::Hybrid,
             reference: None,
+            entity: None,
         }
     }
 }
@@ -132,6 +140,29 @@ impl Cairn {
                 req.limit
             )));
         }
+        let Some(entity) = req
+            .entity
+            .as_deref()
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+        else {
+            return self.search_mode(req);
+        };
+        // Entities are not indexed: search a wider pool, keep those naming
+        // the entity.
+        let entity = entity.to_lowercase();
+        let wider = RecallRequest {
+            limit: (req.limit * ENTITY_POOL).min(MAX_RECALL_LIMIT),
+            entity: None,
+            ..req.clone()
+        };
+        let mut found = self.search_mode(&wider)?;
+        found.retain(|r| memory_entities(&r.memory).contains(&entity));
+        found.truncate(req.limit);
+        Ok(found)
+    }
+
+    fn search_mode(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
         match req.mode {
             SearchMode::Temporal => self.search_in_time(req),
             SearchMode::Importance => self.search_by_importance(req),

@@ -191,6 +191,7 @@ impl Cairn {
                 limit: RECALLED,
                 mode,
                 reference: None,
+                entity: None,
             })?
         };
         let best = found
