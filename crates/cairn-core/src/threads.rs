@@ -136,10 +136,10 @@ pub struct Session {
 /// A conversation.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Conversation {
-    /// A short title (extractive unless an LLM wrote it).
+    /// A short title: its first topic's.
     #[serde(default)]
     pub title: String,
-    /// A summary of the conversation so far.
+    /// An outline of the conversation so far: its topics' titles.
     #[serde(default)]
     pub summary: String,
     /// Anything else.

@@ -177,6 +177,8 @@ pub struct ConversationView {
     pub id: String,
     /// Its title (its first topic's).
     pub title: String,
+    /// An outline: its topics' titles.
+    pub summary: String,
     /// How many messages.
     pub messages: usize,
     /// How many topics.
@@ -189,26 +191,17 @@ pub struct ConversationView {
 
 /// The caller's conversations, oldest first.
 pub fn list_conversations(cairn: &Cairn, caller: &Caller) -> Result<Vec<ConversationView>> {
-    let threads = cairn.store().thread_store();
-    threads
+    cairn
+        .store()
+        .thread_store()
         .threads(&caller.tenant, ThreadKind::Conversation, None)?
         .into_iter()
         .map(|r| {
             let body = Conversation::from_record(&r)?;
-            let title = if body.title.is_empty() {
-                threads
-                    .threads(&caller.tenant, ThreadKind::Topic, Some(&r.id))?
-                    .first()
-                    .map(Topic::from_record)
-                    .transpose()?
-                    .map(|t| t.title)
-                    .unwrap_or_default()
-            } else {
-                body.title
-            };
             Ok(ConversationView {
                 id: r.id,
-                title,
+                title: body.title,
+                summary: body.summary,
                 messages: body.messages,
                 topics: body.topics,
                 created_at: format_timestamp(r.created_at),

@@ -359,6 +359,22 @@ impl Cairn {
                 record.body = topic.to_body();
                 self.store.thread_store().put_thread(record)?;
             }
+            // The conversation's outline: its topics' titles.
+            let titles: Vec<String> = self
+                .store
+                .thread_store()
+                .threads(tenant, ThreadKind::Topic, Some(&conversation))?
+                .iter()
+                .map(Topic::from_record)
+                .map(|t| t.map(|t| t.title))
+                .collect::<Result<_>>()?;
+            state.body.title = titles.first().cloned().unwrap_or_default();
+            state.body.summary = titles
+                .iter()
+                .filter(|t| !t.is_empty())
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ");
             state.record.body = state.body.to_body();
             state.record.updated_at = state.record.updated_at.max(batch.inserts[i].0.created_at);
             self.store.thread_store().put_thread(&state.record)?;
