@@ -49,6 +49,13 @@ pub enum Command {
     /// What to load at the start of work: top matches, rules, recent, frequent
     /// and stale memories, grouped by type, within a token budget.
     Context(ContextArgs),
+    /// The memories a prompt about QUERY should carry, within a token
+    /// budget: rules and procedures first, then the most relevant, as a
+    /// `<memory>` block of `[Type] text` lines (Memory Vault AI's format),
+    /// Markdown or JSON. Paste it into a system prompt.
+    ///
+    /// Example: cairn prompt "deploy the API" --project atlas --budget 500
+    Prompt(PromptArgs),
     /// Show one memory in full (counts as an access).
     Get {
         /// Id or unique id prefix.
@@ -474,6 +481,26 @@ pub struct ContextArgs {
     /// `.cairn` file above it, else the git repository's name).
     #[arg(long)]
     pub auto_project: bool,
+}
+
+/// `cairn prompt`.
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// What the prompt is about (`-` = stdin).
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// Project, with global memories [default: global only].
+    #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
+    pub project: Option<String>,
+    /// Most tokens of the block, counted exactly.
+    #[arg(long, short = 'b', default_value_t = 1000)]
+    pub budget: usize,
+    /// cl100k_base or o200k_base.
+    #[arg(long, default_value = "cl100k_base")]
+    pub tokenizer: String,
+    /// vault (a `<memory>` block), markdown or json.
+    #[arg(long, default_value = "vault")]
+    pub format: String,
 }
 
 /// `cairn mcp`.

@@ -162,6 +162,7 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Remember(a) => remember(&cairn, a, json),
         Command::Recall(a) => recall(&cairn, a, json),
         Command::Context(a) => context(&cairn, a, json),
+        Command::Prompt(a) => prompt(&cairn, a, json),
         Command::Get { id } => get(&cairn, &id, json),
         Command::List(a) => list(&cairn, a, json),
         Command::Update(a) => update(&cairn, a, json),
@@ -460,6 +461,21 @@ fn context(cairn: &Cairn, a: ContextArgs, json: bool) -> Result<()> {
         print!("{}", pack.markdown);
         Ok(())
     }
+}
+
+fn prompt(cairn: &Cairn, a: PromptArgs, json: bool) -> Result<()> {
+    let window = api::prompt(
+        cairn,
+        &caller(),
+        api::PromptInput {
+            query: text_arg(&a.query)?,
+            project: a.project,
+            budget: Some(a.budget),
+            tokenizer: Some(a.tokenizer),
+            format: Some(a.format),
+        },
+    )?;
+    crate::conversation::print_window(&window, json)
 }
 
 fn get(cairn: &Cairn, id: &str, json: bool) -> Result<()> {

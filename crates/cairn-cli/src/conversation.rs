@@ -3,6 +3,7 @@
 
 use anyhow::Result;
 use cairn_core::api::{self, ConversationTree};
+use cairn_core::window::Window;
 use cairn_core::wire::MessageRecord;
 use cairn_core::Cairn;
 
@@ -61,7 +62,14 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
                 text: text_arg(&text)?,
                 ..MessageRecord::default()
             };
-            let logged = api::log(cairn, &caller(), project, vec![record])?;
+            let logged = api::log(
+                cairn,
+                &caller(),
+                api::LogInput {
+                    project,
+                    messages: vec![record],
+                },
+            )?;
             if json {
                 return print_json(&logged);
             }
@@ -128,25 +136,7 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
                     format: Some(format),
                 },
             )?;
-            if json {
-                return print_json(&window);
-            }
-            println!("{}", window.text);
-            eprintln!(
-                "{}",
-                paint(
-                    &format!(
-                        "{} of {} tokens ({}), {} items, {} left out",
-                        window.total_tokens,
-                        window.budget,
-                        window.tokenizer.as_str(),
-                        window.items.len(),
-                        window.left_out.len()
-                    ),
-                    DIM
-                )
-            );
-            Ok(())
+            print_window(&window, json)
         }
         ConversationAction::Stats {
             conversation,
@@ -235,4 +225,28 @@ impl<R: std::io::BufRead> std::io::BufRead for Counted<R> {
         self.bar.inc(amt as u64);
         self.inner.consume(amt);
     }
+}
+
+/// A window (or a prompt's memory block): its text on stdout and what it
+/// took on stderr, or its JSON.
+pub(crate) fn print_window(window: &Window, json: bool) -> Result<()> {
+    if json {
+        return print_json(window);
+    }
+    println!("{}", window.text);
+    eprintln!(
+        "{}",
+        paint(
+            &format!(
+                "{} of {} tokens ({}), {} items, {} left out",
+                window.total_tokens,
+                window.budget,
+                window.tokenizer.as_str(),
+                window.items.len(),
+                window.left_out.len()
+            ),
+            DIM
+        )
+    );
+    Ok(())
 }

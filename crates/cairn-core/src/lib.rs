@@ -14,6 +14,7 @@
 
 pub mod analysis;
 pub mod api;
+pub mod collections;
 pub mod context;
 pub mod embed;
 pub mod engine;
@@ -25,7 +26,6 @@ pub mod memstore;
 pub mod project;
 pub mod rank;
 pub mod store;
-pub mod threads;
 pub mod time;
 pub mod tokens;
 pub mod window;

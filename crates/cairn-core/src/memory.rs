@@ -302,7 +302,7 @@ pub struct Memory {
 }
 
 /// Where a message sits in Memorg's hierarchy: the ids of its session,
-/// conversation and topic (records of [`crate::threads::ThreadStore`]).
+/// conversation and topic (records of [`crate::collections::CollectionStore`]).
 /// Recall's session, conversation and topic scopes filter on these.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Thread {

@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::RwLock;
 
+use crate::collections::{CollectionKind, CollectionRecord, CollectionStore};
 use crate::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
 use crate::keys::{ApiKey, KeyStore};
 use crate::memory::{Memory, MemoryId, Timestamp};
@@ -19,7 +20,6 @@ use crate::store::{
     keyword_terms, query_terms, Filter, Filterable, Hit, Inserted, ListOrder, RankFactors, Store,
     StoreStats, TermRarity, WriteBatch,
 };
-use crate::threads::{ThreadKind, ThreadRecord, ThreadStore};
 use crate::{Error, ModelInfo, Result};
 
 #[derive(Default)]
@@ -66,43 +66,48 @@ impl State {
 pub struct MemoryStore {
     state: RwLock<State>,
     keys: MemoryKeys,
-    threads: MemoryThreads,
+    threads: MemoryCollections,
 }
 
-/// Thread records by tenant, kind and id.
-type ThreadTable = BTreeMap<(String, ThreadKind, String), ThreadRecord>;
+/// Collection records by tenant, kind and id.
+type CollectionTable = BTreeMap<(String, CollectionKind, String), CollectionRecord>;
 
-/// Thread records in RAM.
+/// Collection records in RAM.
 #[derive(Default)]
-struct MemoryThreads(RwLock<ThreadTable>);
+struct MemoryCollections(RwLock<CollectionTable>);
 
-impl MemoryThreads {
-    fn lock(&self) -> Result<std::sync::RwLockWriteGuard<'_, ThreadTable>> {
+impl MemoryCollections {
+    fn lock(&self) -> Result<std::sync::RwLockWriteGuard<'_, CollectionTable>> {
         self.0
             .write()
             .map_err(|_| Error::storage("the thread table's lock is poisoned"))
     }
 }
 
-impl ThreadStore for MemoryThreads {
-    fn put_thread(&self, record: &ThreadRecord) -> Result<()> {
+impl CollectionStore for MemoryCollections {
+    fn put_collection(&self, record: &CollectionRecord) -> Result<()> {
         let key = (record.tenant.clone(), record.kind, record.id.clone());
         self.lock()?.insert(key, record.clone());
         Ok(())
     }
 
-    fn thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<Option<ThreadRecord>> {
+    fn collection(
+        &self,
+        tenant: &str,
+        kind: CollectionKind,
+        id: &str,
+    ) -> Result<Option<CollectionRecord>> {
         let key = (tenant.to_string(), kind, id.to_string());
         Ok(self.lock()?.get(&key).cloned())
     }
 
-    fn threads(
+    fn list_collections(
         &self,
         tenant: &str,
-        kind: ThreadKind,
+        kind: CollectionKind,
         parent: Option<&str>,
-    ) -> Result<Vec<ThreadRecord>> {
-        let mut out: Vec<ThreadRecord> = self
+    ) -> Result<Vec<CollectionRecord>> {
+        let mut out: Vec<CollectionRecord> = self
             .lock()?
             .values()
             .filter(|r| r.tenant == tenant && r.kind == kind)
@@ -113,7 +118,7 @@ impl ThreadStore for MemoryThreads {
         Ok(out)
     }
 
-    fn delete_thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<bool> {
+    fn delete_collection(&self, tenant: &str, kind: CollectionKind, id: &str) -> Result<bool> {
         let key = (tenant.to_string(), kind, id.to_string());
         Ok(self.lock()?.remove(&key).is_some())
     }
@@ -256,7 +261,7 @@ impl Store for MemoryStore {
         &self.keys
     }
 
-    fn thread_store(&self) -> &dyn ThreadStore {
+    fn collections(&self) -> &dyn CollectionStore {
         &self.threads
     }
 

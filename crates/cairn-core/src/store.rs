@@ -562,7 +562,7 @@ pub trait Store: Send + Sync {
 
     /// The store's sessions, conversations and topics (kept beside the
     /// memories, in the same file or database).
-    fn thread_store(&self) -> &dyn crate::threads::ThreadStore;
+    fn collections(&self) -> &dyn crate::collections::CollectionStore;
 }
 
 /// Caches a backend keeps to answer faster (SQLite: the in-memory vector

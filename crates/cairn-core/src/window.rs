@@ -139,14 +139,15 @@ impl std::fmt::Display for WindowFormat {
 impl FromStr for WindowFormat {
     type Err = Error;
 
-    /// `markdown` (or `md`), `json`, `memory`; case ignored.
+    /// `markdown` (or `md`), `json`, `memory` (or `vault`, Memory Vault
+    /// AI's name for the block); case ignored.
     fn from_str(s: &str) -> Result<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "markdown" | "md" => Ok(WindowFormat::Markdown),
             "json" => Ok(WindowFormat::Json),
-            "memory" => Ok(WindowFormat::Memory),
+            "memory" | "vault" => Ok(WindowFormat::Memory),
             _ => Err(Error::invalid(format!(
-                "unknown window format {s:?}: expected one of markdown, json, memory"
+                "unknown format {s:?}: expected one of markdown, json, memory (or vault)"
             ))),
         }
     }

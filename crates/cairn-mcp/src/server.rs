@@ -10,8 +10,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cairn_core::api::{self, Caller, ContextInput, MemoryView, WindowInput};
-use cairn_core::engine::DEFAULT_WORKING_TOKENS;
+use cairn_core::api::{self, Caller, ContextInput, MemoryView};
 use cairn_core::project::{detect_project, path_of_file_uri, percent_decode};
 use cairn_core::{Cairn, ErrorKind};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -223,8 +222,6 @@ const CONTEXT_PREFIX: &str = "cairn://context/";
 const MEMORY_PREFIX: &str = "cairn://memory/";
 const SESSION_PREFIX: &str = "cairn://session/";
 const WORKING_SUFFIX: &str = "/working-memory";
-/// Room for the rules beside the working memory in its resource.
-const WORKING_RULES_TOKENS: usize = 1024;
 
 /// A resource read's error as a JSON-RPC error, by kind.
 fn resource_error(e: cairn_core::Error) -> ErrorData {
@@ -402,14 +399,10 @@ impl ServerHandler for CairnMcp {
             .strip_prefix(SESSION_PREFIX)
             .and_then(|rest| rest.strip_suffix(WORKING_SUFFIX))
         {
-            let input = WindowInput {
-                session: percent_decode(session),
-                budget: Some(DEFAULT_WORKING_TOKENS + WORKING_RULES_TOKENS),
-                ..Default::default()
-            };
+            let session = percent_decode(session);
             let window = self
                 .call(&context.extensions, move |c, caller| {
-                    api::window(c, caller, input)
+                    api::working_memory(c, caller, &session)
                 })
                 .await
                 .map_err(resource_error)?;

@@ -131,9 +131,9 @@ impl CairnMcp {
         Parameters(p): Parameters<ObserveParams>,
         ext: Extensions,
     ) -> CallToolResult {
-        let (project, records) = p.records();
+        let input = p.into_log();
         let out = self
-            .call(&ext, move |c, caller| api::log(c, caller, project, records))
+            .call(&ext, move |c, caller| api::log(c, caller, input))
             .await;
         answer(out, render::observed)
     }

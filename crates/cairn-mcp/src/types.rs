@@ -287,8 +287,8 @@ pub struct ObserveParams {
 }
 
 impl ObserveParams {
-    /// The messages as wire records of the conversation.
-    pub fn records(self) -> (Option<String>, Vec<cairn_core::wire::MessageRecord>) {
+    /// What to log: the messages as wire records of the conversation.
+    pub fn into_log(self) -> cairn_core::api::LogInput {
         let conversation = self.conversation;
         let records = self
             .messages
@@ -304,7 +304,10 @@ impl ObserveParams {
                 metadata: m.metadata,
             })
             .collect();
-        (self.project, records)
+        cairn_core::api::LogInput {
+            project: self.project,
+            messages: records,
+        }
     }
 }
 

@@ -72,13 +72,13 @@
 //! never reads or writes outside its schema (the `vector` extension
 //! aside).
 
+mod collections;
 mod db;
 mod keys;
 mod keyword;
 mod schema;
 mod sql;
 mod store;
-mod threads;
 
 pub use schema::{APP_ROLE, SCHEMA_VERSION};
 pub use store::{PostgresOptions, PostgresStore, CONNECT_TIMEOUT, TCP_USER_TIMEOUT};

@@ -15,7 +15,11 @@ pub const APP_ROLE: &str = "cairn_app";
 /// The migrations, in order: (version, name, SQL).
 const MIGRATIONS: &[(i32, &str, &str)] = &[
     (1, "init", include_str!("migrations/0001_init.sql")),
-    (2, "threads", include_str!("migrations/0002_threads.sql")),
+    (
+        2,
+        "conversations",
+        include_str!("migrations/0002_conversations.sql"),
+    ),
 ];
 
 /// The latest schema version this build knows.
@@ -128,7 +132,7 @@ pub(crate) fn prepare(client: &mut Client, schema: &str, app_role: bool) -> Resu
             "GRANT USAGE ON SCHEMA \"{schema}\" TO {APP_ROLE};
              GRANT SELECT ON cairn_migrations TO {APP_ROLE};
              GRANT SELECT, INSERT, UPDATE, DELETE
-                 ON meta, memories, versions, deletions, api_keys, kw_corpus, kw_terms, threads
+                 ON meta, memories, versions, deletions, api_keys, kw_corpus, kw_terms, collections
                  TO {APP_ROLE};"
         ))
         .map_err(|e| pg_err(format!("granting {APP_ROLE} its rights"), e))?;

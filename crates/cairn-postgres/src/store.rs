@@ -14,6 +14,7 @@ use postgres::types::ToSql;
 use postgres::{NoTls, Transaction};
 use uuid::Uuid;
 
+use crate::collections::PgCollections;
 use crate::db::{Db, Scope};
 use crate::keys::PgKeys;
 use crate::keyword;
@@ -22,7 +23,6 @@ use crate::sql::{
     factors_from_row, filter_sql, get, is_unique_violation, memory_from_row, order_sql, pg_err,
     prefix_range, Params, FACTOR_COLUMNS, MEMORY_COLUMNS,
 };
-use crate::threads::PgThreads;
 
 /// How to open a [`PostgresStore`].
 #[derive(Debug, Clone)]
@@ -93,7 +93,7 @@ fn split_schema(url: &str) -> (String, Option<String>) {
 pub struct PostgresStore {
     db: Db,
     keys: PgKeys,
-    threads: PgThreads,
+    threads: PgCollections,
 }
 
 /// The statement inserting one memory (see [`memory_values`]).
@@ -328,7 +328,7 @@ impl PostgresStore {
         )?;
         Ok(PostgresStore {
             keys: PgKeys { db: db.clone() },
-            threads: PgThreads { db: db.clone() },
+            threads: PgCollections { db: db.clone() },
             db,
         })
     }
@@ -834,7 +834,7 @@ impl Store for PostgresStore {
         &self.keys
     }
 
-    fn thread_store(&self) -> &dyn cairn_core::threads::ThreadStore {
+    fn collections(&self) -> &dyn cairn_core::collections::CollectionStore {
         &self.threads
     }
 }

@@ -58,9 +58,19 @@ fn needed(method: &Method, path: &str) -> Role {
     }
     match *method {
         Method::GET | Method::HEAD | Method::OPTIONS => Role::Read,
-        Method::POST if matches!(path, "/v1/recall" | "/v1/context") => Role::Read,
+        Method::POST if is_search(path) => Role::Read,
         _ => Role::Write,
     }
+}
+
+/// Whether a POST only reads: recall, the session-start context, a
+/// prompt's memory block and a session's window.
+fn is_search(path: &str) -> bool {
+    matches!(path, "/v1/recall" | "/v1/context" | "/v1/prompt")
+        || path
+            .strip_prefix("/v1/sessions/")
+            .and_then(|rest| rest.strip_suffix("/window"))
+            .is_some_and(|session| !session.is_empty() && !session.contains('/'))
 }
 
 /// The key text of an `Authorization: Bearer` header.
@@ -142,6 +152,13 @@ mod tests {
     fn roles_by_route() {
         assert_eq!(needed(&Method::GET, "/v1/memories"), Role::Read);
         assert_eq!(needed(&Method::POST, "/v1/recall"), Role::Read);
+        assert_eq!(needed(&Method::POST, "/v1/prompt"), Role::Read);
+        assert_eq!(needed(&Method::POST, "/v1/sessions/s1/window"), Role::Read);
+        assert_eq!(
+            needed(&Method::POST, "/v1/sessions/a/b/window"),
+            Role::Write
+        );
+        assert_eq!(needed(&Method::POST, "/v1/messages"), Role::Write);
         assert_eq!(needed(&Method::POST, "/v1/memories"), Role::Write);
         assert_eq!(needed(&Method::DELETE, "/v1/memories/abcd"), Role::Write);
         assert_eq!(needed(&Method::PATCH, "/v1/memories/abcd"), Role::Write);

@@ -26,6 +26,7 @@
 //! decide what a filter means (that is `cairn_core::store::Filter`).
 
 mod checkpoint;
+mod collections;
 mod keys;
 pub mod keyword_index;
 mod readers;
@@ -33,7 +34,6 @@ pub mod schema;
 mod sql;
 mod store;
 mod sync;
-mod threads;
 pub mod vector_index;
 mod write;
 

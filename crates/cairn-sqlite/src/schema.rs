@@ -208,7 +208,7 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE vindex ADD COLUMN topic TEXT;
 
     -- Sessions, conversations and topics: one row per record.
-    CREATE TABLE threads (
+    CREATE TABLE collections (
         tenant     TEXT NOT NULL,
         kind       TEXT NOT NULL,
         id         TEXT NOT NULL,
@@ -218,6 +218,6 @@ pub const MIGRATIONS: &[&str] = &[
         updated_at INTEGER NOT NULL,
         PRIMARY KEY (tenant, kind, id)
     );
-    CREATE INDEX threads_created ON threads (tenant, kind, created_at);
+    CREATE INDEX collections_created ON collections (tenant, kind, created_at);
     "#,
 ];

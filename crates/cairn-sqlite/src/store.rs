@@ -618,7 +618,7 @@ impl Store for SqliteStore {
         self
     }
 
-    fn thread_store(&self) -> &dyn cairn_core::threads::ThreadStore {
+    fn collections(&self) -> &dyn cairn_core::collections::CollectionStore {
         self
     }
 

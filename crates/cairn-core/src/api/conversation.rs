@@ -6,12 +6,12 @@ use std::io::BufRead;
 use serde::Serialize;
 
 use super::Caller;
+use crate::collections::{CollectionBody, CollectionKind, Conversation, Topic};
 use crate::engine::{
     Cairn, LoggedMessage, Message, ObserveReport, ObserveRequest, WindowRequest,
     DEFAULT_WORKING_TOKENS,
 };
 use crate::store::{Filter, ListOrder, ThreadScope};
-use crate::threads::{Conversation, ThreadBody, ThreadKind, Topic};
 use crate::time::format_timestamp;
 use crate::tokens::Tokenizer;
 use crate::window::{Window, WindowFormat};
@@ -149,15 +149,23 @@ pub struct LogOutput {
     pub logged: Vec<LoggedView>,
 }
 
+/// Messages to log, as front ends receive them.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogInput {
+    /// The project of the messages (default: the caller's, else global).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// The messages, in order (usually a user message and its reply), each
+    /// as a line of a transcript import.
+    pub messages: Vec<MessageRecord>,
+}
+
 /// Log messages given as records (an agent's exchange: its user message
 /// and reply); every record is checked before any is written.
-pub fn log(
-    cairn: &Cairn,
-    caller: &Caller,
-    project: Option<String>,
-    records: Vec<MessageRecord>,
-) -> Result<LogOutput> {
-    let messages = records
+pub fn log(cairn: &Cairn, caller: &Caller, input: LogInput) -> Result<LogOutput> {
+    let LogInput { project, messages } = input;
+    let messages = messages
         .into_iter()
         .map(MessageRecord::into_message)
         .collect::<Result<Vec<_>>>()?;
@@ -193,8 +201,8 @@ pub struct ConversationView {
 pub fn list_conversations(cairn: &Cairn, caller: &Caller) -> Result<Vec<ConversationView>> {
     cairn
         .store()
-        .thread_store()
-        .threads(&caller.tenant, ThreadKind::Conversation, None)?
+        .collections()
+        .list_collections(&caller.tenant, CollectionKind::Conversation, None)?
         .into_iter()
         .map(|r| {
             let body = Conversation::from_record(&r)?;
@@ -268,11 +276,11 @@ pub fn show_conversation(cairn: &Cairn, caller: &Caller, id: &str) -> Result<Con
     let messages = cairn
         .store()
         .list(&filter, ListOrder::Oldest, SHOW_MESSAGES, 0)?;
-    let topics =
-        cairn
-            .store()
-            .thread_store()
-            .threads(&caller.tenant, ThreadKind::Topic, Some(id))?;
+    let topics = cairn.store().collections().list_collections(
+        &caller.tenant,
+        CollectionKind::Topic,
+        Some(id),
+    )?;
     let topic_list = topics
         .iter()
         .map(|r| {
@@ -342,14 +350,11 @@ pub const DEFAULT_WINDOW_BUDGET: usize = 2000;
 /// The context an LLM call of a session should get (see
 /// [`Cairn::window`]).
 pub fn window(cairn: &Cairn, caller: &Caller, input: WindowInput) -> Result<Window> {
-    let tokenizer = match super::non_empty(input.tokenizer.as_deref()) {
-        Some(t) => t.parse::<Tokenizer>()?,
-        None => Tokenizer::default(),
-    };
-    let format = match super::non_empty(input.format.as_deref()) {
-        Some(f) => f.parse::<WindowFormat>()?,
-        None => WindowFormat::default(),
-    };
+    let (tokenizer, format) = super::prompt::rendering(
+        input.tokenizer.as_deref(),
+        input.format.as_deref(),
+        WindowFormat::default(),
+    )?;
     cairn.window(&WindowRequest {
         tenant: caller.tenant.clone(),
         session: input.session,
@@ -362,11 +367,30 @@ pub fn window(cairn: &Cairn, caller: &Caller, input: WindowInput) -> Result<Wind
     })
 }
 
+/// Room for the rules beside the latest messages in [`working_memory`].
+pub const WORKING_RULES_TOKENS: usize = 1024;
+
+/// A session's working memory: the rules to follow and its latest
+/// messages, up to [`DEFAULT_WORKING_TOKENS`] of them (what MCP's
+/// `cairn://session/{id}/working-memory` resource and REST's
+/// `/v1/sessions/{id}/working-memory` show).
+pub fn working_memory(cairn: &Cairn, caller: &Caller, session: &str) -> Result<Window> {
+    window(
+        cairn,
+        caller,
+        WindowInput {
+            session: session.to_string(),
+            budget: Some(DEFAULT_WORKING_TOKENS + WORKING_RULES_TOKENS),
+            ..Default::default()
+        },
+    )
+}
+
 /// Token totals of one session, conversation or topic.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ThreadTokens {
     /// `session`, `conversation` or `topic`.
-    pub level: ThreadKind,
+    pub level: CollectionKind,
     /// Its id.
     pub id: String,
     /// Its messages.
@@ -400,15 +424,15 @@ pub fn conversation_stats(
     if let Some(c) = super::non_empty(conversation) {
         if cairn
             .store()
-            .thread_store()
-            .thread(&caller.tenant, ThreadKind::Conversation, &c)?
+            .collections()
+            .collection(&caller.tenant, CollectionKind::Conversation, &c)?
             .is_none()
         {
             return Err(Error::NotFound(format!("conversation `{c}`")));
         }
         filter.thread = Some(ThreadScope::Conversation(c));
     }
-    let mut totals: std::collections::BTreeMap<(ThreadKind, String), (usize, usize)> =
+    let mut totals: std::collections::BTreeMap<(CollectionKind, String), (usize, usize)> =
         Default::default();
     let mut cursor = None;
     loop {
@@ -418,9 +442,9 @@ pub fn conversation_stats(
             let Some(t) = &m.thread else { continue };
             let tokens = tokenizer.count(&m.content);
             for key in [
-                (ThreadKind::Conversation, t.conversation.clone()),
-                (ThreadKind::Session, t.session.clone()),
-                (ThreadKind::Topic, t.topic.clone()),
+                (CollectionKind::Conversation, t.conversation.clone()),
+                (CollectionKind::Session, t.session.clone()),
+                (CollectionKind::Topic, t.topic.clone()),
             ] {
                 let e = totals.entry(key).or_default();
                 e.0 += 1;
@@ -448,10 +472,10 @@ pub fn conversation_stats(
 /// Memories read per page by [`conversation_stats`].
 const STATS_PAGE: usize = 1000;
 
-fn level_order(kind: ThreadKind) -> u8 {
+fn level_order(kind: CollectionKind) -> u8 {
     match kind {
-        ThreadKind::Conversation => 0,
-        ThreadKind::Session => 1,
-        ThreadKind::Topic => 2,
+        CollectionKind::Conversation => 0,
+        CollectionKind::Session => 1,
+        CollectionKind::Topic => 2,
     }
 }

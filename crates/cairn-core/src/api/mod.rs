@@ -22,6 +22,7 @@ use crate::history::LOCAL_ACTOR;
 mod conversation;
 mod history;
 mod keys;
+mod prompt;
 mod read;
 mod selection;
 mod transfer;
@@ -30,8 +31,9 @@ mod write;
 
 pub use conversation::{
     conversation_stats, import_transcript, list_conversations, log, show_conversation, window,
-    ConversationImportReport, ConversationStats, ConversationTree, ConversationView, LogOutput,
-    LoggedView, MessageView, ThreadTokens, TopicView, WindowInput, DEFAULT_WINDOW_BUDGET,
+    working_memory, ConversationImportReport, ConversationStats, ConversationTree,
+    ConversationView, LogInput, LogOutput, LoggedView, MessageView, ThreadTokens, TopicView,
+    WindowInput, DEFAULT_WINDOW_BUDGET, WORKING_RULES_TOKENS,
 };
 pub use history::{
     get_with_history, history, revert, GetOutput, HistoryOutput, RevertInput, RevertOutput,
@@ -41,6 +43,7 @@ pub use keys::{
     authenticate, create_key, list_keys, revoke_key, tenant_name, Authenticated, CreateKeyInput,
     CreatedKey, KeyView,
 };
+pub use prompt::{prompt, PromptInput, DEFAULT_PROMPT_BUDGET};
 pub use read::{
     context, get, list, recall, stats, ContextInput, ListInput, ListOutput, RecallHit, RecallInput,
     RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,

@@ -25,7 +25,7 @@ use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
 mod threads;
-pub use threads::{check_thread_records, check_thread_scopes};
+pub use threads::{check_collections, check_thread_scopes};
 
 /// The one dimension of every vector in the suite: MiniLM's, so that a
 /// backend with a typed vector column passes it as it is.
@@ -1807,7 +1807,7 @@ macro_rules! store_conformance_tests {
             fn thread_records() {
                 {
                     let fixture = $make;
-                    c::check_thread_records(c::Fixture::store(&fixture))
+                    c::check_collections(c::Fixture::store(&fixture))
                 }
             }
         }

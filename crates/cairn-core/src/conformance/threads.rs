@@ -1,16 +1,16 @@
 //! Conformance checks of conversation messages ([`crate::Thread`] on a
 //! memory, searched with [`ThreadScope`]; the search context of a
-//! message) and of the [`crate::threads::ThreadStore`].
+//! message) and of the [`crate::collections::CollectionStore`].
 
 use std::sync::Arc;
 
 use serde_json::json;
 
 use super::{axis, filter_all, insert, sample, DIM, T0};
+use crate::collections::{CollectionKind, CollectionRecord};
 use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
 use crate::memory::{MemoryType, Thread};
 use crate::store::{ListOrder, Store, ThreadScope, WriteBatch};
-use crate::threads::{ThreadKind, ThreadRecord};
 
 fn thread(session: &str, conversation: &str, topic: &str) -> Option<Thread> {
     Some(Thread {
@@ -132,10 +132,16 @@ pub fn check_thread_scopes(store: Arc<dyn Store>) {
     );
 }
 
-fn record(tenant: &str, kind: ThreadKind, id: &str, parent: Option<&str>, at: i64) -> ThreadRecord {
+fn record(
+    tenant: &str,
+    kind: CollectionKind,
+    id: &str,
+    parent: Option<&str>,
+    at: i64,
+) -> CollectionRecord {
     let mut body = serde_json::Map::new();
     body.insert("title".into(), json!(format!("{id} ✓")));
-    ThreadRecord {
+    CollectionRecord {
         tenant: tenant.into(),
         kind,
         id: id.into(),
@@ -146,65 +152,79 @@ fn record(tenant: &str, kind: ThreadKind, id: &str, parent: Option<&str>, at: i6
     }
 }
 
-/// Thread records are kept per tenant and kind, replaced whole, listed in
+/// Collection records are kept per tenant and kind, replaced whole, listed in
 /// creation order (by parent when asked) and deleted.
-pub fn check_thread_records(store: Arc<dyn Store>) {
-    let threads = store.thread_store();
-    let conversation = record("a", ThreadKind::Conversation, "c1", None, T0);
+pub fn check_collections(store: Arc<dyn Store>) {
+    let threads = store.collections();
+    let conversation = record("a", CollectionKind::Conversation, "c1", None, T0);
     let topics = [
-        record("a", ThreadKind::Topic, "c1#2", Some("c1"), T0 + 2),
-        record("a", ThreadKind::Topic, "c1#1", Some("c1"), T0 + 1),
-        record("a", ThreadKind::Topic, "c2#1", Some("c2"), T0 + 3),
+        record("a", CollectionKind::Topic, "c1#2", Some("c1"), T0 + 2),
+        record("a", CollectionKind::Topic, "c1#1", Some("c1"), T0 + 1),
+        record("a", CollectionKind::Topic, "c2#1", Some("c2"), T0 + 3),
     ];
-    threads.put_thread(&conversation).unwrap();
+    threads.put_collection(&conversation).unwrap();
     for t in &topics {
-        threads.put_thread(t).unwrap();
+        threads.put_collection(t).unwrap();
     }
     // Same id, another tenant or kind: separate records.
     threads
-        .put_thread(&record("b", ThreadKind::Conversation, "c1", None, T0))
+        .put_collection(&record("b", CollectionKind::Conversation, "c1", None, T0))
         .unwrap();
     threads
-        .put_thread(&record("a", ThreadKind::Session, "c1", None, T0))
+        .put_collection(&record("a", CollectionKind::Session, "c1", None, T0))
         .unwrap();
 
     assert_eq!(
-        threads.thread("a", ThreadKind::Conversation, "c1").unwrap(),
+        threads
+            .collection("a", CollectionKind::Conversation, "c1")
+            .unwrap(),
         Some(conversation.clone())
     );
-    assert_eq!(threads.thread("a", ThreadKind::Topic, "c9").unwrap(), None);
-    let ids =
-        |records: Vec<ThreadRecord>| -> Vec<String> { records.into_iter().map(|r| r.id).collect() };
     assert_eq!(
-        ids(threads.threads("a", ThreadKind::Topic, None).unwrap()),
+        threads
+            .collection("a", CollectionKind::Topic, "c9")
+            .unwrap(),
+        None
+    );
+    let ids = |records: Vec<CollectionRecord>| -> Vec<String> {
+        records.into_iter().map(|r| r.id).collect()
+    };
+    assert_eq!(
+        ids(threads
+            .list_collections("a", CollectionKind::Topic, None)
+            .unwrap()),
         ["c1#1", "c1#2", "c2#1"]
     );
     assert_eq!(
-        ids(threads.threads("a", ThreadKind::Topic, Some("c1")).unwrap()),
+        ids(threads
+            .list_collections("a", CollectionKind::Topic, Some("c1"))
+            .unwrap()),
         ["c1#1", "c1#2"]
     );
     assert_eq!(
         ids(threads
-            .threads("b", ThreadKind::Conversation, None)
+            .list_collections("b", CollectionKind::Conversation, None)
             .unwrap()),
         ["c1"]
     );
     assert!(threads
-        .threads("c", ThreadKind::Topic, None)
+        .list_collections("c", CollectionKind::Topic, None)
         .unwrap()
         .is_empty());
 
     let mut renamed = conversation.clone();
     renamed.body.insert("title".into(), json!("Renamed"));
     renamed.updated_at = T0 + 50;
-    threads.put_thread(&renamed).unwrap();
+    threads.put_collection(&renamed).unwrap();
     assert_eq!(
-        threads.thread("a", ThreadKind::Conversation, "c1").unwrap(),
+        threads
+            .collection("a", CollectionKind::Conversation, "c1")
+            .unwrap(),
         Some(renamed)
     );
     assert_eq!(
         threads
-            .thread("b", ThreadKind::Conversation, "c1")
+            .collection("b", CollectionKind::Conversation, "c1")
             .unwrap()
             .unwrap()
             .body["title"],
@@ -212,17 +232,19 @@ pub fn check_thread_records(store: Arc<dyn Store>) {
     );
 
     assert!(threads
-        .delete_thread("a", ThreadKind::Topic, "c1#1")
+        .delete_collection("a", CollectionKind::Topic, "c1#1")
         .unwrap());
     assert!(!threads
-        .delete_thread("a", ThreadKind::Topic, "c1#1")
+        .delete_collection("a", CollectionKind::Topic, "c1#1")
         .unwrap());
     assert!(threads
-        .thread("b", ThreadKind::Conversation, "c1")
+        .collection("b", CollectionKind::Conversation, "c1")
         .unwrap()
         .is_some());
     assert_eq!(
-        ids(threads.threads("a", ThreadKind::Topic, None).unwrap()),
+        ids(threads
+            .list_collections("a", CollectionKind::Topic, None)
+            .unwrap()),
         ["c1#2", "c2#1"]
     );
 }

@@ -8,7 +8,7 @@
 //! session, so that keyword search finds a reply by what it answers.
 //! Topics start by themselves when a message drifts from the running topic
 //! ([`crate::analysis::segment`]); the records of sessions, conversations
-//! and topics are kept in the [`crate::threads::ThreadStore`].
+//! and topics are kept in the [`crate::collections::CollectionStore`].
 //!
 //! Messages are written a batch at a time, each batch one transaction with
 //! its versions; the topic and conversation records follow each batch. A
@@ -24,6 +24,9 @@ use super::Cairn;
 use crate::analysis;
 use crate::analysis::segment::{SegmentConfig, TopicTracker};
 use crate::analysis::summary;
+use crate::collections::{
+    CollectionBody, CollectionKind, CollectionRecord, Conversation, Session, Topic,
+};
 use crate::history::{Change, ChangeKind};
 use crate::memory::{
     normalize_project, normalize_thread_id, validate_content, Memory, MemoryId, MemoryType, Thread,
@@ -31,7 +34,6 @@ use crate::memory::{
 };
 use crate::rank::{cosine, exchange_importance};
 use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope, WriteBatch};
-use crate::threads::{Conversation, Session, ThreadBody, ThreadKind, ThreadRecord, Topic};
 use crate::tokens::Tokenizer;
 use crate::{Error, Result};
 
@@ -98,10 +100,10 @@ pub struct ObserveReport {
 
 /// A conversation's running state while a batch is logged.
 struct Running {
-    record: ThreadRecord,
+    record: CollectionRecord,
     body: Conversation,
     /// The current topic and its record, if the conversation has one.
-    topic: Option<(ThreadRecord, Topic)>,
+    topic: Option<(CollectionRecord, Topic)>,
     /// The last message written before this batch, if any: it gets the
     /// first new message of its session as search context.
     last: Option<Memory>,
@@ -184,7 +186,7 @@ impl Cairn {
         let mut latest: HashMap<String, usize> = HashMap::new();
         let mut touched_sessions: HashMap<String, Timestamp> = HashMap::new();
         // Topics that ended in this batch, described once it is written.
-        let mut ended: Vec<(ThreadRecord, Topic)> = Vec::new();
+        let mut ended: Vec<(CollectionRecord, Topic)> = Vec::new();
         for ((message, content), vector) in chunk.into_iter().zip(contents).zip(vectors) {
             let at = message.at.unwrap_or(now);
             let session = match &message.session {
@@ -213,9 +215,9 @@ impl Cairn {
                 ended.extend(state.topic.take());
                 state.body.topics += 1;
                 let id = format!("{}#{}", message.conversation, state.body.topics);
-                let record = ThreadRecord {
+                let record = CollectionRecord {
                     tenant: tenant.to_string(),
-                    kind: ThreadKind::Topic,
+                    kind: CollectionKind::Topic,
                     id,
                     parent: Some(message.conversation.clone()),
                     body: Map::new(),
@@ -347,7 +349,7 @@ impl Cairn {
         for (mut record, mut topic) in ended {
             self.describe_topic(tenant, &record, &mut topic)?;
             record.body = topic.to_body();
-            self.store.thread_store().put_thread(&record)?;
+            self.store.collections().put_collection(&record)?;
         }
         for (conversation, i) in latest {
             let state = running
@@ -357,13 +359,13 @@ impl Cairn {
             if let Some((record, topic)) = &mut state.topic {
                 self.describe_topic(tenant, record, topic)?;
                 record.body = topic.to_body();
-                self.store.thread_store().put_thread(record)?;
+                self.store.collections().put_collection(record)?;
             }
             // The conversation's outline: its topics' titles.
             let titles: Vec<String> = self
                 .store
-                .thread_store()
-                .threads(tenant, ThreadKind::Topic, Some(&conversation))?
+                .collections()
+                .list_collections(tenant, CollectionKind::Topic, Some(&conversation))?
                 .iter()
                 .map(Topic::from_record)
                 .map(|t| t.map(|t| t.title))
@@ -377,7 +379,7 @@ impl Cairn {
                 .join("; ");
             state.record.body = state.body.to_body();
             state.record.updated_at = state.record.updated_at.max(batch.inserts[i].0.created_at);
-            self.store.thread_store().put_thread(&state.record)?;
+            self.store.collections().put_collection(&state.record)?;
         }
         Ok(())
     }
@@ -385,12 +387,12 @@ impl Cairn {
     /// A conversation's state: its record (made when new), its current
     /// topic and its latest message.
     fn running(&self, tenant: &str, conversation: &str, at: Timestamp) -> Result<Running> {
-        let threads = self.store.thread_store();
+        let threads = self.store.collections();
         let record = threads
-            .thread(tenant, ThreadKind::Conversation, conversation)?
-            .unwrap_or_else(|| ThreadRecord {
+            .collection(tenant, CollectionKind::Conversation, conversation)?
+            .unwrap_or_else(|| CollectionRecord {
                 tenant: tenant.to_string(),
-                kind: ThreadKind::Conversation,
+                kind: CollectionKind::Conversation,
                 id: conversation.to_string(),
                 parent: None,
                 body: Map::new(),
@@ -400,7 +402,7 @@ impl Cairn {
         let body = Conversation::from_record(&record)?;
         let topic = match &body.topic {
             Some(id) => threads
-                .thread(tenant, ThreadKind::Topic, id)?
+                .collection(tenant, CollectionKind::Topic, id)?
                 .map(|r| Topic::from_record(&r).map(|t| (r, t)))
                 .transpose()?,
             None => None,
@@ -451,14 +453,14 @@ impl Cairn {
 
     /// Make the session's record unless it exists.
     fn ensure_session(&self, tenant: &str, session: &str, at: Timestamp) -> Result<()> {
-        let threads = self.store.thread_store();
+        let threads = self.store.collections();
         if threads
-            .thread(tenant, ThreadKind::Session, session)?
+            .collection(tenant, CollectionKind::Session, session)?
             .is_none()
         {
-            threads.put_thread(&ThreadRecord {
+            threads.put_collection(&CollectionRecord {
                 tenant: tenant.to_string(),
-                kind: ThreadKind::Session,
+                kind: CollectionKind::Session,
                 id: session.to_string(),
                 parent: None,
                 body: Session::default().to_body(),
@@ -471,7 +473,12 @@ impl Cairn {
 
     /// Give a topic its extractive title, summary and key entities, from
     /// its messages as stored.
-    fn describe_topic(&self, tenant: &str, record: &ThreadRecord, topic: &mut Topic) -> Result<()> {
+    fn describe_topic(
+        &self,
+        tenant: &str,
+        record: &CollectionRecord,
+        topic: &mut Topic,
+    ) -> Result<()> {
         let mut filter = Filter::new(tenant, self.now()).everything();
         filter.thread = Some(ThreadScope::Topic(record.id.clone()));
         let messages = self
@@ -693,16 +700,16 @@ mod tests {
         );
         assert_eq!(c.store().history("t", last.id).unwrap().len(), 1);
 
-        let threads = c.store().thread_store();
+        let threads = c.store().collections();
         let conversation = threads
-            .thread("t", ThreadKind::Conversation, "c1")
+            .collection("t", CollectionKind::Conversation, "c1")
             .unwrap()
             .unwrap();
         let body = Conversation::from_record(&conversation).unwrap();
         assert_eq!(body.messages, 4);
         assert!(body.topic.is_some());
         assert!(threads
-            .thread("t", ThreadKind::Session, "c1@2023-05-09")
+            .collection("t", CollectionKind::Session, "c1@2023-05-09")
             .unwrap()
             .is_some());
     }

@@ -24,7 +24,7 @@ pub use recall::{RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
 pub use transfer::ImportReport;
 pub use update::{changed_fields, UpdateRequest};
-pub use window::{WindowRequest, DEFAULT_WORKING_TOKENS};
+pub use window::{PromptRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 
 use crate::history::Deletion;
 use crate::memory::{normalize_id_prefix, Memory, MemoryId, Timestamp};

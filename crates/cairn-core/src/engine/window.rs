@@ -6,9 +6,9 @@
 use std::collections::HashSet;
 
 use super::{Cairn, RecallRequest, SearchMode};
+use crate::collections::{CollectionBody, CollectionKind, Topic};
 use crate::memory::{normalize_thread_id, Memory, MemoryId, MemoryType, Tier};
 use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope};
-use crate::threads::{ThreadBody, ThreadKind, Topic};
 use crate::tokens::Tokenizer;
 use crate::window::{assemble, Section, Window, WindowFormat, WindowItem, WindowOptions};
 use crate::{Error, Result};
@@ -41,6 +41,25 @@ pub struct WindowRequest {
     /// How tokens are counted.
     pub tokenizer: Tokenizer,
     /// How the window is rendered.
+    pub format: WindowFormat,
+}
+
+/// What to build a prompt's memory block for.
+#[derive(Debug, Clone)]
+pub struct PromptRequest {
+    /// Owner.
+    pub tenant: String,
+    /// What the prompt is about (may be empty: then the block holds the
+    /// most used rules).
+    pub query: String,
+    /// The project whose memories count, with global ones (`None`: global
+    /// ones only).
+    pub project: Option<String>,
+    /// Most tokens of the rendered block.
+    pub budget: usize,
+    /// How tokens are counted.
+    pub tokenizer: Tokenizer,
+    /// How the block is rendered.
     pub format: WindowFormat,
 }
 
@@ -127,11 +146,11 @@ impl Cairn {
                 .filter_map(|m| m.thread.as_ref().map(|t| t.topic.as_str()))
                 .collect();
             for topic in topics {
-                if let Some(record) =
-                    self.store
-                        .thread_store()
-                        .thread(&req.tenant, ThreadKind::Topic, topic)?
-                {
+                if let Some(record) = self.store.collections().collection(
+                    &req.tenant,
+                    CollectionKind::Topic,
+                    topic,
+                )? {
                     let t = Topic::from_record(&record)?;
                     if !t.summary.is_empty() {
                         let text = format!("Topic \"{}\": {}", t.title, t.summary);
@@ -153,6 +172,48 @@ impl Cairn {
                     items.push(item(&m, Section::LongTerm, r));
                 }
             }
+        }
+        Ok(assemble(
+            &items,
+            WindowOptions {
+                budget: req.budget,
+                tokenizer: req.tokenizer,
+                format: req.format,
+            },
+        ))
+    }
+
+    /// The memory block of a prompt for `query` (Memory Vault AI's prompt
+    /// builder): rules and procedures first, then the other memories by
+    /// relevance, greedy within the budget — the window's assembly with no
+    /// session. Nothing is counted as an access.
+    pub fn prompt(&self, req: &PromptRequest) -> Result<Window> {
+        if req.budget == 0 {
+            return Err(Error::invalid("the budget must be at least 1 token"));
+        }
+        let scope = match &req.project {
+            Some(p) => ScopeFilter::Project(p.clone()),
+            None => ScopeFilter::Global,
+        };
+        let seen = || {
+            let mut f = Filter::new(&req.tenant, self.now()).scope(scope.clone());
+            f.include_superseded = false;
+            f
+        };
+        let mut procedural = seen();
+        procedural.types = vec![MemoryType::Rule, MemoryType::Procedure];
+        let mut items: Vec<WindowItem> = self
+            .ranked(&req.query, procedural, SearchMode::Hybrid)?
+            .into_iter()
+            .map(|(m, r)| item(&m, Section::Procedural, r))
+            .collect();
+        if !req.query.trim().is_empty() {
+            items.extend(
+                self.ranked(&req.query, seen(), SearchMode::Hybrid)?
+                    .into_iter()
+                    .filter(|(m, _)| m.kind.tier() != Tier::Procedural)
+                    .map(|(m, r)| item(&m, Section::LongTerm, r)),
+            );
         }
         Ok(assemble(
             &items,
@@ -219,4 +280,121 @@ fn item(m: &Memory, section: Section, relevance: f64) -> WindowItem {
     );
     item.date = Some(m.created_at);
     item
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::conformance::LexicalEmbedder;
+    use crate::engine::RememberRequest;
+    use crate::{MemoryStore, Store};
+
+    fn engine_with(memories: &[(&str, MemoryType, Option<&str>)]) -> Cairn {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let c = Cairn::new(store, Arc::new(LexicalEmbedder));
+        for (text, kind, project) in memories {
+            let mut req = RememberRequest::new("t", *text);
+            req.kind = *kind;
+            req.project = project.map(str::to_string);
+            c.remember(req).unwrap();
+        }
+        c
+    }
+
+    fn prompt(c: &Cairn, query: &str, budget: usize, format: WindowFormat) -> Window {
+        c.prompt(&PromptRequest {
+            tenant: "t".into(),
+            query: query.into(),
+            project: Some("atlas".into()),
+            budget,
+            tokenizer: Tokenizer::default(),
+            format,
+        })
+        .unwrap()
+    }
+
+    fn sample() -> Cairn {
+        engine_with(&[
+            (
+                "Always run the migrations before deploying the API",
+                MemoryType::Rule,
+                Some("atlas"),
+            ),
+            (
+                "The API deploys to the fra1 cluster",
+                MemoryType::Fact,
+                Some("atlas"),
+            ),
+            (
+                "We deployed the API with blue-green switching on 2024-01-15",
+                MemoryType::Episode,
+                Some("atlas"),
+            ),
+            (
+                "The billing service deploys on Fridays",
+                MemoryType::Fact,
+                Some("billing"),
+            ),
+        ])
+    }
+
+    #[test]
+    fn a_prompt_puts_rules_first_in_the_vault_block() {
+        let w = prompt(&sample(), "deploy the API", 500, WindowFormat::Memory);
+        assert!(w
+            .text
+            .starts_with("<memory>\n[Procedural] Always run the migrations"));
+        assert!(w.text.ends_with("</memory>"), "{}", w.text);
+        assert!(w
+            .text
+            .contains("[Semantic] The API deploys to the fra1 cluster"));
+        // An episode carries its date.
+        assert!(w.text.contains("[Episodic] "), "{}", w.text);
+        // Another project's memories stay out.
+        assert!(!w.text.contains("billing"), "{}", w.text);
+        assert_eq!(w.total_tokens, Tokenizer::default().count(&w.text));
+        assert!((w.budget_used - w.total_tokens as f64 / 500.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_prompt_is_never_over_its_budget_and_drops_the_least_relevant() {
+        let c = sample();
+        let full = prompt(&c, "deploy the API", 500, WindowFormat::Memory);
+        for budget in 1..full.total_tokens {
+            let w = prompt(&c, "deploy the API", budget, WindowFormat::Memory);
+            assert!(w.total_tokens <= budget, "{budget}: {}", w.text);
+        }
+        // Just too small for everything: the rule stays.
+        let w = prompt(
+            &c,
+            "deploy the API",
+            full.total_tokens - 5,
+            WindowFormat::Memory,
+        );
+        assert!(w.text.contains("[Procedural]"), "{}", w.text);
+        assert!(!w.left_out.is_empty() || w.items.iter().any(|i| i.summarised));
+    }
+
+    #[test]
+    fn a_prompt_refuses_a_zero_budget_and_renders_markdown_and_json() {
+        let c = sample();
+        let e = c
+            .prompt(&PromptRequest {
+                tenant: "t".into(),
+                query: "deploy".into(),
+                project: None,
+                budget: 0,
+                tokenizer: Tokenizer::default(),
+                format: WindowFormat::Memory,
+            })
+            .unwrap_err();
+        assert!(e.to_string().contains("budget"), "{e}");
+        let md = prompt(&c, "deploy the API", 500, WindowFormat::Markdown);
+        assert!(md.text.starts_with("## "), "{}", md.text);
+        let json = prompt(&c, "deploy the API", 500, WindowFormat::Json);
+        let v: serde_json::Value = serde_json::from_str(&json.text).unwrap();
+        assert_eq!(v["items"][0]["section"], "procedural", "{v}");
+    }
 }

@@ -4,6 +4,7 @@
 //! ([`JsonBody`], [`QueryParams`]), runs the operation on the engine and
 //! answers its output; every error has the one shape of [`crate::error`].
 
+mod conversations;
 mod input;
 mod keys;
 mod memories;
@@ -19,14 +20,16 @@ use axum::http::StatusCode;
 use axum::routing::{delete, get, patch, post, MethodRouter};
 use axum::Router;
 use cairn_core::api::{
-    Authenticated, Caller, ContextInput, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput,
-    HistoryOutput, KeyView, ListInput, ListOutput, MemoryView, RecallInput, RecallOutput,
-    RememberInput, RememberOutput, RevertInput, RevertOutput, StatsOutput, UpdateInput,
-    UpdateOutput,
+    Authenticated, Caller, ContextInput, ConversationImportReport, ConversationStats,
+    ConversationTree, ConversationView, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput,
+    HistoryOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput, MemoryView, PromptInput,
+    RecallInput, RecallOutput, RememberInput, RememberOutput, RevertInput, RevertOutput,
+    StatsOutput, UpdateInput, UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
 use cairn_core::keys::Role;
+use cairn_core::window::Window;
 use cairn_core::{Cairn, Result};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
@@ -209,6 +212,18 @@ pub fn operations() -> Vec<Operation> {
             )
         },
         Operation {
+            body: Some(schema::<PromptInput>),
+            ok: (StatusCode::OK, schema::<Window>),
+            ..op(
+                M::POST,
+                "/prompt",
+                "prompt",
+                "The memory block of a prompt about a query: rules and procedures first, then by relevance, within a token budget",
+                Role::Read,
+                post(search::prompt),
+            )
+        },
+        Operation {
             ok: (StatusCode::OK, schema::<StatsOutput>),
             ..op(
                 M::GET,
@@ -241,6 +256,87 @@ pub fn operations() -> Vec<Operation> {
                 "Every memory as JSON Lines (streamed), in id order",
                 Role::Read,
                 get(transfer::export),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<Vec<ConversationView>>),
+            ..op(
+                M::GET,
+                "/conversations",
+                "list_conversations",
+                "The caller's conversations, oldest first",
+                Role::Read,
+                get(conversations::list),
+            )
+        },
+        Operation {
+            query: Some(schema::<conversations::TranscriptInput>),
+            ok: (StatusCode::OK, schema::<ConversationImportReport>),
+            ..op(
+                M::POST,
+                "/conversations",
+                "import_transcript",
+                "Import a transcript (the body: JSON Lines, one message a line, streamed): counts, topics started and each bad line's problem",
+                Role::Write,
+                post(conversations::import).layer(DefaultBodyLimit::disable()),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<ConversationTree>),
+            ..op(
+                M::GET,
+                "/conversations/{id}",
+                "show_conversation",
+                "A conversation with its topics (title, summary, entities) and their messages",
+                Role::Read,
+                get(conversations::show),
+            )
+        },
+        Operation {
+            query: Some(schema::<conversations::TokenizerInput>),
+            ok: (StatusCode::OK, schema::<ConversationStats>),
+            ..op(
+                M::GET,
+                "/conversations/{id}/stats",
+                "conversation_stats",
+                "Exact token totals of a conversation, its sessions and its topics",
+                Role::Read,
+                get(conversations::stats),
+            )
+        },
+        Operation {
+            body: Some(schema::<LogInput>),
+            ok: (StatusCode::CREATED, schema::<LogOutput>),
+            ..op(
+                M::POST,
+                "/messages",
+                "log_messages",
+                "Log conversation messages in order: where each went and its importance",
+                Role::Write,
+                post(conversations::log),
+            )
+        },
+        Operation {
+            body: Some(schema::<WindowInput>),
+            ok: (StatusCode::OK, schema::<Window>),
+            ..op(
+                M::POST,
+                "/sessions/{id}/window",
+                "window",
+                "The context an LLM call of the session should get for a new message, within a token budget",
+                Role::Read,
+                post(conversations::window),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<Window>),
+            ..op(
+                M::GET,
+                "/sessions/{id}/working-memory",
+                "working_memory",
+                "The rules to follow and the session's latest messages",
+                Role::Read,
+                get(conversations::working_memory),
             )
         },
         Operation {
@@ -325,7 +421,7 @@ async fn no_route(uri: axum::http::Uri) -> ApiError {
         StatusCode::NOT_FOUND,
         "no_route",
         format!(
-            "no route {}; see the REST API in the README (/v1/memories, /v1/recall, /v1/context, /v1/stats, /v1/keys)",
+            "no route {}; see the REST API in the README (/v1/memories, /v1/recall, /v1/context, /v1/stats, /v1/conversations, /v1/messages, /v1/sessions, /v1/keys)",
             uri.path()
         ),
     )

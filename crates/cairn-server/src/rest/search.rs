@@ -1,9 +1,10 @@
-//! Recall, the session-start context and counts.
+//! Recall, the session-start context, a prompt's memory block and counts.
 
 use axum::extract::State;
 use axum::Json;
-use cairn_core::api::{self, ContextInput, RecallInput, RecallOutput, StatsOutput};
+use cairn_core::api::{self, ContextInput, PromptInput, RecallInput, RecallOutput, StatsOutput};
 use cairn_core::context::ContextPack;
+use cairn_core::window::Window;
 
 use super::{run, JsonBody, Who};
 use crate::{ApiError, AppState};
@@ -30,6 +31,18 @@ pub async fn context(
     })
     .await
     .map(Json)
+}
+
+/// `POST /v1/prompt`: the memories a prompt about a query should carry,
+/// within a token budget.
+pub async fn prompt(
+    State(state): State<AppState>,
+    who: Who,
+    JsonBody(input): JsonBody<PromptInput>,
+) -> Result<Json<Window>, ApiError> {
+    run(&state, &who, move |c, caller| api::prompt(c, caller, input))
+        .await
+        .map(Json)
 }
 
 /// `GET /v1/stats`: counts of the tenant's memories.

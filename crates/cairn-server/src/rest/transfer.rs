@@ -4,7 +4,7 @@
 //! stalls, so a client cannot hold a thread forever; with `progress`, the
 //! answer is a stream of progress lines ending in the report.
 
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cairn_core::api;
 use futures_util::{Stream, StreamExt};
+use serde::Serialize;
 use tokio_util::io::{StreamReader, SyncIoBridge};
 
 use super::{QueryParams, Who};
@@ -149,21 +150,40 @@ pub async fn import(
     QueryParams(input): QueryParams<ImportInput>,
     request: Request,
 ) -> Result<Response, ApiError> {
+    let caller = who.caller();
+    let cairn = state.cairn.clone();
+    let strict = input.strict;
+    import_lines(&state, request, input.progress, move |reader, written| {
+        api::import(&cairn, &caller, reader, strict, Box::new(|_| {}), written)
+    })
+    .await
+}
+
+/// The body of a request read as JSON Lines by `run`, on a thread of the
+/// blocking pool (the reader blocks on the body, never an async worker),
+/// cut off past the server's import limit or when it stalls. `run` tells
+/// how many records are done; the answer is its report, or with
+/// `progress`, JSON Lines of progress ending in the report.
+pub(super) async fn import_lines<R, F>(
+    state: &AppState,
+    request: Request,
+    progress: bool,
+    run: F,
+) -> Result<Response, ApiError>
+where
+    R: Serialize + Send + 'static,
+    F: FnOnce(Box<dyn BufRead + Send>, &mut dyn FnMut(usize)) -> cairn_core::Result<R>
+        + Send
+        + 'static,
+{
     let limits = state.capacity.limits();
     let (max, idle) = (limits.max_import_bytes, limits.request_timeout);
     let watch = Arc::new(BodyWatch::default());
     let stream = guarded(request.into_body(), max, idle, watch.clone());
-    let reader = BufReader::new(SyncIoBridge::new(StreamReader::new(stream)));
-    let caller = who.caller();
-    let cairn = state.cairn.clone();
-    let strict = input.strict;
-    let run = move |written: &mut dyn FnMut(usize)| {
-        api::import(&cairn, &caller, reader, strict, Box::new(|_| {}), written)
-    };
-    // The reader blocks on the body: a thread of the blocking pool, never
-    // an async worker.
-    if !input.progress {
-        let report = tokio::task::spawn_blocking(move || run(&mut |_| {}))
+    let reader: Box<dyn BufRead + Send> =
+        Box::new(BufReader::new(SyncIoBridge::new(StreamReader::new(stream))));
+    if !progress {
+        let report = tokio::task::spawn_blocking(move || run(reader, &mut |_| {}))
             .await
             .map_err(|e| cairn_core::Error::storage(format!("task failed: {e}")))?;
         return match report {
@@ -174,7 +194,7 @@ pub async fn import(
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     tokio::task::spawn_blocking(move || {
         let mut last = Instant::now();
-        let report = run(&mut |imported| {
+        let report = run(reader, &mut |imported| {
             if last.elapsed() >= PROGRESS_EVERY {
                 last = Instant::now();
                 let bytes = watch.bytes.load(Ordering::Relaxed);

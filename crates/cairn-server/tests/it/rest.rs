@@ -12,20 +12,20 @@ use crate::{keyed_state, make_key, state};
 
 /// Requests to one application, with one key (or none).
 #[derive(Clone)]
-struct Client {
+pub(crate) struct Client {
     app: axum::Router,
     key: Option<String>,
     tenant: Option<String>,
 }
 
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Value,
+pub(crate) struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
 }
 
 impl Client {
-    fn new(state: AppState, key: Option<String>) -> Client {
+    pub(crate) fn new(state: AppState, key: Option<String>) -> Client {
         Client {
             app: router(state, CancellationToken::new()),
             key,
@@ -33,21 +33,21 @@ impl Client {
         }
     }
 
-    fn with_key(&self, key: &str) -> Client {
+    pub(crate) fn with_key(&self, key: &str) -> Client {
         Client {
             key: Some(key.to_string()),
             ..self.clone()
         }
     }
 
-    fn naming_tenant(&self, tenant: &str) -> Client {
+    pub(crate) fn naming_tenant(&self, tenant: &str) -> Client {
         Client {
             tenant: Some(tenant.to_string()),
             ..self.clone()
         }
     }
 
-    async fn raw(&self, method: &str, uri: &str, body: Body) -> Reply {
+    pub(crate) async fn raw(&self, method: &str, uri: &str, body: Body) -> Reply {
         let (status, headers, text) = self.text(method, uri, body).await;
         let body = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("{method} {uri}: {status} not JSON ({e}): {text:?}"));
@@ -59,7 +59,12 @@ impl Client {
     }
 
     /// A request whose answer is text (JSON Lines, say).
-    async fn text(&self, method: &str, uri: &str, body: Body) -> (StatusCode, HeaderMap, String) {
+    pub(crate) async fn text(
+        &self,
+        method: &str,
+        uri: &str,
+        body: Body,
+    ) -> (StatusCode, HeaderMap, String) {
         let mut req = Request::builder().method(method).uri(uri);
         if let Some(k) = &self.key {
             req = req.header("authorization", format!("Bearer {k}"));
@@ -82,16 +87,16 @@ impl Client {
         (status, headers, String::from_utf8(bytes.to_vec()).unwrap())
     }
 
-    async fn call(&self, method: &str, uri: &str, body: Option<Value>) -> Reply {
+    pub(crate) async fn call(&self, method: &str, uri: &str, body: Option<Value>) -> Reply {
         let body = body.map_or(Body::empty(), |b| Body::from(b.to_string()));
         self.raw(method, uri, body).await
     }
 
-    async fn get(&self, uri: &str) -> Reply {
+    pub(crate) async fn get(&self, uri: &str) -> Reply {
         self.call("GET", uri, None).await
     }
 
-    async fn post(&self, uri: &str, body: Value) -> Reply {
+    pub(crate) async fn post(&self, uri: &str, body: Value) -> Reply {
         self.call("POST", uri, Some(body)).await
     }
 
@@ -116,7 +121,7 @@ impl Client {
 }
 
 /// The one error shape, with its code.
-fn assert_error(r: &Reply, status: StatusCode, code: &str) {
+pub(crate) fn assert_error(r: &Reply, status: StatusCode, code: &str) {
     assert_eq!(r.status, status, "{}", r.body);
     assert_eq!(r.body["error"]["code"], code, "{}", r.body);
     assert!(r.body["error"]["message"]
@@ -877,4 +882,52 @@ async fn history_names_the_key_and_revert_restores_a_version() {
         (r.body["imported"].as_u64(), r.body["errors"].clone()),
         (Some(0), json!([]))
     );
+}
+
+#[tokio::test]
+async fn a_prompt_carries_rules_first_within_its_budget() {
+    let state = keyed_state();
+    let cairn = state.cairn.clone();
+    let base = Client::new(state, None);
+    let alice = base.with_key(&make_key(&cairn, "alice", "write"));
+    let reader = base.with_key(&make_key(&cairn, "alice", "read"));
+    let r = alice
+        .post(
+            "/v1/memories",
+            json!({"content": "Always run the migrations before deploying the API", "type": "rule", "project": "atlas"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    alice
+        .remember("The API deploys to the fra1 cluster", "atlas")
+        .await;
+    alice
+        .remember("The API of billing is frozen", "billing")
+        .await;
+
+    let r = reader
+        .post(
+            "/v1/prompt",
+            json!({"query": "deploy the API", "project": "atlas", "budget": 300}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let text = r.body["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("<memory>\n[Procedural] Always run the migrations"),
+        "{text}"
+    );
+    assert!(text.contains("[Semantic] The API deploys to the fra1 cluster"));
+    assert!(!text.contains("billing"), "{text}");
+    assert!(r.body["total_tokens"].as_u64().unwrap() <= 300);
+    assert!(r.body["budget_used"].as_f64().unwrap() > 0.0);
+
+    let r = reader
+        .post("/v1/prompt", json!({"query": "deploy", "format": "html"}))
+        .await;
+    assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input");
+    let r = reader
+        .post("/v1/prompt", json!({"query": "deploy", "budget": 0}))
+        .await;
+    assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input");
 }

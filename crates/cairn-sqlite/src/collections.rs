@@ -1,7 +1,7 @@
-//! Sessions, conversations and topics in the `threads` table (see
-//! [`cairn_core::threads`]): one row per record, its body as JSON.
+//! Sessions, conversations and topics in the `collections` table (see
+//! [`cairn_core::collections`]): one row per record, its body as JSON.
 
-use cairn_core::threads::{ThreadKind, ThreadRecord, ThreadStore};
+use cairn_core::collections::{CollectionKind, CollectionRecord, CollectionStore};
 use cairn_core::{Error, Result};
 use rusqlite::{params, OptionalExtension, Row};
 
@@ -10,17 +10,17 @@ use crate::SqliteStore;
 
 const COLUMNS: &str = "tenant, kind, id, parent, body, created_at, updated_at";
 
-fn record_of(row: &Row<'_>) -> rusqlite::Result<Result<ThreadRecord>> {
+fn record_of(row: &Row<'_>) -> rusqlite::Result<Result<CollectionRecord>> {
     let kind: String = row.get(1)?;
     let body: String = row.get(4)?;
-    let record = || -> Result<ThreadRecord> {
-        Ok(ThreadRecord {
+    let record = || -> Result<CollectionRecord> {
+        Ok(CollectionRecord {
             tenant: row.get(0).map_err(sql_err)?,
-            kind: ThreadKind::parse(&kind)?,
+            kind: CollectionKind::parse(&kind)?,
             id: row.get(2).map_err(sql_err)?,
             parent: row.get(3).map_err(sql_err)?,
             body: serde_json::from_str(&body)
-                .map_err(|e| Error::storage_from("a thread record's body is not JSON", e))?,
+                .map_err(|e| Error::storage_from("a collection record's body is not JSON", e))?,
             created_at: row.get(5).map_err(sql_err)?,
             updated_at: row.get(6).map_err(sql_err)?,
         })
@@ -28,12 +28,12 @@ fn record_of(row: &Row<'_>) -> rusqlite::Result<Result<ThreadRecord>> {
     Ok(record())
 }
 
-impl ThreadStore for SqliteStore {
-    fn put_thread(&self, r: &ThreadRecord) -> Result<()> {
+impl CollectionStore for SqliteStore {
+    fn put_collection(&self, r: &CollectionRecord) -> Result<()> {
         let body = serde_json::Value::Object(r.body.clone()).to_string();
         self.conn()?
             .prepare_cached(&format!(
-                "INSERT OR REPLACE INTO threads ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                "INSERT OR REPLACE INTO collections ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
             ))
             .and_then(|mut s| {
                 s.execute(params![
@@ -50,10 +50,15 @@ impl ThreadStore for SqliteStore {
         Ok(())
     }
 
-    fn thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<Option<ThreadRecord>> {
+    fn collection(
+        &self,
+        tenant: &str,
+        kind: CollectionKind,
+        id: &str,
+    ) -> Result<Option<CollectionRecord>> {
         self.reader()?
             .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM threads WHERE tenant = ?1 AND kind = ?2 AND id = ?3"
+                "SELECT {COLUMNS} FROM collections WHERE tenant = ?1 AND kind = ?2 AND id = ?3"
             ))
             .and_then(|mut s| {
                 s.query_row(params![tenant, kind.as_str(), id], record_of)
@@ -63,16 +68,16 @@ impl ThreadStore for SqliteStore {
             .transpose()
     }
 
-    fn threads(
+    fn list_collections(
         &self,
         tenant: &str,
-        kind: ThreadKind,
+        kind: CollectionKind,
         parent: Option<&str>,
-    ) -> Result<Vec<ThreadRecord>> {
+    ) -> Result<Vec<CollectionRecord>> {
         let conn = self.reader()?;
         let mut stmt = conn
             .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM threads WHERE tenant = ?1 AND kind = ?2 \
+                "SELECT {COLUMNS} FROM collections WHERE tenant = ?1 AND kind = ?2 \
                  AND (?3 IS NULL OR parent = ?3) ORDER BY created_at, id"
             ))
             .map_err(sql_err)?;
@@ -82,11 +87,11 @@ impl ThreadStore for SqliteStore {
         rows.map(|r| r.map_err(sql_err)?).collect()
     }
 
-    fn delete_thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<bool> {
+    fn delete_collection(&self, tenant: &str, kind: CollectionKind, id: &str) -> Result<bool> {
         let deleted = self
             .conn()?
             .execute(
-                "DELETE FROM threads WHERE tenant = ?1 AND kind = ?2 AND id = ?3",
+                "DELETE FROM collections WHERE tenant = ?1 AND kind = ?2 AND id = ?3",
                 params![tenant, kind.as_str(), id],
             )
             .map_err(sql_err)?;

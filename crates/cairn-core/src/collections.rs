@@ -1,15 +1,16 @@
-//! Memorg's conversation hierarchy besides the messages: sessions,
-//! conversations and topics, kept as small records.
+//! Collections: the small records that describe groups of memories —
+//! Memorg's sessions, conversations and topics.
 //!
-//! Messages are memories (type `episode`) whose [`crate::Thread`] names
-//! their session, conversation and topic; they are searched by the same
-//! indexes as every other memory. What is kept here is what describes the
-//! groups themselves — titles, summaries, key entities, a topic's running
-//! centroid for drift detection — as one JSON body per record.
+//! The members are memories: a conversation's messages are `episode`
+//! memories whose [`crate::Thread`] names their session, conversation and
+//! topic, searched by the same indexes as every other memory. What is kept
+//! here describes the groups themselves — titles, summaries, key entities,
+//! where a conversation's subject stands — as one JSON body per record.
 //!
-//! Storage is behind [`ThreadStore`], a table of [`ThreadRecord`]s keyed by
-//! tenant, kind and id, which every backend implements (the conformance
-//! suite checks it) and hands out through [`crate::Store::thread_store`].
+//! Storage is behind [`CollectionStore`], one table of
+//! [`CollectionRecord`]s keyed by tenant, kind and id, which every backend
+//! implements (the conformance suite checks it) and hands out through
+//! [`crate::Store::collections`].
 
 use std::fmt;
 
@@ -33,7 +34,7 @@ use crate::{Error, Result, Timestamp};
     schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
-pub enum ThreadKind {
+pub enum CollectionKind {
     /// A session: one sitting of a user with a system configuration.
     Session,
     /// A conversation: one exchange of messages, over one or more sessions.
@@ -42,33 +43,33 @@ pub enum ThreadKind {
     Topic,
 }
 
-impl ThreadKind {
+impl CollectionKind {
     /// Every kind, top level first.
-    pub const ALL: [ThreadKind; 3] = [
-        ThreadKind::Session,
-        ThreadKind::Conversation,
-        ThreadKind::Topic,
+    pub const ALL: [CollectionKind; 3] = [
+        CollectionKind::Session,
+        CollectionKind::Conversation,
+        CollectionKind::Topic,
     ];
 
     /// The kind's name, as stored.
     pub fn as_str(self) -> &'static str {
         match self {
-            ThreadKind::Session => "session",
-            ThreadKind::Conversation => "conversation",
-            ThreadKind::Topic => "topic",
+            CollectionKind::Session => "session",
+            CollectionKind::Conversation => "conversation",
+            CollectionKind::Topic => "topic",
         }
     }
 
     /// The kind named `name`.
     pub fn parse(name: &str) -> Result<Self> {
-        ThreadKind::ALL
+        CollectionKind::ALL
             .into_iter()
             .find(|k| k.as_str() == name)
-            .ok_or_else(|| Error::storage(format!("unknown thread record kind `{name}`")))
+            .ok_or_else(|| Error::storage(format!("unknown collection kind `{name}`")))
     }
 }
 
-impl fmt::Display for ThreadKind {
+impl fmt::Display for CollectionKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -79,11 +80,11 @@ impl fmt::Display for ThreadKind {
 /// JSON body the typed views ([`Session`], [`Conversation`], [`Topic`])
 /// are read from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ThreadRecord {
+pub struct CollectionRecord {
     /// Owner.
     pub tenant: String,
     /// Level.
-    pub kind: ThreadKind,
+    pub kind: CollectionKind,
     /// Id, unique per tenant and kind.
     pub id: String,
     /// The conversation of a topic.
@@ -100,26 +101,31 @@ pub struct ThreadRecord {
 ///
 /// # The contract
 /// - Keyed by `(tenant, kind, id)`; tenants never see each other's records.
-/// - [`ThreadStore::put_thread`] inserts or replaces a record whole.
+/// - [`CollectionStore::put_collection`] inserts or replaces a record whole.
 /// - Listings are in creation order (then id).
-pub trait ThreadStore: Send + Sync {
+pub trait CollectionStore: Send + Sync {
     /// Insert the record, or replace the one with its key.
-    fn put_thread(&self, record: &ThreadRecord) -> Result<()>;
+    fn put_collection(&self, record: &CollectionRecord) -> Result<()>;
 
     /// The record with this key.
-    fn thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<Option<ThreadRecord>>;
+    fn collection(
+        &self,
+        tenant: &str,
+        kind: CollectionKind,
+        id: &str,
+    ) -> Result<Option<CollectionRecord>>;
 
     /// The tenant's records of `kind` (those of `parent` when given),
     /// oldest first.
-    fn threads(
+    fn list_collections(
         &self,
         tenant: &str,
-        kind: ThreadKind,
+        kind: CollectionKind,
         parent: Option<&str>,
-    ) -> Result<Vec<ThreadRecord>>;
+    ) -> Result<Vec<CollectionRecord>>;
 
     /// Delete the record with this key; whether it existed.
-    fn delete_thread(&self, tenant: &str, kind: ThreadKind, id: &str) -> Result<bool>;
+    fn delete_collection(&self, tenant: &str, kind: CollectionKind, id: &str) -> Result<bool>;
 }
 
 /// A session.
@@ -182,12 +188,12 @@ pub struct Topic {
 }
 
 /// A typed view of a record's body.
-pub trait ThreadBody: Serialize + for<'de> Deserialize<'de> {
+pub trait CollectionBody: Serialize + for<'de> Deserialize<'de> {
     /// The kind of record it describes.
-    const KIND: ThreadKind;
+    const KIND: CollectionKind;
 
     /// The body of a stored record of this kind.
-    fn from_record(record: &ThreadRecord) -> Result<Self> {
+    fn from_record(record: &CollectionRecord) -> Result<Self> {
         if record.kind != Self::KIND {
             return Err(Error::storage(format!(
                 "{} `{}` read as a {}",
@@ -210,14 +216,14 @@ pub trait ThreadBody: Serialize + for<'de> Deserialize<'de> {
     }
 }
 
-impl ThreadBody for Session {
-    const KIND: ThreadKind = ThreadKind::Session;
+impl CollectionBody for Session {
+    const KIND: CollectionKind = CollectionKind::Session;
 }
-impl ThreadBody for Conversation {
-    const KIND: ThreadKind = ThreadKind::Conversation;
+impl CollectionBody for Conversation {
+    const KIND: CollectionKind = CollectionKind::Conversation;
 }
-impl ThreadBody for Topic {
-    const KIND: ThreadKind = ThreadKind::Topic;
+impl CollectionBody for Topic {
+    const KIND: CollectionKind = CollectionKind::Topic;
 }
 
 #[cfg(test)]
@@ -232,9 +238,9 @@ mod tests {
             entities: vec!["Postgres".into()],
             messages: 3,
         };
-        let record = ThreadRecord {
+        let record = CollectionRecord {
             tenant: "t".into(),
-            kind: ThreadKind::Topic,
+            kind: CollectionKind::Topic,
             id: "c#1".into(),
             parent: Some("c".into()),
             body: topic.to_body(),
@@ -244,8 +250,8 @@ mod tests {
         assert_eq!(Topic::from_record(&record).unwrap(), topic);
         let err = Session::from_record(&record).unwrap_err().to_string();
         assert!(err.contains("read as a session"), "{err}");
-        for kind in ThreadKind::ALL {
-            assert_eq!(ThreadKind::parse(kind.as_str()).unwrap(), kind);
+        for kind in CollectionKind::ALL {
+            assert_eq!(CollectionKind::parse(kind.as_str()).unwrap(), kind);
         }
     }
 }

@@ -9,7 +9,7 @@ CREATE INDEX memories_conversation ON memories (tenant, conversation)
     WHERE conversation IS NOT NULL;
 
 -- Sessions, conversations and topics: one row per record.
-CREATE TABLE threads (
+CREATE TABLE collections (
     tenant     text NOT NULL,
     kind       text NOT NULL,
     id         text NOT NULL,
@@ -19,9 +19,9 @@ CREATE TABLE threads (
     updated_at bigint NOT NULL,
     PRIMARY KEY (tenant, kind, id)
 );
-CREATE INDEX threads_created ON threads (tenant, kind, created_at);
-CREATE POLICY tenant_only ON threads
+CREATE INDEX collections_created ON collections (tenant, kind, created_at);
+CREATE POLICY tenant_only ON collections
     USING (tenant = current_setting('cairn.tenant', true)
            OR current_setting('cairn.every_tenant', true) = 'on');
-ALTER TABLE threads ENABLE ROW LEVEL SECURITY;
-ALTER TABLE threads FORCE ROW LEVEL SECURITY;
+ALTER TABLE collections ENABLE ROW LEVEL SECURITY;
+ALTER TABLE collections FORCE ROW LEVEL SECURITY;
