@@ -214,7 +214,7 @@ pub enum ConversationAction {
     ///
     /// Each line: {"conversation": "c1", "speaker": "Ana" (or "role":
     /// "user"), "text": "…", "at": "2023-05-08T13:56:00Z", "session": "s1",
-    /// "id": "<uuid>", "metadata": {…}}. Only conversation, text and
+    /// "id": "UUID", "metadata": {…}}. Only conversation, text and
     /// speaker/role are required; the session defaults to one per
     /// conversation per day, the time to now. Messages are logged in the
     /// order given; a message whose id is stored is skipped, so an import

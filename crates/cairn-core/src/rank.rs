@@ -322,7 +322,7 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 /// The importance of a conversation message (Memory Vault AI's formula):
 /// `0.6·novelty + 0.4·salience`, where novelty is `1 − ` the highest
 /// cosine between the message and what is already stored, and salience
-/// ([`crate::analysis::salience`]) how much the message carries worth
+/// ([`mod@crate::analysis::salience`]) how much the message carries worth
 /// keeping. Both are clamped to 0–1 first, so the result is in 0–1.
 pub fn exchange_importance(novelty: f64, salience: f64) -> f64 {
     0.6 * novelty.clamp(0.0, 1.0) + 0.4 * salience.clamp(0.0, 1.0)
