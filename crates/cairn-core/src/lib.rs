@@ -4,7 +4,8 @@
 //! ([`Memory`]), the [`Store`] and [`Embedder`] traits, the ranking math
 //! ([`rank`]), the engine ([`Cairn`]: recall and writing), context assembly
 //! ([`context`]), the application layer every front end calls ([`api`]),
-//! project detection ([`project`]) and the wire format ([`wire`]).
+//! project detection ([`project`]), redaction of secrets before anything
+//! is stored ([`redact`]) and the wire format ([`wire`]).
 //!
 //! ## Invariants
 //! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
@@ -25,6 +26,7 @@ pub mod memory;
 pub mod memstore;
 pub mod project;
 pub mod rank;
+pub mod redact;
 pub mod store;
 pub mod time;
 pub mod tokens;
