@@ -25,6 +25,12 @@ pub struct Cli {
     /// Print JSON (errors go to stderr as {"error": {"code", "message"}}).
     #[arg(long, global = true)]
     pub json: bool,
+    /// What is redacted from every text written (memories, messages):
+    /// `all`, `off`, or kinds separated by commas (email, phone,
+    /// card_number, iban, jwt, private_key, openai_key, github_token, …;
+    /// `cairn remember --no-redact` opts one memory out).
+    #[arg(long, global = true, env = "CAIRN_REDACT", value_name = "KINDS")]
+    pub redact: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -365,6 +371,10 @@ pub struct RememberArgs {
     /// Origin of the memory [default: manual].
     #[arg(long)]
     pub source: Option<String>,
+    /// Store the text as given: no `[REDACTED:kind]` for keys, tokens,
+    /// passwords, emails, phone and card numbers or IBANs.
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 /// Search modes.

@@ -11,6 +11,7 @@ use cairn_core::api::{
     RememberInput, RememberOutput, Selection, UpdateInput,
 };
 use cairn_core::project::detect_project;
+use cairn_core::redact::Redactor;
 use cairn_core::{Cairn, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT};
 use cairn_sqlite::SqliteStore;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -115,7 +116,11 @@ fn open(cli: &Cli) -> Result<Cairn> {
         Some(StoreSpec::Sqlite(path)) => Arc::new(SqliteStore::open_existing(path)?),
     };
     let embedder = Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir()));
-    Ok(Cairn::new(store, embedder))
+    let redaction = match &cli.redact {
+        Some(setting) => Redactor::from_setting(setting)?,
+        None => Some(Redactor::default()),
+    };
+    Ok(Cairn::new(store, embedder).with_redaction(redaction))
 }
 
 /// Run a parsed command line.
@@ -291,6 +296,7 @@ fn remember(cairn: &Cairn, a: RememberArgs, json: bool) -> Result<()> {
         supersedes: a.supersedes,
         dedup: Some(!a.no_dedup),
         source: a.source,
+        redact: Some(!a.no_redact),
     };
     let out = api::remember(cairn, &caller(), input)?;
     if json {
@@ -317,6 +323,18 @@ fn print_remembered(cairn: &Cairn, out: &RememberOutput) {
                 .map(|d| format!(": similarity {:.2} ≥ {:.2}", d.similarity, d.threshold))
                 .unwrap_or_default()
         ),
+    }
+    if !out.redacted.is_empty() {
+        let kinds: Vec<String> = out
+            .redacted
+            .iter()
+            .map(|(kind, n)| format!("{n} {kind}"))
+            .collect();
+        println!(
+            "{} {} (stored as [REDACTED:kind]; --no-redact keeps the text as given)",
+            paint("redacted", out::YELLOW),
+            kinds.join(", ")
+        );
     }
     if let Some(old) = &out.superseded {
         println!(

@@ -271,6 +271,32 @@ impl Redactor {
         SecretKind::ALL.into_iter().filter(|k| self.applies(*k))
     }
 
+    /// The redaction a setting names: `all` (every kind), `off` (or
+    /// `none`: `None`, text is kept as given), or kind names separated by
+    /// commas. An unknown name is refused, listing the known ones.
+    pub fn from_setting(setting: &str) -> crate::Result<Option<Redactor>> {
+        match setting.trim().to_ascii_lowercase().as_str() {
+            "" | "all" => Ok(Some(Redactor::default())),
+            "off" | "none" => Ok(None),
+            list => {
+                let kinds = list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|k| !k.is_empty())
+                    .map(|k| {
+                        k.parse::<SecretKind>().map_err(|_| {
+                            crate::Error::invalid(format!(
+                                "unknown redaction kind `{k}`: use all, off, or some of {}",
+                                SecretKind::ALL.map(SecretKind::as_str).join(", ")
+                            ))
+                        })
+                    })
+                    .collect::<crate::Result<Vec<_>>>()?;
+                Ok(Some(Redactor::new(kinds)))
+            }
+        }
+    }
+
     /// `text` with every secret of the chosen kinds replaced by
     /// `[REDACTED:kind]`.
     ///

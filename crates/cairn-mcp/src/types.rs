@@ -415,6 +415,8 @@ impl From<RememberParams> for RememberInput {
             supersedes: p.supersedes,
             dedup: None,
             source: Some("mcp".into()),
+            // An agent cannot opt out: the server's setting decides.
+            redact: None,
         }
     }
 }

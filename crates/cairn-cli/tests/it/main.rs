@@ -10,6 +10,7 @@ mod conversation;
 mod crash;
 mod keys;
 mod pg;
+mod redact;
 mod same_json;
 mod setup;
 

@@ -1,6 +1,7 @@
 //! Conversations for any front end: transcripts imported as JSON Lines,
 //! messages logged one by one, and the hierarchy listed and shown.
 
+use std::collections::BTreeMap;
 use std::io::BufRead;
 
 use serde::Serialize;
@@ -8,7 +9,7 @@ use serde::Serialize;
 use super::Caller;
 use crate::collections::{CollectionBody, CollectionKind, Conversation, Topic};
 use crate::engine::{
-    Cairn, LoggedMessage, Message, ObserveReport, ObserveRequest, WindowRequest,
+    redaction_counts, Cairn, LoggedMessage, Message, ObserveReport, ObserveRequest, WindowRequest,
     DEFAULT_WORKING_TOKENS,
 };
 use crate::store::{Filter, ListOrder, ThreadScope};
@@ -31,6 +32,9 @@ pub struct ConversationImportReport {
     pub conversations: Vec<String>,
     /// Bad lines: (line number, problem), skipped unless strict.
     pub errors: Vec<(usize, String)>,
+    /// Secrets replaced before the messages were stored, by kind.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub redacted: BTreeMap<String, usize>,
 }
 
 fn request(caller: &Caller, project: Option<String>) -> ObserveRequest {
@@ -109,6 +113,7 @@ fn summarise(report: ObserveReport, errors: Vec<(usize, String)>) -> Conversatio
         topics_started: report.logged.iter().filter(|m| m.new_topic).count(),
         conversations,
         errors,
+        redacted: redaction_counts(&report.redacted),
     }
 }
 
@@ -147,6 +152,9 @@ impl From<LoggedMessage> for LoggedView {
 pub struct LogOutput {
     /// The messages logged, in order.
     pub logged: Vec<LoggedView>,
+    /// Secrets replaced before the messages were stored, by kind.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub redacted: BTreeMap<String, usize>,
 }
 
 /// Messages to log, as front ends receive them.
@@ -174,6 +182,7 @@ pub fn log(cairn: &Cairn, caller: &Caller, input: LogInput) -> Result<LogOutput>
     }
     let report = cairn.observe(&request(caller, project), messages, &mut |_| ())?;
     Ok(LogOutput {
+        redacted: redaction_counts(&report.redacted),
         logged: report.logged.into_iter().map(LoggedView::from).collect(),
     })
 }

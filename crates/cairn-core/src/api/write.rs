@@ -1,11 +1,13 @@
 //! Remember, update, forget.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{non_empty, Caller, MemoryView, Selection, SimilarView};
-use crate::engine::{Cairn, RememberRequest, UpdateRequest, WriteStatus};
+use crate::engine::{redaction_counts, Cairn, RememberRequest, UpdateRequest, WriteStatus};
 use crate::memory::MemoryId;
 use crate::rank::DEDUP_THRESHOLD;
 use crate::store::ScopeFilter;
@@ -41,6 +43,11 @@ pub struct RememberInput {
     pub dedup: Option<bool>,
     /// Where it came from (default `manual`).
     pub source: Option<String>,
+    /// Replace secrets and personal data (keys, tokens, passwords,
+    /// emails, phone and card numbers, IBANs) with `[REDACTED:kind]`
+    /// before anything is stored or embedded (default true, when the
+    /// server redacts; false stores the text as given).
+    pub redact: Option<bool>,
 }
 
 impl RememberInput {
@@ -84,6 +91,9 @@ pub struct RememberOutput {
     /// Related memories (similarity 0.75–0.92) that may contradict it: if
     /// one is now wrong, supersede or forget it.
     pub similar: Vec<SimilarView>,
+    /// Secrets replaced before it was stored, by kind (`email`: 2, …).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub redacted: BTreeMap<String, usize>,
 }
 
 /// Remember a memory. A superseding memory inherits the type, project and
@@ -126,6 +136,7 @@ pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<
     req.dedup = input.dedup.unwrap_or(true);
     req.source = non_empty(input.source.as_deref());
     req.actor.clone_from(&caller.actor);
+    req.redact = input.redact.unwrap_or(true);
     let project = req.project.clone();
     let outcome = cairn.remember(req)?;
     let mut ids: Vec<MemoryId> = vec![outcome.id];
@@ -154,6 +165,7 @@ pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<
                 similarity: s.similarity,
             })
             .collect(),
+        redacted: redaction_counts(&outcome.redacted),
     })
 }
 
@@ -230,6 +242,7 @@ pub fn update(
             .map(|t| parse_duration(&t))
             .transpose()?,
         clear_ttl: input.clear_ttl,
+        redact: true,
     };
     let m = cairn.update(&caller.tenant, id, req, &caller.actor)?;
     Ok(UpdateOutput {

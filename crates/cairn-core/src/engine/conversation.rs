@@ -96,6 +96,8 @@ pub struct ObserveReport {
     pub logged: Vec<LoggedMessage>,
     /// Messages whose id was already stored (left as they were).
     pub skipped_existing: usize,
+    /// The secrets replaced before the messages were embedded and stored.
+    pub redacted: super::Redactions,
 }
 
 /// A conversation's running state while a batch is logged.
@@ -154,6 +156,10 @@ impl Cairn {
             .into_iter()
             .map(|m| checked(m, now))
             .collect::<Result<Vec<_>>>()?;
+        for m in &mut chunk {
+            self.redact_text(&mut m.text, &mut report.redacted);
+            self.redact_metadata(&mut m.metadata, &mut report.redacted);
+        }
         // Named ids already stored are skipped (an import run again).
         let named: Vec<MemoryId> = chunk.iter().filter_map(|m| m.id).collect();
         if !named.is_empty() {

@@ -11,6 +11,7 @@
 mod conversation;
 mod history;
 mod recall;
+mod redaction;
 mod remember;
 mod transfer;
 mod update;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
 pub use history::History;
 pub use recall::{RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
+pub use redaction::{redaction_counts, Redactions};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
 pub use transfer::ImportReport;
 pub use update::{changed_fields, UpdateRequest};
@@ -29,6 +31,7 @@ pub use window::{PromptRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 use crate::history::Deletion;
 use crate::memory::{normalize_id_prefix, Memory, MemoryId, Timestamp};
 use crate::rank::Fusion;
+use crate::redact::Redactor;
 use crate::store::{Filter, ListOrder, Store, StoreStats};
 use crate::tokens::TokenCounter;
 use crate::{Embedder, Error, ModelInfo, Result};
@@ -47,10 +50,12 @@ pub struct Cairn {
     clock: Clock,
     fusion: Fusion,
     tokens: TokenCounter,
+    redactor: Option<Redactor>,
 }
 
 impl Cairn {
-    /// An engine over `store` and `embedder`, using the system clock.
+    /// An engine over `store` and `embedder`, using the system clock,
+    /// redacting every kind of secret (see [`Cairn::with_redaction`]).
     pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>) -> Self {
         Cairn {
             store,
@@ -58,6 +63,7 @@ impl Cairn {
             clock: Arc::new(crate::time::now),
             fusion: Fusion::default(),
             tokens: TokenCounter::default(),
+            redactor: Some(Redactor::default()),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{superseded, Cairn};
+use super::{superseded, Cairn, Redactions};
 use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
 use crate::memory::{
     normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
@@ -42,6 +42,9 @@ pub struct RememberRequest {
     pub actor: String,
     /// The conversation it is a message of.
     pub thread: Option<Thread>,
+    /// Redact the content and metadata with the engine's redactor (default
+    /// true; false stores them as given).
+    pub redact: bool,
 }
 
 impl RememberRequest {
@@ -61,6 +64,7 @@ impl RememberRequest {
             source: None,
             actor: LOCAL_ACTOR.to_string(),
             thread: None,
+            redact: true,
         }
     }
 }
@@ -104,6 +108,8 @@ pub struct RememberOutcome {
     /// When deduplicated: the cosine similarity with the memory merged
     /// into (at least [`DEDUP_THRESHOLD`]).
     pub merged_similarity: Option<f32>,
+    /// The secrets replaced before it was embedded and stored.
+    pub redacted: Redactions,
 }
 
 impl Cairn {
@@ -114,7 +120,27 @@ impl Cairn {
     /// again inside the insert's own transaction
     /// ([`crate::Store::insert_unless_duplicate`]), and a duplicate another
     /// writer stored meanwhile is merged into like one found here.
-    pub fn remember(&self, req: RememberRequest) -> Result<RememberOutcome> {
+    pub fn remember(&self, mut req: RememberRequest) -> Result<RememberOutcome> {
+        let mut redacted = Redactions::new();
+        if req.redact {
+            self.redact_text(&mut req.content, &mut redacted);
+            self.redact_metadata(&mut req.metadata, &mut redacted);
+        }
+        validate_content(&req.content)?;
+        self.ensure_model()?;
+        let vector = self.embed_one(&req.content)?;
+        let mut outcome = self.remember_embedded(req, vector)?;
+        outcome.redacted = redacted;
+        Ok(outcome)
+    }
+
+    /// [`Cairn::remember`] of a request whose text is final (redacted as
+    /// it should be) and whose `vector` this engine's model made from it.
+    pub(crate) fn remember_embedded(
+        &self,
+        req: RememberRequest,
+        vector: Vec<f32>,
+    ) -> Result<RememberOutcome> {
         validate_content(&req.content)?;
         let tags = normalize_tags(&req.tags)?;
         let project = req.project.as_deref().map(normalize_project).transpose()?;
@@ -130,8 +156,6 @@ impl Cairn {
                     .and_then(|id| self.load(&req.tenant, id))
             })
             .transpose()?;
-        self.ensure_model()?;
-        let vector = self.embed_one(&req.content)?;
 
         // Memories the new one may duplicate or contradict: the same tenant,
         // in the scopes a recall from this scope sees.
@@ -232,6 +256,7 @@ impl Cairn {
             similar,
             superseded: old.map(|o| o.id),
             merged_similarity: None,
+            redacted: Redactions::new(),
         })
     }
 
@@ -274,6 +299,7 @@ impl Cairn {
             similar: Vec::new(),
             superseded: None,
             merged_similarity: Some(similarity),
+            redacted: Redactions::new(),
         })
     }
 

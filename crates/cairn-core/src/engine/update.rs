@@ -35,6 +35,9 @@ pub struct UpdateRequest {
     pub ttl_ms: Option<i64>,
     /// Remove the TTL.
     pub clear_ttl: bool,
+    /// Redact the new content and metadata with the engine's redactor (the
+    /// application layer's updates do; a revert restores text as it was).
+    pub redact: bool,
 }
 
 impl Cairn {
@@ -46,13 +49,22 @@ impl Cairn {
         &self,
         tenant: &str,
         id_or_prefix: &str,
-        req: UpdateRequest,
+        mut req: UpdateRequest,
         actor: &str,
     ) -> Result<Memory> {
         let id = self.resolve(tenant, id_or_prefix)?;
         let before = self.load(tenant, id)?;
         let mut m = before.clone();
         let now = self.now();
+        let mut redacted = super::Redactions::new();
+        if req.redact {
+            if let Some(c) = req.content.as_mut() {
+                self.redact_text(c, &mut redacted);
+            }
+            if let Some(meta) = req.metadata.as_mut() {
+                self.redact_metadata(meta, &mut redacted);
+            }
+        }
         if let Some(c) = req.content {
             validate_content(&c)?;
             m.content = c;
