@@ -4,7 +4,8 @@
 //! ([`Memory`]), the [`Store`] and [`Embedder`] traits, the ranking math
 //! ([`rank`]), the engine ([`Cairn`]: recall and writing), context assembly
 //! ([`context`]), the application layer every front end calls ([`api`]),
-//! project detection ([`project`]) and the wire format ([`wire`]).
+//! project detection ([`project`]), the wire format ([`wire`]) and the
+//! readers of other memory systems' exports ([`importers`]).
 //!
 //! ## Invariants
 //! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
@@ -20,6 +21,7 @@ pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod history;
+pub mod importers;
 pub mod keys;
 pub mod memory;
 pub mod memstore;
