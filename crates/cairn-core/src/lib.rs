@@ -5,7 +5,8 @@
 //! ([`rank`]), the engine ([`Cairn`]: recall and writing), context assembly
 //! ([`context`]), the application layer every front end calls ([`api`]),
 //! project detection ([`project`]), redaction of secrets before anything
-//! is stored ([`redact`]) and the wire format ([`wire`]).
+//! is stored ([`redact`]), the wire format ([`wire`]) and the readers of
+//! other memory systems' exports ([`importers`]).
 //!
 //! ## Invariants
 //! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
@@ -21,6 +22,7 @@ pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod history;
+pub mod importers;
 pub mod keys;
 pub mod memory;
 pub mod memstore;
