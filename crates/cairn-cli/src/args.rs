@@ -732,11 +732,27 @@ pub struct SupersedeArgs {
 /// `cairn import`
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// JSON Lines file, or `-` for stdin.
+    /// JSON Lines file, or `-` for stdin; with --from, the other system's
+    /// export file, or a folder of them (a memcord folder of slot files).
     pub file: PathBuf,
     /// Refuse the whole file if any line is bad (nothing is written).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from")]
     pub strict: bool,
+    /// Import another memory system's export: mem0 (its export JSON),
+    /// memori (its JSON Lines export), mememory (its JSON export), memcord
+    /// (a slot file or folder), chatgpt (conversations.json of a data
+    /// export), claude (conversations.json of a data export). Formats:
+    /// docs/IMPORTERS.md. Secrets are redacted as for every write.
+    #[arg(long, value_name = "SYSTEM")]
+    pub from: Option<String>,
+    /// With --from: show what would be imported, and what redacted,
+    /// writing nothing.
+    #[arg(long, requires = "from")]
+    pub dry_run: bool,
+    /// With --from: the project of memories that name none [default:
+    /// global].
+    #[arg(long, short = 'p', requires = "from")]
+    pub project: Option<String>,
 }
 
 /// `cairn export`

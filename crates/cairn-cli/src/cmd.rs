@@ -703,7 +703,7 @@ fn progress_bar(len: u64) -> ProgressBar {
 }
 
 /// `bar` drawn with `template`, or hidden when stderr is not a terminal.
-fn styled(bar: ProgressBar, template: &str) -> ProgressBar {
+pub(crate) fn styled(bar: ProgressBar, template: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -736,6 +736,9 @@ pub(crate) fn open_lines(file: &Path) -> Result<(Box<dyn BufRead + Send>, Option
 }
 
 fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
+    if let Some(from) = &a.from {
+        return crate::foreign::import(cairn, from, &a, json);
+    }
     let (reader, size) = open_lines(&a.file)?;
     // Read and parsed on another thread while this one writes; the bar
     // follows the text handed over, the message the memories written.

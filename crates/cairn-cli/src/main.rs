@@ -8,6 +8,7 @@ mod args;
 mod cmd;
 mod config;
 mod conversation;
+mod foreign;
 mod keys;
 mod lazy;
 mod out;

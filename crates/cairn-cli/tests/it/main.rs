@@ -8,6 +8,7 @@
 mod cli;
 mod conversation;
 mod crash;
+mod foreign;
 mod keys;
 mod pg;
 mod redact;

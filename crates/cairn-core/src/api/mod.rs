@@ -20,6 +20,7 @@
 use crate::history::LOCAL_ACTOR;
 
 mod conversation;
+mod foreign;
 mod history;
 mod keys;
 mod prompt;
@@ -34,6 +35,9 @@ pub use conversation::{
     working_memory, ConversationImportReport, ConversationStats, ConversationTree,
     ConversationView, LogInput, LogOutput, LoggedView, MessageView, ThreadTokens, TopicView,
     WindowInput, DEFAULT_WINDOW_BUDGET, WORKING_RULES_TOKENS,
+};
+pub use foreign::{
+    import_foreign, ForeignFile, ForeignInput, ForeignItem, ForeignProblem, ForeignReport,
 };
 pub use history::{
     get_with_history, history, revert, GetOutput, HistoryOutput, RevertInput, RevertOutput,

@@ -1,0 +1,135 @@
+//! `cairn import --from SYSTEM`: another memory system's export, read
+//! from a file or a folder of files, imported (or shown, dry).
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+use cairn_core::api::{self, ForeignFile, ForeignInput, ForeignReport};
+use cairn_core::importers::Foreign;
+use cairn_core::{Cairn, Error};
+use indicatif::ProgressBar;
+
+use crate::args::ImportArgs;
+use crate::cmd::{caller, print_json, styled};
+use crate::out::{self, paint};
+
+/// Items a dry run prints (all of them are in `--json`).
+const SHOWN: usize = 20;
+
+/// The export's files: the file itself, or a folder's `.json` and
+/// `.jsonl` files in name order.
+fn files(path: &Path) -> Result<Vec<ForeignFile>> {
+    let read = |p: &Path| -> Result<ForeignFile> {
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        Ok(ForeignFile {
+            name: p.display().to_string(),
+            text,
+        })
+    };
+    if !path.is_dir() {
+        return Ok(vec![read(path)?]);
+    }
+    let mut paths: Vec<_> = std::fs::read_dir(path)
+        .with_context(|| format!("reading the folder {}", path.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && p.extension().is_some_and(|x| {
+                    x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl")
+                })
+        })
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(Error::invalid(format!(
+            "{} holds no .json or .jsonl file to import",
+            path.display()
+        ))
+        .into());
+    }
+    paths.iter().map(|p| read(p)).collect()
+}
+
+/// Run `cairn import --from SYSTEM FILE|FOLDER`.
+pub fn import(cairn: &Cairn, from: &str, a: &ImportArgs, json: bool) -> Result<()> {
+    let from: Foreign = from.parse()?;
+    let input = ForeignInput {
+        from,
+        files: files(&a.file)?,
+        project: a.project.clone(),
+        dry_run: a.dry_run,
+    };
+    let bar = styled(ProgressBar::new_spinner(), "{spinner} {msg}");
+    bar.set_message(format!("importing from {from}"));
+    let report = api::import_foreign(cairn, &caller(), input, &mut |n| {
+        bar.set_message(format!("importing from {from} ({n} written)"));
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    if json {
+        return print_json(&report);
+    }
+    print_report(&report);
+    Ok(())
+}
+
+fn print_report(r: &ForeignReport) {
+    if r.dry_run {
+        println!(
+            "{} {} memories and {} messages ({} conversations) would be imported from {}; nothing was written",
+            paint("dry run:", out::YELLOW),
+            r.memories,
+            r.messages,
+            r.conversations.len(),
+            r.from
+        );
+        for item in r.items.iter().take(SHOWN) {
+            println!(
+                "  {:<7} {:<12} {}",
+                item.kind,
+                out::one_line(&item.label, 12),
+                out::one_line(&item.text, 90)
+            );
+        }
+        if r.items.len() > SHOWN {
+            println!(
+                "  … and {} more (--json lists them all)",
+                r.items.len() - SHOWN
+            );
+        }
+    } else {
+        println!(
+            "{} {} memories and {} messages from {} ({} already present)",
+            paint("imported", out::GREEN),
+            r.imported,
+            r.logged,
+            r.from,
+            r.skipped_existing
+        );
+    }
+    if !r.redacted.is_empty() {
+        let kinds: Vec<String> = r.redacted.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        println!(
+            "{} {}",
+            paint(
+                if r.dry_run {
+                    "would redact"
+                } else {
+                    "redacted"
+                },
+                out::YELLOW
+            ),
+            kinds.join(", ")
+        );
+    }
+    for p in &r.problems {
+        eprintln!(
+            "{} {} {}: {} (skipped)",
+            paint("warning:", out::YELLOW),
+            p.file,
+            p.at,
+            p.message
+        );
+    }
+}
