@@ -3,8 +3,9 @@
 //! The heart of Cairn, a persistent memory for AI agents: the memory record
 //! ([`Memory`]), the [`Store`] and [`Embedder`] traits, the ranking math
 //! ([`rank`]), the engine ([`Cairn`]: recall and writing), context assembly
-//! ([`context`]), the application layer every front end calls ([`api`]),
-//! project detection ([`project`]) and the wire format ([`wire`]).
+//! ([`context`]), the text stages of ingestion ([`ingest`]), the
+//! application layer every front end calls ([`api`]), project detection
+//! ([`project`]) and the wire format ([`wire`]).
 //!
 //! ## Invariants
 //! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
@@ -20,6 +21,7 @@ pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod history;
+pub mod ingest;
 pub mod keys;
 pub mod memory;
 pub mod memstore;
