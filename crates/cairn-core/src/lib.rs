@@ -3,10 +3,11 @@
 //! The heart of Cairn, a persistent memory for AI agents: the memory record
 //! ([`Memory`]), the [`Store`] and [`Embedder`] traits, the ranking math
 //! ([`rank`]), the engine ([`Cairn`]: recall and writing), context assembly
-//! ([`context`]), the application layer every front end calls ([`api`]),
-//! project detection ([`project`]), redaction of secrets before anything
-//! is stored ([`redact`]), the wire format ([`wire`]) and the readers of
-//! other memory systems' exports ([`importers`]).
+//! ([`context`]), the text stages of ingestion ([`ingest`]), the
+//! application layer every front end calls ([`api`]), project detection
+//! ([`project`]), redaction of secrets before anything is stored
+//! ([`redact`]), the wire format ([`wire`]) and the readers of other memory
+//! systems' exports ([`importers`]).
 //!
 //! ## Invariants
 //! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
@@ -23,6 +24,7 @@ pub mod engine;
 pub mod error;
 pub mod history;
 pub mod importers;
+pub mod ingest;
 pub mod keys;
 pub mod memory;
 pub mod memstore;

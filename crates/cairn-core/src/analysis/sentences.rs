@@ -69,7 +69,9 @@ struct Block {
     range: Range<usize>,
 }
 
-fn is_heading(line: &str) -> bool {
+/// Whether `line` (without its indentation) is a Markdown heading: one to
+/// six `#` then a space or the end of the line.
+pub(crate) fn is_heading(line: &str) -> bool {
     let hashes = line.bytes().take_while(|b| *b == b'#').count();
     (1..=6).contains(&hashes)
         && line[hashes..]
