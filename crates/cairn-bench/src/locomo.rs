@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::engine::Profile;
 use cairn_core::engine::{Message, ObserveRequest};
 use cairn_core::rank::Fusion;
 use cairn_core::{Cairn, MemoryId, MemoryType, RecallRequest, RememberRequest, SearchMode};
@@ -214,6 +215,8 @@ pub struct Harness {
     /// The engine.
     pub cairn: Cairn,
     clock: Arc<AtomicI64>,
+    /// How questions' candidates are ranked.
+    pub profile: Profile,
 }
 
 impl Harness {
@@ -228,7 +231,11 @@ impl Harness {
         let cairn = Cairn::new(store, embedder)
             .with_clock(Arc::new(move || reader.load(Ordering::Relaxed)))
             .with_fusion(fusion);
-        Harness { cairn, clock }
+        Harness {
+            cairn,
+            clock,
+            profile: Profile::Cairn,
+        }
     }
 
     /// Writes every turn as a memory, timed at its session's date, the
@@ -334,6 +341,7 @@ impl Harness {
         req.limit = DEPTH;
         req.mode = mode;
         req.reference = reference;
+        req.profile = self.profile;
         Ok(self
             .cairn
             .search(&req)?

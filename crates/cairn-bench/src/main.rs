@@ -36,6 +36,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::engine::Profile;
 use cairn_core::history::LOCAL_ACTOR;
 use cairn_core::rank::Fusion;
 use cairn_core::wire::{JsonLines, MemoryRecord};
@@ -138,6 +139,9 @@ enum Cmd {
         /// Fusion: candidates per result from each side.
         #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
         candidates: usize,
+        /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
+        #[arg(long, default_value = "cairn")]
+        profile: Profile,
     },
     /// Retrieval quality on Cairn's own evaluation set: every case's
     /// memories among thousands of distractors in one store, every question
@@ -167,6 +171,9 @@ enum Cmd {
         /// Boost memories naming the query's entities.
         #[arg(long)]
         entity_boost: bool,
+        /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
+        #[arg(long, default_value = "cairn")]
+        profile: Profile,
     },
     /// Recall latency through MCP (stdio framing and HTTP) against the
     /// engine's own, and the idle memory of `cairn serve` / `cairn mcp`.
@@ -230,6 +237,7 @@ fn main() -> Result<()> {
             adaptive_keyword,
             entity_boost,
             candidates,
+            profile,
         } => {
             let fusion = Fusion {
                 k: rrf_k,
@@ -239,7 +247,15 @@ fn main() -> Result<()> {
                 adaptive_keyword,
                 entity_boost,
             };
-            locomo_bench(&path, conversations, ingest, out, embed_cache, fusion)
+            locomo_bench(
+                &path,
+                conversations,
+                ingest,
+                out,
+                embed_cache,
+                fusion,
+                profile,
+            )
         }
         Cmd::Eval {
             path,
@@ -250,7 +266,9 @@ fn main() -> Result<()> {
             misses,
             adaptive_keyword,
             entity_boost,
+            profile,
         } => eval::run(&eval::Options {
+            profile,
             fusion: Fusion {
                 adaptive_keyword,
                 entity_boost,
@@ -526,6 +544,7 @@ fn locomo_bench(
     out: Option<PathBuf>,
     embed_cache: Option<PathBuf>,
     fusion: Fusion,
+    profile: Profile,
 ) -> Result<()> {
     use locomo::{category_name, Harness, ModeResult, CATEGORIES};
     use metrics::KS;
@@ -548,7 +567,8 @@ fn locomo_bench(
     for conv in &conversations {
         let tmp = tempfile::tempdir()?;
         let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("locomo.db"))?);
-        let h = Harness::new(store, embedder.clone(), fusion);
+        let mut h = Harness::new(store, embedder.clone(), fusion);
+        h.profile = profile;
         let t = Instant::now();
         let ids = h.ingest(conv, ingest)?;
         ingest_s += t.elapsed().as_secs_f64();

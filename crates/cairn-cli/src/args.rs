@@ -446,6 +446,12 @@ pub struct RecallArgs {
     /// How candidates are found and ordered.
     #[arg(long, alias = "match", value_enum, default_value_t = Mode::Hybrid)]
     pub mode: Mode,
+    /// How candidates are ranked: cairn (keyword and vector fused, then
+    /// use, recency, scope, weight) or vault (Memory Vault AI's: nearest
+    /// by meaning with importance ≥ 0.2, scored 0.8·similarity +
+    /// 0.2·importance).
+    #[arg(long, default_value = "cairn")]
+    pub profile: String,
     /// The time a temporal query's "yesterday" or "last week" is relative
     /// to (RFC 3339 or YYYY-MM-DD) [default: now].
     #[arg(long)]

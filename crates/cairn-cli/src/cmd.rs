@@ -378,6 +378,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
         entity: a.entity,
         budget: a.budget,
         explain: a.explain,
+        profile: Some(a.profile),
     };
     let out = api::recall(cairn, &caller(), input)?;
     if json {

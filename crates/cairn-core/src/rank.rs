@@ -286,6 +286,24 @@ impl ScoreBreakdown {
     }
 }
 
+/// How many candidates per result Memory Vault AI's retrieval takes from
+/// the vector index (`top_k × 16`).
+pub const VAULT_CANDIDATES_PER_RESULT: usize = 16;
+
+/// The least importance a memory needs to be returned by Memory Vault AI's
+/// retrieval.
+pub const VAULT_MIN_IMPORTANCE: f64 = 0.2;
+
+/// Memory Vault AI's score of a candidate: mostly how similar it is to
+/// the query, partly how important it is.
+///
+/// ```text
+/// vault_score = 0.8 · cosine + 0.2 · importance
+/// ```
+pub fn vault_score(cosine: f64, importance: f64) -> f64 {
+    0.8 * cosine + 0.2 * importance
+}
+
 /// The most [`entity_boost`] adds: a memory naming every entity of the
 /// query scores this much more (×1.25).
 pub const ENTITY_BOOST: f64 = 0.25;
@@ -553,5 +571,15 @@ mod tests {
         // At average length, f = 1: idf · (k1 + 1) / (1 + k1).
         let idf = (990.5f64 / 10.5).ln();
         assert!((bm25_term(1000.0, 10.0, 1.0, 10.0, 10.0) - idf).abs() < 1e-12);
+    }
+
+    #[test]
+    fn vault_score_weighs_similarity_over_importance() {
+        assert!((vault_score(1.0, 1.0) - 1.0).abs() < 1e-12);
+        assert!((vault_score(0.5, 0.0) - 0.4).abs() < 1e-12);
+        assert!((vault_score(0.0, 1.0) - 0.2).abs() < 1e-12);
+        // A small edge in similarity outweighs a larger one in importance.
+        assert!(vault_score(0.80, 0.2) > vault_score(0.70, 0.5));
+        assert!(vault_score(0.80, 0.2) < vault_score(0.70, 0.8));
     }
 }

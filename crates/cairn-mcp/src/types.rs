@@ -432,6 +432,7 @@ impl From<RecallParams> for RecallInput {
             entity: p.entity,
             budget: p.budget,
             explain: p.explain,
+            profile: None,
         }
     }
 }

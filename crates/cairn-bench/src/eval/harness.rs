@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use cairn_core::api::{self, Caller, RememberInput, Selection};
+use cairn_core::engine::Profile;
 use cairn_core::rank::Fusion;
 use cairn_core::time::{format_timestamp, parse_duration};
 use cairn_core::wire::MemoryRecord;
@@ -63,6 +64,8 @@ pub struct Ingested {
 pub struct Harness {
     cairn: Cairn,
     clock: Arc<AtomicI64>,
+    /// How questions' candidates are ranked.
+    pub profile: Profile,
     /// Store id → set-wide case memory id.
     ids: HashMap<MemoryId, String>,
 }
@@ -79,6 +82,7 @@ impl Harness {
         Harness {
             cairn,
             clock,
+            profile: Profile::Cairn,
             ids: HashMap::new(),
         }
     }
@@ -186,6 +190,7 @@ impl Harness {
             mode,
             reference: None,
             entity: None,
+            profile: self.profile,
         })?;
         Ok(found
             .into_iter()

@@ -50,6 +50,8 @@ pub struct Options {
     pub misses: bool,
     /// How the rankings are fused.
     pub fusion: cairn_core::rank::Fusion,
+    /// How candidates are ranked.
+    pub profile: cairn_core::engine::Profile,
 }
 
 /// One case a mode missed: no relevant memory in its top 5.
@@ -77,6 +79,7 @@ pub fn run(opts: &Options) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("eval.db"))?);
     let mut h = Harness::new(store, embedder, opts.fusion);
+    h.profile = opts.profile;
     let t = Instant::now();
     let ingested = h.ingest(&distractors, &cases)?;
     let ingest_s = t.elapsed().as_secs_f64();

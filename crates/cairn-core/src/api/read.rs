@@ -7,7 +7,7 @@ use super::selection::ListSort;
 use super::write::scope_label;
 use super::{non_empty, plural, Caller, MemoryView, Selection};
 use crate::context::{ContextPack, ContextRequest};
-use crate::engine::{Cairn, RecallRequest, SearchMode};
+use crate::engine::{Cairn, Profile, RecallRequest, SearchMode};
 use crate::rank::ScoreBreakdown;
 use crate::time::format_timestamp;
 use crate::{Error, MemoryId, Result};
@@ -46,6 +46,11 @@ pub struct RecallInput {
     pub budget: Option<usize>,
     /// Include every factor of each score.
     pub explain: bool,
+    /// How candidates are ranked: `cairn` (default: keyword and vector
+    /// fused, then use, recency, scope and weight) or `vault` (Memory
+    /// Vault AI's: the nearest by meaning of importance ≥ 0.2, scored
+    /// 0.8·similarity + 0.2·importance).
+    pub profile: Option<String>,
 }
 
 /// One recalled memory.
@@ -130,6 +135,10 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
         mode,
         reference,
         entity,
+        profile: match non_empty(input.profile.as_deref()) {
+            Some(p) => p.parse()?,
+            None => Profile::Cairn,
+        },
     })?;
     let memories: Vec<_> = found.iter().map(|r| r.memory.clone()).collect();
     let views = MemoryView::of_all(cairn, &caller.tenant, &memories)?;

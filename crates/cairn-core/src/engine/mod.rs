@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
 pub use history::History;
-pub use recall::{RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
+pub use recall::{Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{redaction_counts, Redactions};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
 pub use transfer::ImportReport;

@@ -11,7 +11,7 @@ use crate::analysis::temporal::split_time;
 use crate::memory::{normalize_tags, Memory, MemoryId, Timestamp};
 use crate::rank::{
     access_boost, entity_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion,
-    scope_weight, ScoreBreakdown,
+    scope_weight, vault_score, ScoreBreakdown, VAULT_CANDIDATES_PER_RESULT, VAULT_MIN_IMPORTANCE,
 };
 use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
@@ -85,6 +85,35 @@ impl std::str::FromStr for SearchMode {
     }
 }
 
+/// Which ranking a recall's candidates get.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// Cairn's: keyword and vector candidates fused by RRF, then use,
+    /// recency, scope and weight (default).
+    #[default]
+    Cairn,
+    /// Memory Vault AI's: the `limit × 16` nearest memories by cosine,
+    /// those of importance ≥ 0.2, scored `0.8·cosine + 0.2·importance`
+    /// ([`crate::rank::vault_score`]).
+    Vault,
+}
+
+impl std::str::FromStr for Profile {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cairn" | "default" => Ok(Profile::Cairn),
+            "vault" => Ok(Profile::Vault),
+            _ => Err(Error::invalid(format!(
+                "unknown ranking profile `{s}`; use cairn (the default) or vault"
+            ))),
+        }
+    }
+}
+
 /// What to recall.
 #[derive(Debug, Clone)]
 pub struct RecallRequest {
@@ -103,6 +132,8 @@ pub struct RecallRequest {
     /// Only memories naming this entity (a person, a path, an identifier…:
     /// see [`crate::analysis::entities`]), compared case-insensitively.
     pub entity: Option<String>,
+    /// How the ranked modes order candidates.
+    pub profile: Profile,
 }
 
 impl RecallRequest {
@@ -115,6 +146,7 @@ impl RecallRequest {
             mode: SearchMode::Hybrid,
             reference: None,
             entity: None,
+            profile: Profile::Cairn,
         }
     }
 }
@@ -166,8 +198,72 @@ impl Cairn {
         match req.mode {
             SearchMode::Temporal => self.search_in_time(req),
             SearchMode::Importance => self.search_by_importance(req),
-            _ => self.search_ranked(req),
+            _ => self.search_profiled(req),
         }
+    }
+
+    /// The ranked modes in the request's profile.
+    fn search_profiled(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+        match req.profile {
+            Profile::Cairn => self.search_ranked(req),
+            Profile::Vault => self.search_vault(req),
+        }
+    }
+
+    /// [`Profile::Vault`]: Memory Vault AI's retrieval.
+    fn search_vault(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+        if req.query.trim().is_empty() {
+            return Err(Error::invalid("the query is empty: say what to look for"));
+        }
+        let mut filter = req.filter.clone();
+        filter.now = self.now();
+        filter.tags = normalize_tags(&filter.tags)?;
+        self.ensure_model()?;
+        let query = self.embed_one(&req.query)?;
+        let pool = (req.limit * VAULT_CANDIDATES_PER_RESULT).min(MAX_RECALL_LIMIT);
+        let hits = self.store.vector_search(&query, &filter, pool)?;
+        let cosine: HashMap<MemoryId, (usize, f64)> = hits
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.id, (i + 1, h.score)))
+            .collect();
+        let ids: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
+        let mut found: Vec<Recalled> = self
+            .store
+            .get(&filter.tenant, &ids)?
+            .into_iter()
+            .filter(|m| m.importance >= VAULT_MIN_IMPORTANCE)
+            .filter_map(|memory| {
+                let (rank, cos) = *cosine.get(&memory.id)?;
+                let f = RankFactors::of(&memory);
+                let explain = ScoreBreakdown {
+                    bm25_rank: None,
+                    bm25_score: None,
+                    vector_rank: Some(rank),
+                    cosine: Some(cos),
+                    rrf: 0.0,
+                    boost: 1.0,
+                    decay: 1.0,
+                    scope_weight: scope_weight(f.global),
+                    weight: 1.0,
+                    entities: 1.0,
+                    score: vault_score(cos, memory.importance),
+                };
+                Some(Recalled {
+                    memory,
+                    explain,
+                    matched: SearchMode::Semantic,
+                })
+            })
+            .collect();
+        found.sort_by(|a, b| {
+            b.explain
+                .score
+                .total_cmp(&a.explain.score)
+                .then(b.memory.id.cmp(&a.memory.id))
+        });
+        found.truncate(req.limit);
+        Ok(found)
     }
 
     /// [`SearchMode::Temporal`].
@@ -176,7 +272,7 @@ impl Cairn {
         let (rest, time) = split_time(&req.query, reference);
         let Some(time) = time else {
             // No time in the query: an ordinary hybrid recall.
-            return self.search_ranked(&RecallRequest {
+            return self.search_profiled(&RecallRequest {
                 mode: SearchMode::Hybrid,
                 ..req.clone()
             });
@@ -196,7 +292,7 @@ impl Cairn {
         } else {
             within.query = rest;
             within.mode = SearchMode::Hybrid;
-            self.search_ranked(&within)?
+            self.search_profiled(&within)?
         };
         found
             .iter_mut()
@@ -210,7 +306,7 @@ impl Cairn {
         let mut found = if keyword_terms(&req.query).is_empty() {
             self.listed(&req.filter, ListOrder::Newest, IMPORTANCE_POOL)?
         } else {
-            self.search_ranked(&RecallRequest {
+            self.search_profiled(&RecallRequest {
                 mode: SearchMode::Hybrid,
                 limit: pool,
                 ..req.clone()
@@ -443,4 +539,55 @@ fn memory_entities(m: &Memory) -> HashSet<String> {
         .into_iter()
         .map(|e| e.text.to_lowercase())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::conformance::LexicalEmbedder;
+    use crate::engine::RememberRequest;
+    use crate::MemoryStore;
+
+    #[test]
+    fn the_vault_profile_drops_unimportant_memories_and_weighs_importance() {
+        let c = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+        for (text, importance) in [
+            ("the deploy pipeline runs on fridays", 0.9),
+            ("the deploy pipeline runs nightly", 0.1),
+            ("lunch is at noon", 0.9),
+        ] {
+            let mut req = RememberRequest::new("t", text);
+            req.importance = Some(importance);
+            c.remember(req).unwrap();
+        }
+        let mut req = RecallRequest::new("t", "deploy pipeline");
+        req.filter.now = c.now();
+        req.profile = Profile::Vault;
+        let found = c.search(&req).unwrap();
+        let texts: Vec<&str> = found.iter().map(|r| r.memory.content.as_str()).collect();
+        assert!(
+            !texts.contains(&"the deploy pipeline runs nightly"),
+            "{texts:?}"
+        );
+        assert_eq!(texts[0], "the deploy pipeline runs on fridays");
+        let top = &found[0].explain;
+        let cosine = top.cosine.unwrap();
+        assert!((top.score - vault_score(cosine, 0.9)).abs() < 1e-12);
+        // Sorted by the vault score.
+        assert!(found
+            .windows(2)
+            .all(|w| w[0].explain.score >= w[1].explain.score));
+        // Cairn's profile keeps the unimportant one.
+        req.profile = Profile::Cairn;
+        let texts: Vec<String> = c
+            .search(&req)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.memory.content)
+            .collect();
+        assert!(texts.contains(&"the deploy pipeline runs nightly".to_string()));
+        assert!("bogus".parse::<Profile>().is_err());
+    }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use super::{Cairn, RecallRequest, SearchMode};
+use super::{Cairn, Profile, RecallRequest, SearchMode};
 use crate::collections::{CollectionBody, CollectionKind, Topic};
 use crate::memory::{normalize_thread_id, Memory, MemoryId, MemoryType, Tier};
 use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope};
@@ -253,6 +253,7 @@ impl Cairn {
                 mode,
                 reference: None,
                 entity: None,
+                profile: Profile::Cairn,
             })?
         };
         let best = found
