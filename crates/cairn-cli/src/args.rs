@@ -52,6 +52,18 @@ pub enum Command {
     Remember(RememberArgs),
     /// Find the memories that best match a question or keywords.
     Recall(RecallArgs),
+    /// Turn raw text (notes, a document, a chat log; plain, Markdown or
+    /// HTML) into memories: cleaned, secrets redacted, cut into chunks of
+    /// whole sentences (50–300 tokens, and where the subject changes),
+    /// each scored (0.6·novelty + 0.4·salience), routed to a type (rule,
+    /// procedure, preference, decision, episode, fact…) and stored, or
+    /// skipped below the threshold. The receipt lists every chunk and what
+    /// became of it.
+    ///
+    /// Examples:
+    ///   cairn ingest notes.md --project atlas --dry-run
+    ///   curl -s https://example.org/page.html | cairn ingest - --tag web
+    Ingest(IngestArgs),
     /// What to load at the start of work: top matches, rules, recent, frequent
     /// and stale memories, grouped by type, within a token budget.
     Context(ContextArgs),
@@ -263,7 +275,7 @@ pub enum ConversationAction {
     /// keyword, semantic, temporal, importance).
     ///
     /// Example: cairn conversation search --conversation c1 --match temporal "what did we decide last week"
-    Search(RecallArgs),
+    Search(Box<RecallArgs>),
     /// The context an LLM call should get: rules first, the session's
     /// latest messages (working memory), relevant earlier messages and topic
     /// summaries, relevant long-term memories — within --budget tokens,
@@ -497,6 +509,29 @@ pub struct ContextArgs {
     /// `.cairn` file above it, else the git repository's name).
     #[arg(long)]
     pub auto_project: bool,
+}
+
+/// `cairn ingest`.
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// The text, a file holding it, or `-` for stdin.
+    #[arg(required = true)]
+    pub text: Vec<String>,
+    /// Project [default: global].
+    #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
+    pub project: Option<String>,
+    /// Tag every memory stored (repeatable).
+    #[arg(long = "tag", short = 't')]
+    pub tags: Vec<String>,
+    /// Skip chunks of lower importance (0–1).
+    #[arg(long, default_value_t = cairn_core::engine::DEFAULT_INGEST_THRESHOLD)]
+    pub threshold: f64,
+    /// Show the receipt without writing anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Keep secrets as given (no `[REDACTED:kind]`).
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 /// `cairn prompt`.

@@ -46,6 +46,7 @@ fn creates_store(command: &Command) -> bool {
     matches!(
         command,
         Command::Remember(_)
+            | Command::Ingest(_)
             | Command::Supersede(_)
             | Command::Import(_)
             | Command::Conversation {
@@ -168,6 +169,7 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Recall(a) => recall(&cairn, a, json),
         Command::Context(a) => context(&cairn, a, json),
         Command::Prompt(a) => prompt(&cairn, a, json),
+        Command::Ingest(a) => crate::ingest::run(&cairn, a, json),
         Command::Get { id } => get(&cairn, &id, json),
         Command::List(a) => list(&cairn, a, json),
         Command::Update(a) => update(&cairn, a, json),

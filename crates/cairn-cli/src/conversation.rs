@@ -108,7 +108,7 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
             }
             Ok(())
         }
-        ConversationAction::Search(args) => crate::cmd::recall(cairn, args, json),
+        ConversationAction::Search(args) => crate::cmd::recall(cairn, *args, json),
         ConversationAction::Window {
             session,
             budget,

@@ -9,6 +9,7 @@ mod cmd;
 mod config;
 mod conversation;
 mod foreign;
+mod ingest;
 mod keys;
 mod lazy;
 mod out;

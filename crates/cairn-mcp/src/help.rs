@@ -72,6 +72,7 @@ const TOOLS: &str = "# Tools\n\
 | list | browse with filters, sort, paging | no |\n\
 | stats | counts | no |\n\
 | observe | log conversation messages (topics start by themselves) | adds |\n\
+| ingest | a longer text cut into scored, typed memories (receipt per chunk) | adds |\n\
 | window | the context for the next reply, within a budget | no |\n\
 | help | these texts | no |\n\n\
 Resources: `cairn://context`, `cairn://context/{project}`, `cairn://memory/{id}`, `cairn://session/{id}/working-memory`. Prompt: `memory-protocol`.\n";

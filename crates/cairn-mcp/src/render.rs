@@ -4,7 +4,8 @@
 
 use cairn_core::api::plural;
 use cairn_core::api::{
-    ForgetOutput, GetOutput, ListOutput, LogOutput, MemoryView, RememberOutput, StatsOutput,
+    ForgetOutput, GetOutput, IngestOutput, ListOutput, LogOutput, MemoryView, RememberOutput,
+    StatsOutput,
 };
 use cairn_core::{Error, ErrorKind, WriteStatus};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -57,6 +58,36 @@ fn scope(project: Option<&str>) -> &str {
 }
 
 /// What `observe` did: a line per message.
+/// An ingest's receipt: a line per chunk, then the counts.
+pub fn ingested(out: &IngestOutput) -> String {
+    let mut lines: Vec<String> = out
+        .chunks
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} ({:.2}): {} — {}",
+                c.index,
+                serde_json::to_value(c.decision)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                c.importance,
+                one_line(&c.text, 80),
+                c.reason
+            )
+        })
+        .collect();
+    lines.push(format!(
+        "{}: {} stored, {} merged, {} skipped",
+        if out.dry_run { "dry run" } else { "done" },
+        out.stored,
+        out.merged,
+        out.skipped
+    ));
+    lines.join("\n")
+}
+
+/// Logged messages, a line each.
 pub fn observed(out: &LogOutput) -> String {
     out.logged
         .iter()

@@ -4,8 +4,8 @@
 //! doc comments are the descriptions a model reads.
 
 use cairn_core::api::{
-    self, ContextInput, ForgetOutput, GetOutput, ListOutput, LogOutput, RecallOutput,
-    RememberOutput, StatsOutput, UpdateOutput, WindowInput,
+    self, ContextInput, ForgetOutput, GetOutput, IngestInput, IngestOutput, ListOutput, LogOutput,
+    RecallOutput, RememberOutput, StatsOutput, UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::window::Window;
@@ -136,6 +136,39 @@ impl CairnMcp {
             .call(&ext, move |c, caller| api::log(c, caller, input))
             .await;
         answer(out, render::observed)
+    }
+
+    /// Turn a longer text (notes, a document, a pasted log; plain,
+    /// Markdown or HTML) into memories in one call: it is cleaned, secrets
+    /// are redacted, it is cut into chunks of whole sentences, and each
+    /// chunk is scored (novelty and salience), given a type (rule,
+    /// procedure, preference, decision, episode, fact) and stored — or
+    /// skipped when it adds nothing new. Use `remember` for one fact you
+    /// state yourself. Returns every chunk with what became of it; set
+    /// `dry_run` to see that without storing.
+    #[tool(
+        name = "ingest",
+        output_schema = schema_for_output::<IngestOutput>(),
+        annotations(
+            title = "Ingest a text",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn ingest(
+        &self,
+        Parameters(p): Parameters<IngestParams>,
+        ext: Extensions,
+    ) -> CallToolResult {
+        let input: IngestInput = p.into();
+        let out = self
+            .call(&ext, move |c, caller| {
+                api::ingest(c, caller, input, &mut |_, _| ())
+            })
+            .await;
+        answer(out, render::ingested)
     }
 
     /// The context to answer a user's message with, within a token budget:

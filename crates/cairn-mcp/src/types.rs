@@ -3,8 +3,8 @@
 //! means and what it defaults to.
 
 use cairn_core::api::{
-    ContextInput, ForgetInput, ListInput, RecallInput, RememberInput, Selection, UpdateInput,
-    WindowInput,
+    ContextInput, ForgetInput, IngestInput, ListInput, RecallInput, RememberInput, Selection,
+    UpdateInput, WindowInput,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -347,6 +347,36 @@ impl From<WindowParams> for WindowInput {
             working_tokens: p.working_tokens,
             tokenizer: p.tokenizer,
             format: p.format,
+        }
+    }
+}
+
+/// Arguments of `ingest`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IngestParams {
+    /// The text to turn into memories (plain, Markdown or HTML).
+    pub text: String,
+    /// Project. Omitted: the session's project.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Tags for every memory stored.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Only show what would be stored, merged or skipped.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+impl From<IngestParams> for IngestInput {
+    fn from(p: IngestParams) -> Self {
+        IngestInput {
+            text: p.text,
+            project: p.project,
+            tags: p.tags,
+            dry_run: p.dry_run,
+            source: Some("mcp".into()),
+            ..Default::default()
         }
     }
 }

@@ -9,6 +9,7 @@ mod cli;
 mod conversation;
 mod crash;
 mod foreign;
+mod ingest;
 mod keys;
 mod pg;
 mod redact;

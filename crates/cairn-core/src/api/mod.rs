@@ -22,6 +22,7 @@ use crate::history::LOCAL_ACTOR;
 mod conversation;
 mod foreign;
 mod history;
+mod ingest;
 mod keys;
 mod prompt;
 mod read;
@@ -43,6 +44,7 @@ pub use history::{
     get_with_history, history, revert, GetOutput, HistoryOutput, RevertInput, RevertOutput,
     VersionView,
 };
+pub use ingest::{ingest, ChunkView, IngestInput, IngestOutput};
 pub use keys::{
     authenticate, create_key, list_keys, revoke_key, tenant_name, Authenticated, CreateKeyInput,
     CreatedKey, KeyView,

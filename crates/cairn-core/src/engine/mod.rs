@@ -10,6 +10,7 @@
 
 mod conversation;
 mod history;
+mod ingest;
 mod recall;
 mod redaction;
 mod remember;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 
 pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
 pub use history::History;
+pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
 pub use recall::{Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{redaction_counts, Redactions};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};

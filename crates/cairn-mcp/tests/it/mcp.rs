@@ -6,7 +6,7 @@ use crate::{call, call_err, call_raw, Env};
 
 const TOOLS: &[&str] = &[
     "remember", "recall", "context", "get", "update", "forget", "list", "stats", "help", "observe",
-    "window",
+    "window", "ingest",
 ];
 
 #[tokio::test]
@@ -33,7 +33,7 @@ async fn every_tool_has_schemas_annotations_and_a_description() {
         let read_only = a.read_only_hint == Some(true);
         let expected_read_only = !matches!(
             t.name.as_ref(),
-            "remember" | "update" | "forget" | "observe"
+            "remember" | "update" | "forget" | "observe" | "ingest"
         );
         assert_eq!(read_only, expected_read_only, "{}", t.name);
         if matches!(t.name.as_ref(), "update" | "forget") {
@@ -843,4 +843,31 @@ async fn a_line_nested_too_deeply_gets_an_error_with_its_id_and_serving_goes_on(
     assert!(ping["result"].is_object(), "{ping}");
     drop(to_server);
     serving.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn ingest_cuts_a_text_into_typed_memories_with_a_receipt() {
+    let env = Env::new();
+    let client = env.client(None).await;
+    let text = "Always run the database migrations before deploying the API, and never deploy on a Friday afternoon. Every deploy must have a written rollback plan, reviewed by a second engineer, before the first server is touched.\n\nAna prefers short status updates in the team channel, with the ticket number first and the next step last. She reads them in the morning, so updates written late in the day wait until then.";
+    let dry = call(&client, "ingest", json!({"text": text, "dry_run": true})).await;
+    assert_eq!(dry["dry_run"], true);
+    let chunks = dry["chunks"].as_array().unwrap().len();
+    assert!(chunks >= 1, "{dry}");
+    let stats = call(&client, "stats", json!({})).await;
+    assert_eq!(stats["total"], 0, "a dry run writes nothing: {stats}");
+    let done = call(
+        &client,
+        "ingest",
+        json!({"text": text, "tags": ["runbook"]}),
+    )
+    .await;
+    assert_eq!(done["chunks"].as_array().unwrap().len(), chunks);
+    let stored = done["stored"].as_u64().unwrap();
+    assert!(stored >= 1, "{done}");
+    let listed = call(&client, "list", json!({"tags": ["runbook"]})).await;
+    assert_eq!(listed["total"].as_u64().unwrap(), stored, "{listed}");
+    let bad = call_err(&client, "ingest", json!({"text": "  "})).await;
+    assert!(bad.contains("empty"), "{bad}");
+    client.cancel().await.unwrap();
 }

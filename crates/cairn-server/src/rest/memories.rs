@@ -6,8 +6,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cairn_core::api::{
-    self, ForgetInput, ForgetOutput, HistoryOutput, ListInput, ListOutput, MemoryView,
-    RememberInput, RevertInput, RevertOutput, UpdateInput, UpdateOutput,
+    self, ForgetInput, ForgetOutput, HistoryOutput, IngestInput, IngestOutput, ListInput,
+    ListOutput, MemoryView, RememberInput, RevertInput, RevertOutput, UpdateInput, UpdateOutput,
 };
 use cairn_core::engine::WriteStatus;
 
@@ -35,6 +35,19 @@ pub async fn create(
             .into_response(),
         WriteStatus::Deduplicated => Json(out).into_response(),
     })
+}
+
+/// `POST /v1/ingest`: raw text in, a receipt of every chunk out.
+pub async fn ingest(
+    State(state): State<AppState>,
+    who: Who,
+    JsonBody(input): JsonBody<IngestInput>,
+) -> Result<Json<IngestOutput>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::ingest(c, caller, input, &mut |_, _| ())
+    })
+    .await
+    .map(Json)
 }
 
 /// `GET /v1/memories?…`: a page, the total and `next_cursor`.

@@ -22,9 +22,9 @@ use axum::Router;
 use cairn_core::api::{
     Authenticated, Caller, ContextInput, ConversationImportReport, ConversationStats,
     ConversationTree, ConversationView, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput,
-    HistoryOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput, MemoryView, PromptInput,
-    RecallInput, RecallOutput, RememberInput, RememberOutput, RevertInput, RevertOutput,
-    StatsOutput, UpdateInput, UpdateOutput, WindowInput,
+    HistoryOutput, IngestInput, IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput,
+    MemoryView, PromptInput, RecallInput, RecallOutput, RememberInput, RememberOutput, RevertInput,
+    RevertOutput, StatsOutput, UpdateInput, UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -185,6 +185,18 @@ pub fn operations() -> Vec<Operation> {
                 "Restore an earlier version of a memory as a new version",
                 Role::Write,
                 post(memories::revert),
+            )
+        },
+        Operation {
+            body: Some(schema::<IngestInput>),
+            ok: (StatusCode::OK, schema::<IngestOutput>),
+            ..op(
+                M::POST,
+                "/ingest",
+                "ingest",
+                "Turn raw text into memories: cleaned, redacted, chunked, scored, typed, stored or skipped; a receipt of every chunk (dry_run writes nothing)",
+                Role::Write,
+                post(memories::ingest),
             )
         },
         Operation {

@@ -931,3 +931,44 @@ async fn a_prompt_carries_rules_first_within_its_budget() {
         .await;
     assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input");
 }
+
+#[tokio::test]
+async fn ingest_answers_a_receipt_and_a_read_key_cannot_ingest() {
+    let state = keyed_state();
+    let cairn = state.cairn.clone();
+    let base = Client::new(state, None);
+    let alice = base.with_key(&make_key(&cairn, "alice", "write"));
+    let reader = base.with_key(&make_key(&cairn, "alice", "read"));
+    let text = "<p>Always run the migrations before deploying the API. Write to ana@example.com first.</p>";
+    let r = alice
+        .post(
+            "/v1/ingest",
+            json!({"text": text, "project": "atlas", "dry_run": true}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["dry_run"], true);
+    assert_eq!(alice.get("/v1/stats").await.body["total"], 0);
+    let r = alice
+        .post(
+            "/v1/ingest",
+            json!({"text": text, "project": "atlas", "threshold": 0.0}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["stored"], 1, "{}", r.body);
+    assert_eq!(r.body["redacted"]["email"], 1, "{}", r.body);
+    let chunk = &r.body["chunks"][0];
+    assert_eq!(chunk["type"], "rule", "{chunk}");
+    assert!(!chunk["text"].as_str().unwrap().contains('<'));
+    assert_eq!(alice.get("/v1/stats").await.body["total"], 1);
+
+    let r = reader.post("/v1/ingest", json!({"text": text})).await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    let r = alice
+        .post("/v1/ingest", json!({"text": text, "threshold": 3}))
+        .await;
+    assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input");
+    let r = alice.post("/v1/ingest", json!({"txt": text})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+}

@@ -1,0 +1,430 @@
+//! Ingestion: Memory Vault AI's pipeline over the stages of
+//! [`crate::ingest`], written once for every front end.
+//!
+//! ```text
+//! raw text → clean → redact → chunk → embed → importance → route → store or skip
+//! ```
+//!
+//! Every chunk ends in the receipt with what became of it — stored as what,
+//! merged into which memory at what similarity, or skipped and why —
+//! so nothing is dropped silently; a dry run computes the same receipt
+//! without writing.
+
+use serde_json::{json, Map};
+
+use super::{Cairn, Redactions, RememberRequest, WriteStatus};
+use crate::analysis;
+use crate::history::LOCAL_ACTOR;
+use crate::ingest::{chunk, clean, route, Chunk, ChunkOptions};
+use crate::memory::{normalize_project, normalize_tags, MemoryId, MemoryType, Tier};
+use crate::rank::{cosine, exchange_importance, DEDUP_THRESHOLD};
+use crate::store::{Filter, ScopeFilter};
+use crate::{Error, Result};
+
+/// Chunks below this importance are skipped (Memory Vault AI's threshold).
+pub const DEFAULT_INGEST_THRESHOLD: f64 = 0.3;
+
+/// Chunks embedded per model call.
+const EMBED_BATCH: usize = 64;
+
+/// What to ingest.
+#[derive(Debug, Clone)]
+pub struct IngestRequest {
+    /// Owner.
+    pub tenant: String,
+    /// The raw text (plain, Markdown or HTML).
+    pub text: String,
+    /// The project of the memories (`None`: global).
+    pub project: Option<String>,
+    /// Tags of every memory stored.
+    pub tags: Vec<String>,
+    /// Origin (default `ingest`).
+    pub source: Option<String>,
+    /// Who writes.
+    pub actor: String,
+    /// Chunks of lower importance are skipped.
+    pub threshold: f64,
+    /// Compute the receipt without writing.
+    pub dry_run: bool,
+    /// Redact with the engine's redactor before chunking.
+    pub redact: bool,
+    /// How the text is cut.
+    pub chunking: ChunkOptions,
+}
+
+impl IngestRequest {
+    /// A request with the defaults: global, threshold 0.3, redacted.
+    pub fn new(tenant: impl Into<String>, text: impl Into<String>) -> Self {
+        IngestRequest {
+            tenant: tenant.into(),
+            text: text.into(),
+            project: None,
+            tags: Vec::new(),
+            source: None,
+            actor: LOCAL_ACTOR.to_string(),
+            threshold: DEFAULT_INGEST_THRESHOLD,
+            dry_run: false,
+            redact: true,
+            chunking: ChunkOptions::default(),
+        }
+    }
+}
+
+/// What became of a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Stored as a new memory (or, in a dry run, would be).
+    Stored,
+    /// Merged into a near-identical memory of the same type (or would be).
+    Merged,
+    /// Left out: its importance was below the threshold.
+    Skipped,
+}
+
+/// One chunk's line of the receipt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkReceipt {
+    /// The chunk (its text is what was, or would be, stored).
+    pub chunk: Chunk,
+    /// The type and tier it was routed to, and by which rule.
+    pub kind: MemoryType,
+    /// Its tier.
+    pub tier: Tier,
+    /// The routing rule that decided.
+    pub rule: &'static str,
+    /// `1 −` its highest similarity to what is stored or came before it.
+    pub novelty: f64,
+    /// How much it carries worth remembering ([`analysis::salience`]).
+    pub salience: f64,
+    /// `0.6·novelty + 0.4·salience`.
+    pub importance: f64,
+    /// What became of it.
+    pub decision: Decision,
+    /// The memory it was stored as or merged into (none in a dry run).
+    pub id: Option<MemoryId>,
+    /// The most similar stored memory and its similarity, when there is
+    /// one.
+    pub nearest: Option<(MemoryId, f32)>,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// What an ingest did (or, dry, would do).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IngestReceipt {
+    /// Every chunk, in order.
+    pub chunks: Vec<ChunkReceipt>,
+    /// Secrets replaced before chunking, by kind.
+    pub redacted: Redactions,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+}
+
+impl Cairn {
+    /// Ingest `req.text` (see the module docs); `progress` is told how
+    /// many chunks of how many are done.
+    pub fn ingest(
+        &self,
+        req: IngestRequest,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<IngestReceipt> {
+        if !(0.0..=1.0).contains(&req.threshold) {
+            return Err(Error::invalid(format!(
+                "the importance threshold must be between 0 and 1, got {}",
+                req.threshold
+            )));
+        }
+        let project = req.project.as_deref().map(normalize_project).transpose()?;
+        normalize_tags(&req.tags)?;
+        let mut text = clean(&req.text);
+        let mut receipt = IngestReceipt {
+            dry_run: req.dry_run,
+            ..Default::default()
+        };
+        if req.redact {
+            self.redact_text(&mut text, &mut receipt.redacted);
+        }
+        if text.trim().is_empty() {
+            return Err(Error::invalid(
+                "nothing to ingest: the text is empty once cleaned",
+            ));
+        }
+        self.ensure_model()?;
+        let mut embed_error = None;
+        let chunks = chunk(&text, &req.chunking, &mut |sentences| {
+            self.embedder.embed_batch(sentences).unwrap_or_else(|e| {
+                embed_error = Some(e);
+                Vec::new()
+            })
+        });
+        if let Some(e) = embed_error {
+            return Err(e);
+        }
+        let total = chunks.len();
+        let mut filter = Filter::new(&req.tenant, self.now());
+        filter.scope = match &project {
+            Some(p) => ScopeFilter::Project(p.clone()),
+            None => ScopeFilter::Global,
+        };
+        // Vectors of the chunks kept so far: a chunk repeating one of them
+        // is not new, stored yet or not (a dry run stores nothing).
+        let mut kept: Vec<Vec<f32>> = Vec::new();
+        for batch in chunks.chunks(EMBED_BATCH) {
+            let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
+            let vectors = self.embedder.embed_batch(&texts)?;
+            if vectors.len() != batch.len() {
+                return Err(Error::embedding("embedder returned too few vectors"));
+            }
+            for (c, vector) in batch.iter().zip(vectors) {
+                let line = self.ingest_chunk(&req, &project, &filter, c, vector, &mut kept)?;
+                receipt.chunks.push(line);
+                progress(receipt.chunks.len(), total);
+            }
+        }
+        Ok(receipt)
+    }
+
+    fn ingest_chunk(
+        &self,
+        req: &IngestRequest,
+        project: &Option<String>,
+        filter: &Filter,
+        c: &Chunk,
+        vector: Vec<f32>,
+        kept: &mut Vec<Vec<f32>>,
+    ) -> Result<ChunkReceipt> {
+        let routed = route(&c.text);
+        let salience = analysis::parse(&c.text).salience;
+        let nearest = self
+            .store
+            .vector_search(&vector, filter, 1)?
+            .first()
+            .map(|h| (h.id, h.score as f32));
+        let earlier = kept
+            .iter()
+            .map(|v| f64::from(cosine(v, &vector)))
+            .fold(0.0, f64::max);
+        let stored_best = nearest.map_or(0.0, |(_, s)| f64::from(s));
+        let novelty = 1.0 - stored_best.max(earlier);
+        let importance = exchange_importance(novelty, salience);
+        let mut line = ChunkReceipt {
+            chunk: c.clone(),
+            kind: routed.kind,
+            tier: routed.tier,
+            rule: routed.rule,
+            novelty,
+            salience,
+            importance,
+            decision: Decision::Skipped,
+            id: None,
+            nearest,
+            reason: String::new(),
+        };
+        if importance < req.threshold {
+            line.reason = format!(
+                "importance {importance:.2} is below the threshold {:.2} (novelty {novelty:.2}, salience {salience:.2})",
+                req.threshold
+            );
+            return Ok(line);
+        }
+        kept.push(vector.clone());
+        if req.dry_run {
+            // A near-identical memory would take it, unless episodes (never
+            // merged); the type is checked when it is written.
+            let merges =
+                routed.tier != Tier::Episodic && nearest.is_some_and(|(_, s)| s >= DEDUP_THRESHOLD);
+            line.decision = if merges {
+                Decision::Merged
+            } else {
+                Decision::Stored
+            };
+            line.reason = match (line.decision, nearest) {
+                (Decision::Merged, Some((_, similarity))) => {
+                    format!("would merge into a near-identical memory (similarity {similarity:.2})")
+                }
+                _ => format!(
+                    "would be stored as a {} (rule {})",
+                    routed.kind, routed.rule
+                ),
+            };
+            return Ok(line);
+        }
+        let mut metadata = Map::new();
+        metadata.insert(
+            "ingest".into(),
+            json!({"rule": routed.rule, "start": c.start, "end": c.end}),
+        );
+        let mut remember = RememberRequest::new(&req.tenant, c.text.clone());
+        remember.kind = routed.kind;
+        remember.project.clone_from(project);
+        remember.tags.clone_from(&req.tags);
+        remember.metadata = metadata;
+        remember.importance = Some(importance);
+        remember.source = Some(req.source.clone().unwrap_or_else(|| "ingest".into()));
+        remember.actor.clone_from(&req.actor);
+        let outcome = self.remember_embedded(remember, vector)?;
+        line.id = Some(outcome.id);
+        match outcome.status {
+            WriteStatus::Created => {
+                line.decision = Decision::Stored;
+                line.reason = format!("stored as a {} (rule {})", routed.kind, routed.rule);
+            }
+            WriteStatus::Deduplicated => {
+                line.decision = Decision::Merged;
+                line.reason = format!(
+                    "merged into a near-identical {} (similarity {:.2})",
+                    routed.kind,
+                    outcome.merged_similarity.unwrap_or_default()
+                );
+            }
+        }
+        Ok(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::conformance::LexicalEmbedder;
+    use crate::store::ListOrder;
+    use crate::MemoryStore;
+
+    const TEXT: &str = "<html><body>\
+        <h1>Atlas deployment notes</h1>\
+        <p>Always run the database migrations before deploying the API. Never deploy on a Friday afternoon.</p>\
+        <p>Ana prefers short status updates in the team channel, with the ticket number first.</p>\
+        <p>On 3 March 2024 we moved the staging cluster to fra1 after the outage; mail ops@atlas.example for access.</p>\
+        </body></html>";
+
+    fn engine() -> Cairn {
+        Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder))
+    }
+
+    fn small_chunks(req: &mut IngestRequest) {
+        req.chunking.min_tokens = 5;
+        req.chunking.max_tokens = 40;
+    }
+
+    fn count(c: &Cairn) -> usize {
+        let f = Filter::new("t", c.now()).everything();
+        c.store().list(&f, ListOrder::Id, 1000, 0).unwrap().len()
+    }
+
+    #[test]
+    fn html_is_cleaned_redacted_chunked_routed_and_stored_with_a_receipt() {
+        let c = engine();
+        let mut req = IngestRequest::new("t", TEXT);
+        small_chunks(&mut req);
+        req.threshold = 0.0;
+        let receipt = c.ingest(req, &mut |_, _| ()).unwrap();
+        assert_eq!(receipt.redacted[&crate::redact::SecretKind::Email], 1);
+        let texts: Vec<&str> = receipt
+            .chunks
+            .iter()
+            .map(|l| l.chunk.text.as_str())
+            .collect();
+        assert!(texts.iter().all(|t| !t.contains('<')), "{texts:?}");
+        assert!(texts.iter().all(|t| !t.contains("ops@atlas.example")));
+        let kind_of = |needle: &str| {
+            receipt
+                .chunks
+                .iter()
+                .find(|l| l.chunk.text.contains(needle))
+                .map(|l| l.kind)
+        };
+        assert_eq!(kind_of("Always run"), Some(MemoryType::Rule));
+        assert_eq!(kind_of("prefers"), Some(MemoryType::Preference));
+        assert_eq!(kind_of("3 March 2024"), Some(MemoryType::Episode));
+        assert!(receipt
+            .chunks
+            .iter()
+            .all(|l| l.decision == Decision::Stored));
+        assert!(receipt.chunks.iter().all(|l| l.id.is_some()));
+        assert_eq!(count(&c), receipt.chunks.len());
+        for l in &receipt.chunks {
+            let m = c.load("t", l.id.unwrap()).unwrap();
+            assert_eq!(m.content, l.chunk.text);
+            assert_eq!(m.kind, l.kind);
+            assert!((m.importance - l.importance).abs() < 1e-9);
+            assert_eq!(m.source, "ingest");
+        }
+    }
+
+    #[test]
+    fn what_is_already_known_is_skipped_and_said_so() {
+        let c = engine();
+        let mut req = IngestRequest::new("t", TEXT);
+        small_chunks(&mut req);
+        req.threshold = 0.0;
+        let first = c.ingest(req.clone(), &mut |_, _| ()).unwrap();
+        let stored = count(&c);
+        req.threshold = DEFAULT_INGEST_THRESHOLD;
+        let again = c.ingest(req, &mut |_, _| ()).unwrap();
+        assert_eq!(again.chunks.len(), first.chunks.len());
+        for l in &again.chunks {
+            assert!(l.novelty < 0.01, "{l:?}");
+            // Nothing new: skipped for low importance, or merged into
+            // itself; never a second copy.
+            assert_ne!(l.decision, Decision::Stored, "{l:?}");
+            assert!(!l.reason.is_empty());
+            if l.decision == Decision::Skipped {
+                assert!(l.reason.contains("below the threshold"), "{}", l.reason);
+                assert!(l.nearest.is_some());
+            }
+        }
+        let episodes = first
+            .chunks
+            .iter()
+            .filter(|l| l.tier == Tier::Episodic)
+            .count();
+        assert!(count(&c) <= stored + episodes);
+    }
+
+    #[test]
+    fn a_dry_run_writes_nothing_and_matches_the_real_run() {
+        let c = engine();
+        let mut req = IngestRequest::new("t", TEXT);
+        small_chunks(&mut req);
+        req.dry_run = true;
+        let dry = c.ingest(req.clone(), &mut |_, _| ()).unwrap();
+        assert_eq!(count(&c), 0);
+        assert!(dry.dry_run && dry.chunks.iter().all(|l| l.id.is_none()));
+        req.dry_run = false;
+        let mut seen = Vec::new();
+        let real = c
+            .ingest(req, &mut |done, total| seen.push((done, total)))
+            .unwrap();
+        let decisions = |r: &IngestReceipt| -> Vec<(String, Decision, MemoryType)> {
+            r.chunks
+                .iter()
+                .map(|l| (l.chunk.text.clone(), l.decision, l.kind))
+                .collect()
+        };
+        assert_eq!(decisions(&dry), decisions(&real));
+        assert_eq!(seen.last(), Some(&(real.chunks.len(), real.chunks.len())));
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_anything_is_written() {
+        let c = engine();
+        let e = c
+            .ingest(IngestRequest::new("t", "  <p> </p>  "), &mut |_, _| ())
+            .unwrap_err();
+        assert!(e.to_string().contains("empty"), "{e}");
+        let mut req = IngestRequest::new("t", "Some text worth keeping.");
+        req.threshold = 1.5;
+        let e = c.ingest(req, &mut |_, _| ()).unwrap_err();
+        assert!(e.to_string().contains("threshold"), "{e}");
+        let mut req = IngestRequest::new("t", "Some text worth keeping.");
+        req.project = Some(" ".into());
+        assert!(c.ingest(req, &mut |_, _| ()).is_err());
+        let mut req = IngestRequest::new("t", "Some text worth keeping.");
+        req.tags = vec!["a,b".into()];
+        let e = c.ingest(req, &mut |_, _| ()).unwrap_err();
+        assert!(e.to_string().contains("tag"), "{e}");
+        assert_eq!(count(&c), 0);
+    }
+}
