@@ -377,6 +377,7 @@ mod tests {
             supersedes: None,
             superseded_by: None,
             thread: None,
+            slot: None,
             search_context: None,
         }
     }

@@ -1,9 +1,9 @@
 //! The memory record: one type that every feature describes with fields.
 //!
 //! Scopes, types, tags, TTLs and supersession are all fields of [`Memory`];
-//! later features (memcord's named slots, Memorg's session → conversation →
-//! topic → exchange hierarchy) become further fields of this same record,
-//! searched by the same index, never parallel stores.
+//! so are memcord's named slots ([`Memory::slot`]) and Memorg's session →
+//! conversation → topic hierarchy ([`Memory::thread`]): further fields of
+//! this same record, searched by the same index, never parallel stores.
 
 use std::fmt;
 use std::str::FromStr;
@@ -294,6 +294,9 @@ pub struct Memory {
     pub superseded_by: Option<MemoryId>,
     /// The conversation this memory is a message of, if it is one.
     pub thread: Option<Thread>,
+    /// The slot (memcord's named memory collection) this memory is an
+    /// entry of, as [`normalize_slot_name`] leaves it; `None`: in no slot.
+    pub slot: Option<String>,
     /// Text keyword search reads besides the content, at the weight of
     /// metadata, and that is never shown as what the memory says: a
     /// message's neighbouring messages, so that a reply ("Yes, last
@@ -328,6 +331,43 @@ pub fn normalize_thread_id(what: &str, id: &str) -> Result<String> {
         )));
     }
     Ok(t.to_string())
+}
+
+/// The longest slot name, in characters.
+pub const MAX_SLOT_NAME: usize = 64;
+
+/// Check a slot name: surrounding white space trimmed, then 1–64 ASCII
+/// letters, digits, `-` or `_`. Case is kept (`Notes` and `notes` are two
+/// slots). Only ASCII, so that a name is safe wherever a slot is named
+/// again (a file, a URL path, a command line) and two names that look the
+/// same are the same: `../x`, `a b`, `a/b` and `café` are refused.
+pub fn normalize_slot_name(name: &str) -> Result<String> {
+    const RULE: &str = "a slot name is 1 to 64 ASCII letters, digits, `-` or `_`";
+    let n = name.trim();
+    if n.is_empty() {
+        return Err(Error::invalid(format!("slot name is empty: {RULE}")));
+    }
+    let length = n.chars().count();
+    if length > MAX_SLOT_NAME {
+        return Err(Error::invalid(format!(
+            "slot name of {length} characters is too long: {RULE}"
+        )));
+    }
+    if let Some(c) = n
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+    {
+        let shown = if c.is_whitespace() || c.is_control() {
+            format!("{c:?}")
+        } else {
+            format!("`{c}`")
+        };
+        return Err(Error::invalid(format!(
+            "slot name `{}` contains {shown}: {RULE}",
+            n.escape_default()
+        )));
+    }
+    Ok(n.to_string())
 }
 
 impl Memory {
@@ -401,6 +441,44 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("question"), "{text}");
+    }
+
+    #[test]
+    fn slot_names() {
+        let (longest, too_long, far_too_long) = ("z".repeat(64), "z".repeat(65), "z".repeat(300));
+        let good = [
+            ("inbox", "inbox"),
+            ("  Project-X_2 ", "Project-X_2"),
+            ("a", "a"),
+            ("_", "_"),
+            ("-draft", "-draft"),
+            ("Notes", "Notes"),
+            (longest.as_str(), longest.as_str()),
+        ];
+        for (name, normalised) in good {
+            assert_eq!(normalize_slot_name(name).unwrap(), normalised, "{name:?}");
+        }
+        let bad = [
+            ("", "empty"),
+            ("   ", "empty"),
+            ("../x", "`.`"),
+            ("a/b", "`/`"),
+            ("a b", "' '"),
+            ("tab\there", "'\\t'"),
+            ("café", "`é`"),
+            ("日本", "`日`"),
+            ("a.b", "`.`"),
+            ("x\u{0}", "'\\0'"),
+            (too_long.as_str(), "65 characters"),
+            (far_too_long.as_str(), "300 characters"),
+        ];
+        for (name, problem) in bad {
+            let e = normalize_slot_name(name).unwrap_err();
+            assert!(matches!(e, Error::InvalidInput(_)), "{name:?}: {e:?}");
+            let text = e.to_string();
+            assert!(text.contains(problem), "{name:?}: {text}");
+            assert!(text.contains("1 to 64 ASCII letters"), "{name:?}: {text}");
+        }
     }
 
     #[test]

@@ -406,6 +406,7 @@ impl Store for MemoryStore {
                 m.tenant == memory.tenant
                     && m.kind == memory.kind
                     && m.project == memory.project
+                    && m.slot == memory.slot
                     && !m.is_expired(now)
                     && !m.is_superseded()
             })

@@ -78,6 +78,13 @@ pub struct Filter {
     pub scope: ScopeFilter,
     /// Only the messages of this session, conversation or topic.
     pub thread: Option<ThreadScope>,
+    /// Only the entries of any of these slots ([`Memory::slot`]; empty = no
+    /// slot condition, memories in no slot included).
+    pub slots: Vec<String>,
+    /// Leave out the entries of these slots (archived slots, which leave
+    /// default recall); memories in no slot or in other slots stay. A slot
+    /// named in both lists is left out.
+    pub hidden_slots: Vec<String>,
     /// Any of these types (empty = all types).
     pub types: Vec<MemoryType>,
     /// All of these tags (empty = no tag condition).
@@ -111,6 +118,8 @@ impl Filter {
             tenant: tenant.into(),
             scope: ScopeFilter::Global,
             thread: None,
+            slots: Vec::new(),
+            hidden_slots: Vec::new(),
             types: Vec::new(),
             tags: Vec::new(),
             created_after: None,
@@ -147,6 +156,8 @@ impl Filter {
             tenant,
             scope,
             thread,
+            slots,
+            hidden_slots,
             types,
             tags,
             created_after,
@@ -162,6 +173,9 @@ impl Filter {
             return false;
         }
         if thread.as_ref().is_some_and(|t| !t.admits(m.thread())) {
+            return false;
+        }
+        if !slots_admit(slots, hidden_slots, m.slot()) {
             return false;
         }
         if !types.is_empty() && !types.contains(&m.kind()) {
@@ -193,6 +207,19 @@ impl Filter {
     }
 }
 
+/// Whether a memory in `slot` passes [`Filter::slots`] and
+/// [`Filter::hidden_slots`]: in one of `slots` (when any are given) and in
+/// none of `hidden` (a memory in no slot passes `hidden` always, `slots`
+/// only when it is empty).
+pub fn slots_admit(slots: &[String], hidden: &[String], slot: Option<&str>) -> bool {
+    match slot {
+        None => slots.is_empty(),
+        Some(s) => {
+            (slots.is_empty() || slots.iter().any(|x| x == s)) && !hidden.iter().any(|x| x == s)
+        }
+    }
+}
+
 /// What [`Filter::matches`] needs to know of a memory. Implemented by
 /// [`Memory`] and by backends' compact index entries, so that every backend
 /// filters with this one function.
@@ -205,6 +232,8 @@ pub trait Filterable {
     fn project(&self) -> Option<&str>;
     /// The conversation it is a message of.
     fn thread(&self) -> Option<&Thread>;
+    /// The slot it is an entry of.
+    fn slot(&self) -> Option<&str>;
     /// Type.
     fn kind(&self) -> MemoryType;
     /// Whether it carries this (normalised) tag.
@@ -231,6 +260,9 @@ impl Filterable for Memory {
     }
     fn thread(&self) -> Option<&Thread> {
         self.thread.as_ref()
+    }
+    fn slot(&self) -> Option<&str> {
+        self.slot.as_deref()
     }
     fn kind(&self) -> MemoryType {
         self.kind
@@ -444,12 +476,13 @@ pub trait Store: Send + Sync {
     fn write(&self, batch: WriteBatch) -> Result<()>;
 
     /// Insert `memory` unless a near-duplicate is stored: a live memory
-    /// (not expired, not superseded) of the same tenant, type and project
-    /// whose stored embedding has a cosine of at least `threshold` with
-    /// `vector`. The check and the insert are one transaction, so
-    /// concurrent writers of the same text leave one memory. An inserted
-    /// memory gets its first version ([`crate::history::ChangeKind::Created`]
-    /// by `actor`, at its `updated_at`) in the same transaction.
+    /// (not expired, not superseded) of the same tenant, type, project and
+    /// slot (both in no slot, or in the same one) whose stored embedding
+    /// has a cosine of at least `threshold` with `vector`. The check and
+    /// the insert are one transaction, so concurrent writers of the same
+    /// text leave one memory. An inserted memory gets its first version
+    /// ([`crate::history::ChangeKind::Created`] by `actor`, at its
+    /// `updated_at`) in the same transaction.
     fn insert_unless_duplicate(
         &self,
         memory: Memory,
@@ -771,6 +804,36 @@ mod tests {
             vec!["pre", "production", "db", "and", "x", "near", "y"]
         );
         assert!(query_terms("?!… 🦀").is_empty());
+    }
+
+    #[test]
+    fn slot_admission() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cases = [
+            // (slots, hidden, the memory's slot, admitted)
+            (names(&[]), names(&[]), None, true),
+            (names(&[]), names(&[]), Some("inbox"), true),
+            (names(&["inbox", "work"]), names(&[]), Some("work"), true),
+            (names(&["inbox"]), names(&[]), Some("work"), false),
+            (names(&["inbox"]), names(&[]), None, false),
+            (names(&[]), names(&["archive"]), None, true),
+            (names(&[]), names(&["archive"]), Some("inbox"), true),
+            (names(&[]), names(&["archive"]), Some("archive"), false),
+            (
+                names(&["archive"]),
+                names(&["archive"]),
+                Some("archive"),
+                false,
+            ),
+            (names(&["inbox"]), names(&["Inbox"]), Some("inbox"), true),
+        ];
+        for (slots, hidden, slot, admitted) in cases {
+            assert_eq!(
+                slots_admit(&slots, &hidden, slot),
+                admitted,
+                "{slots:?} / {hidden:?} / {slot:?}"
+            );
+        }
     }
 
     #[test]

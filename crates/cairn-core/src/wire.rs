@@ -4,14 +4,15 @@
 //!
 //! This is a stable contract (other tools depend on it): fields are only
 //! ever added, never renamed. Times are RFC 3339 strings in UTC with
-//! milliseconds; `project: null` means a global memory.
+//! milliseconds; `project: null` means a global memory; `slot` is written
+//! only for a memory in a slot.
 
 use serde::{Deserialize, Serialize};
 
 use crate::history::DeletionReceipt;
 use crate::memory::{
-    normalize_project, normalize_tags, normalize_thread_id, validate_content, validate_unit,
-    Memory, MemoryId, MemoryType, Thread, Timestamp, MAX_CONTENT_BYTES,
+    normalize_project, normalize_slot_name, normalize_tags, normalize_thread_id, validate_content,
+    validate_unit, Memory, MemoryId, MemoryType, Thread, Timestamp, MAX_CONTENT_BYTES,
 };
 use crate::time::{format_timestamp, parse_timestamp};
 use crate::{Error, Result};
@@ -75,6 +76,10 @@ pub struct MemoryRecord {
     /// Id of the memory that replaced this one.
     #[serde(default)]
     pub superseded_by: Option<String>,
+    /// The slot (a named memory collection) the memory is an entry of:
+    /// 1–64 ASCII letters, digits, `-` or `_`. Absent: in no slot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<String>,
     /// The session of a conversation message (given with `conversation`
     /// and `topic`, or not at all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,6 +123,7 @@ impl MemoryRecord {
             valid_to: ts(m.valid_to),
             supersedes: m.supersedes.map(|i| i.to_string()),
             superseded_by: m.superseded_by.map(|i| i.to_string()),
+            slot: m.slot.clone(),
             session: m.thread.as_ref().map(|t| t.session.clone()),
             conversation: m.thread.as_ref().map(|t| t.conversation.clone()),
             topic: m.thread.as_ref().map(|t| t.topic.clone()),
@@ -198,6 +204,7 @@ impl MemoryRecord {
             supersedes: id_of("supersedes", &self.supersedes)?,
             superseded_by: id_of("superseded_by", &self.superseded_by)?,
             thread,
+            slot: self.slot.as_deref().map(normalize_slot_name).transpose()?,
             search_context: self.search_context,
         };
         Ok((memory, self.embedding))
@@ -606,6 +613,28 @@ mod tests {
         let (m2, _) = back.clone().into_memory("default", 0).unwrap();
         assert_eq!(m, m2);
         assert_eq!(back.created_at.as_deref(), Some("2024-01-02T03:04:05.006Z"));
+    }
+
+    #[test]
+    fn a_slot_is_checked_on_import_and_written_only_when_set() {
+        let r = parse_record_line(r#"{"content":"x","slot":" work-notes "}"#).unwrap();
+        let (m, _) = r.into_memory("default", 0).unwrap();
+        assert_eq!(m.slot.as_deref(), Some("work-notes"));
+        let line = serde_json::to_string(&MemoryRecord::from_memory(&m)).unwrap();
+        assert!(line.contains(r#""slot":"work-notes""#), "{line}");
+        let (none, _) = parse_record_line(r#"{"content":"x"}"#)
+            .unwrap()
+            .into_memory("default", 0)
+            .unwrap();
+        assert_eq!(none.slot, None);
+        let line = serde_json::to_string(&MemoryRecord::from_memory(&none)).unwrap();
+        assert!(!line.contains("slot"), "{line}");
+        let e = parse_record_line(r#"{"content":"x","slot":"../etc"}"#)
+            .unwrap()
+            .into_memory("default", 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("slot name") && e.contains("`.`"), "{e}");
     }
 
     #[test]

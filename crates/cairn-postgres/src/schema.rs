@@ -20,6 +20,7 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "conversations",
         include_str!("migrations/0002_conversations.sql"),
     ),
+    (3, "slots", include_str!("migrations/0003_slots.sql")),
 ];
 
 /// The latest schema version this build knows.

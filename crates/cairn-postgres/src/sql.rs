@@ -34,7 +34,8 @@ impl Params {
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.tenant, m.content, m.kind, m.project, m.tags, \
      m.metadata, m.importance, m.weight, m.source, m.created_at, m.updated_at, \
      m.last_accessed_at, m.access_count, m.expires_at, m.valid_from, m.valid_to, \
-     m.supersedes, m.superseded_by, m.session, m.conversation, m.topic, m.search_context";
+     m.supersedes, m.superseded_by, m.session, m.conversation, m.topic, m.search_context, \
+     m.slot";
 
 /// The columns [`factors_from_row`] reads (from `start` on), from `memories m`.
 pub(crate) const FACTOR_COLUMNS: &str =
@@ -78,6 +79,7 @@ pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
             _ => None,
         },
         search_context: get(row, 22)?,
+        slot: get(row, 23)?,
     })
 }
 
@@ -109,6 +111,8 @@ pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> String {
         tenant,
         scope,
         thread,
+        slots,
+        hidden_slots,
         types,
         tags,
         created_after,
@@ -139,6 +143,20 @@ pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> String {
             ThreadScope::Topic(p) => ("topic", p),
         };
         sql.push_str(&format!(" AND m.{column} = {}", params.push(id.clone())));
+    }
+    if !slots.is_empty() {
+        sql.push_str(&format!(
+            " AND m.slot = ANY({})",
+            params.push(slots.clone())
+        ));
+    }
+    if !hidden_slots.is_empty() {
+        // `<> ALL` is never true of null: memories in no slot are kept by
+        // their own term.
+        sql.push_str(&format!(
+            " AND (m.slot IS NULL OR m.slot <> ALL({}))",
+            params.push(hidden_slots.clone())
+        ));
     }
     if !types.is_empty() {
         let kinds: Vec<String> = types.iter().map(|t| t.as_str().to_string()).collect();

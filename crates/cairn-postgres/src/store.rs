@@ -100,11 +100,11 @@ pub struct PostgresStore {
 const INSERT_MEMORY: &str = "INSERT INTO memories (id, tenant, content, kind, project, tags, \
      metadata, importance, weight, source, created_at, updated_at, last_accessed_at, \
      access_count, expires_at, valid_from, valid_to, supersedes, superseded_by, embedding, \
-     tsv, kw_len, session, conversation, topic, search_context) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
+     tsv, kw_len, session, conversation, topic, search_context, slot) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
      $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
      setweight(to_tsvector('cairn_english', $21), 'A') \
      || setweight(to_tsvector('cairn_english', $22), 'B') \
-     || setweight(to_tsvector('cairn_english', $23), 'C'), $24, $25, $26, $27, $28)";
+     || setweight(to_tsvector('cairn_english', $23), 'C'), $24, $25, $26, $27, $28, $29)";
 
 /// The statement replacing one memory of a tenant (same values; a null
 /// embedding keeps the stored one).
@@ -116,7 +116,7 @@ const UPDATE_MEMORY: &str = "UPDATE memories SET content = $3, kind = $4, projec
      tsv = setweight(to_tsvector('cairn_english', $21), 'A') \
      || setweight(to_tsvector('cairn_english', $22), 'B') \
      || setweight(to_tsvector('cairn_english', $23), 'C'), kw_len = $24, \
-     session = $25, conversation = $26, topic = $27, search_context = $28 \
+     session = $25, conversation = $26, topic = $27, search_context = $28, slot = $29 \
      WHERE id = $1 AND tenant = $2";
 
 /// The statement recording one version.
@@ -125,7 +125,7 @@ const INSERT_VERSION: &str = "INSERT INTO versions \
      SELECT $1, coalesce(max(number), 0) + 1, $2, $3, $4, $5, $6, $7 \
      FROM versions WHERE memory_id = $1";
 
-/// The 28 values of [`INSERT_MEMORY`] and [`UPDATE_MEMORY`]. A memory's
+/// The 29 values of [`INSERT_MEMORY`] and [`UPDATE_MEMORY`]. A memory's
 /// words are the core's terms (`query_terms`) of each field, so that a
 /// document is split exactly as a query is; PostgreSQL stems them.
 fn memory_values(m: &Memory, embedding: Option<&[f32]>) -> Vec<Box<dyn ToSql + Sync + Send>> {
@@ -165,6 +165,7 @@ fn memory_values(m: &Memory, embedding: Option<&[f32]>) -> Vec<Box<dyn ToSql + S
         Box::new(m.thread.as_ref().map(|t| t.conversation.clone())),
         Box::new(m.thread.as_ref().map(|t| t.topic.clone())),
         Box::new(m.search_context.clone()),
+        Box::new(m.slot.clone()),
     ]
 }
 
@@ -457,6 +458,7 @@ impl Store for PostgresStore {
                 .query(
                     "SELECT id, embedding FROM memories \
                      WHERE tenant = $1 AND kind = $2 AND project IS NOT DISTINCT FROM $3 \
+                     AND slot IS NOT DISTINCT FROM $8 \
                      AND (expires_at IS NULL OR expires_at > $4) AND superseded_by IS NULL \
                      AND vector_dims(embedding) = $5 \
                      AND (CASE WHEN vector_dims(embedding) = $5 \
@@ -469,6 +471,7 @@ impl Store for PostgresStore {
                         &dim,
                         &Vector::from(vector.clone()),
                         &slack,
+                        &memory.slot,
                     ],
                 )
                 .map_err(|e| pg_err("looking for a near-duplicate", e))?;

@@ -220,4 +220,14 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX collections_created ON collections (tenant, kind, created_at);
     "#,
+    // 7: slots (memcord's named memory collections): each memory's slot
+    // (NULL: in no slot), in the row, its versions and the index table
+    // (a vector-index snapshot saved before has no slots: its format
+    // version changed with them, so it is not loaded but rebuilt).
+    r#"
+    ALTER TABLE memories ADD COLUMN slot TEXT;
+    CREATE INDEX memories_slot ON memories (tenant, slot) WHERE slot IS NOT NULL;
+    ALTER TABLE versions ADD COLUMN slot TEXT;
+    ALTER TABLE vindex ADD COLUMN slot TEXT;
+    "#,
 ];

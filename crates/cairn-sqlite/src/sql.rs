@@ -25,13 +25,13 @@ macro_rules! snapshot_columns {
     () => {
         "content, kind, project, tags, metadata, importance, weight, source, \
          created_at, updated_at, last_accessed_at, access_count, expires_at, valid_from, valid_to, supersedes, superseded_by, \
-         session, conversation, topic, search_context"
+         session, conversation, topic, search_context, slot"
     };
 }
 pub(crate) use snapshot_columns;
 pub(crate) const MEMORY_COLUMNS: &str = memory_columns!();
 /// How many columns [`MEMORY_COLUMNS`] names.
-pub(crate) const MEMORY_COLUMN_COUNT: usize = 23;
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 24;
 
 /// The embedding model recorded in the store, if any.
 pub(crate) fn recorded_model(conn: &Connection) -> Result<Option<ModelInfo>> {
@@ -240,6 +240,7 @@ pub(crate) fn row_to_memory(
             superseded_by: superseded_by.map(|s| s.parse()).transpose()?,
             thread: thread_of(thread),
             search_context: row.get(22).map_err(sql_err)?,
+            slot: row.get(23).map_err(sql_err)?,
         })
     };
     Ok(build())
@@ -273,6 +274,8 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
         tenant,
         scope,
         thread,
+        slots,
+        hidden_slots,
         types,
         tags,
         created_after,
@@ -306,6 +309,20 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
         };
         sql.push_str(&format!(" AND m.{column} = ?"));
         args.push(Value::Text(id.clone()));
+    }
+    // `NOT IN` is never true of NULL: memories in no slot are kept by
+    // their own term.
+    let names = |names: &[String]| vec!["?"; names.len()].join(", ");
+    if !slots.is_empty() {
+        sql.push_str(&format!(" AND m.slot IN ({})", names(slots)));
+        args.extend(slots.iter().map(|s| Value::Text(s.clone())));
+    }
+    if !hidden_slots.is_empty() {
+        sql.push_str(&format!(
+            " AND (m.slot IS NULL OR m.slot NOT IN ({}))",
+            names(hidden_slots)
+        ));
+        args.extend(hidden_slots.iter().map(|s| Value::Text(s.clone())));
     }
     if !types.is_empty() {
         sql.push_str(" AND m.kind IN (");

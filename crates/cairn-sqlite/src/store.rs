@@ -878,6 +878,19 @@ impl Store for SqliteStore {
         let mut filter = Filter::new(&memory.tenant, memory.created_at)
             .scope(ScopeFilter::Exactly(memory.project.clone()));
         filter.types = vec![memory.kind];
+        // Its own slot only; for a memory in none, every slot of the
+        // tenant left out.
+        match &memory.slot {
+            Some(slot) => filter.slots = vec![slot.clone()],
+            None => {
+                filter.hidden_slots = tx
+                    .prepare_cached(
+                        "SELECT DISTINCT slot FROM memories WHERE tenant = ?1 AND slot IS NOT NULL",
+                    )
+                    .and_then(|mut s| s.query_map([&memory.tenant], |r| r.get(0))?.collect())
+                    .map_err(sql_err)?
+            }
+        }
         let hits = self.vector_index()?.search(&vector, &filter, 8);
         let mut best: Option<(MemoryId, f32)> = None;
         {

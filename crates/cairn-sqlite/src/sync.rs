@@ -65,10 +65,10 @@ pub(crate) fn catch_up_content(
     // planner off the rev index); catching up uses the rev index.
     let sql = if index.loaded {
         "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic FROM vindex WHERE rev > ?1"
+         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic, slot FROM vindex WHERE rev > ?1"
     } else {
         "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic FROM vindex WHERE +rev > ?1"
+         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic, slot FROM vindex WHERE +rev > ?1"
     };
     if !index.loaded {
         let docs = meta_int(conn, "docs")?;
@@ -92,6 +92,7 @@ pub(crate) fn catch_up_content(
             row.get(17).map_err(sql_err)?,
         ])
         .map(|t| index.intern_thread(t));
+        let slot = text(row, 18)?.map(|s| index.intern(s));
         let attrs = EntryAttributes {
             id: id.parse()?,
             tenant: index.intern(tenant),
@@ -111,6 +112,7 @@ pub(crate) fn catch_up_content(
             last_accessed_at: row.get(13).map_err(sql_err)?,
             weight: row.get(14).map_err(sql_err)?,
             thread,
+            slot,
         };
         let code = row
             .get_ref(11)

@@ -160,6 +160,10 @@ pub struct EntryAttributes {
     pub weight: f64,
     /// The conversation it is a message of (shared by a topic's entries).
     pub thread: Option<Arc<Thread>>,
+    /// The memory's slot (memcord's named collection, interned like
+    /// tenants and projects), not to be confused with an entry's slot in
+    /// this index's arrays.
+    pub slot: Option<Arc<str>>,
 }
 
 impl EntryAttributes {
@@ -186,6 +190,9 @@ impl Filterable for EntryAttributes {
     }
     fn thread(&self) -> Option<&Thread> {
         self.thread.as_deref()
+    }
+    fn slot(&self) -> Option<&str> {
+        self.slot.as_deref()
     }
     fn kind(&self) -> MemoryType {
         self.kind
@@ -243,6 +250,9 @@ struct PackedEntry {
     superseded: bool,
     /// Has an expiry time (checked against the entry's attributes).
     expires: bool,
+    /// Is in a slot (checked against the entry's attributes when the
+    /// filter names slots; an entry in none is decided here).
+    slotted: bool,
 }
 
 fn kind_index(kind: MemoryType) -> u32 {
@@ -310,6 +320,7 @@ impl VectorIndex {
             kind: kind_index(attrs.kind) as u8,
             superseded: attrs.superseded,
             expires: attrs.expires_at.is_some(),
+            slotted: attrs.slot.is_some(),
         };
         // The blob starts with the f32 scale; the cosine does not need it.
         // The codes go straight into their slot, and the norm and sketch
@@ -458,7 +469,8 @@ impl VectorIndex {
     /// one that fails the filter is counted into a sink bin instead. Four
     /// histograms take turns, so that neighbours at the same distance do
     /// not wait on each other's increment. Only entries that need the full
-    /// filter (an expiry, or a filter on tags or times) take a branch.
+    /// filter (an expiry, a slot under a filter naming slots, or a filter
+    /// on tags or times) take a branch.
     fn scan(
         &self,
         admit: &CompiledFilter,
@@ -535,6 +547,8 @@ impl VectorIndex {
             tenant,
             scope,
             thread,
+            slots,
+            hidden_slots,
             types,
             tags,
             created_after,
@@ -562,7 +576,8 @@ impl VectorIndex {
             types.iter().fold(0, |m, t| m | 1 << kind_index(*t))
         };
         // Superseded is checked on the packed entry, expiry on entries
-        // that have one (see `admits`); the rest by `Filter::matches`.
+        // that have one and slots on entries in one (see `admits`); the
+        // rest by `Filter::matches`.
         let simple = tags.is_empty()
             && thread.is_none()
             && created_after.is_none()
@@ -577,6 +592,8 @@ impl VectorIndex {
             global,
             project,
             types,
+            unslotted: slots.is_empty(),
+            by_slot: !slots.is_empty() || !hidden_slots.is_empty(),
             simple,
         })
     }
@@ -590,13 +607,16 @@ impl VectorIndex {
     }
 
     /// Whether the entry in `slot` (whose packed part is `h`) passes the
-    /// filter: [`CompiledFilter::admits_packed`] first, then, for what that does not
-    /// check (tags, time ranges, expiry), [`Filter::matches`] itself, so the
-    /// index can never disagree with it.
+    /// filter: [`CompiledFilter::admits_packed`] first, then, for what that
+    /// does not check (tags, time ranges, expiry, the names of slots),
+    /// [`Filter::matches`] itself, so the index can never disagree with it.
     #[inline]
     fn admits(&self, admit: &CompiledFilter, h: &PackedEntry, slot: usize) -> bool {
         let packed = admit.admits_packed(h);
-        if admit.simple && (!h.expires || admit.filter.include_expired) {
+        if admit.simple
+            && (!h.expires || admit.filter.include_expired)
+            && (!h.slotted || !admit.by_slot)
+        {
             packed
         } else {
             packed && admit.filter.matches(&self.attrs[slot])
@@ -612,14 +632,22 @@ pub(crate) struct CompiledFilter<'f> {
     global: bool,
     project: Option<u32>,
     types: u32,
-    /// Nothing beyond what [`CompiledFilter::admits_packed`] checks.
+    /// Whether an entry in no slot passes the slot conditions (no slots
+    /// named to be in).
+    unslotted: bool,
+    /// Whether the filter names slots, to be in or to leave out: then an
+    /// entry in a slot is checked by name.
+    by_slot: bool,
+    /// Nothing beyond what [`CompiledFilter::admits_packed`] checks (but
+    /// expiry and slots, see [`VectorIndex::admits`]).
     simple: bool,
 }
 
 impl CompiledFilter<'_> {
-    /// Whether an entry passes tenant, scope, type and superseded: compared
-    /// by interned id, on the packed entry alone, so that a scan of 100,000
-    /// entries reads 12 bytes of each.
+    /// Whether an entry passes tenant, scope, type, superseded and (if in
+    /// no slot) the slot conditions: compared by interned id, on the packed
+    /// entry alone, so that a scan of 100,000 entries reads 12 bytes of
+    /// each.
     #[inline]
     fn admits_packed(&self, h: &PackedEntry) -> bool {
         // `&` rather than `&&`: no branches in the scan's inner loop.
@@ -629,6 +657,7 @@ impl CompiledFilter<'_> {
                 | (self.project == Some(h.project)))
             & (self.types & (1 << h.kind) != 0)
             & (self.filter.include_superseded | !h.superseded)
+            & (self.unslotted | h.slotted)
     }
 }
 
@@ -689,6 +718,7 @@ mod tests {
             last_accessed_at: None,
             weight: 1.0,
             thread: None,
+            slot: None,
         }
     }
 
@@ -847,5 +877,53 @@ mod tests {
         }
         let other = Filter::new("someone-else", 0);
         assert!(index.search(&vector(1, 16), &other, 10).is_empty());
+    }
+
+    #[test]
+    fn slot_filters_agree_with_the_filter_and_the_packed_entry_stays_small() {
+        assert_eq!(std::mem::size_of::<PackedEntry>(), 12);
+        let mut index = VectorIndex::default();
+        let slots = [None, Some("inbox"), Some("archive"), Some("atlas")];
+        for i in 0..40u32 {
+            let mut a = attrs(&mut index, i, (i % 5 == 0).then_some("atlas"));
+            a.slot = slots[i as usize % 4].map(|s| index.intern(s));
+            index.upsert(i64::from(i), a, &blob(&vector(u64::from(i), 16)));
+        }
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cases = [
+            (names(&[]), names(&[])),
+            (names(&["inbox"]), names(&[])),
+            (names(&["inbox", "atlas"]), names(&[])),
+            (names(&["nope"]), names(&[])),
+            (names(&[]), names(&["archive"])),
+            (names(&[]), names(&["archive", "atlas", "inbox"])),
+            (names(&["archive"]), names(&["archive"])),
+        ];
+        for (in_slots, hidden) in cases {
+            let mut f = Filter::new("default", 0).scope(ScopeFilter::All);
+            f.slots = in_slots.clone();
+            f.hidden_slots = hidden.clone();
+            let mut found: Vec<MemoryId> = index
+                .search(&vector(7, 16), &f, 100)
+                .into_iter()
+                .map(|h| h.id)
+                .collect();
+            found.sort();
+            let mut expected: Vec<MemoryId> = index
+                .attrs
+                .iter()
+                .filter(|a| f.matches(*a))
+                .map(|a| a.id)
+                .collect();
+            expected.sort();
+            let admitted = (0..index.len())
+                .filter(|&slot| {
+                    let admit = index.admit(&f).unwrap();
+                    index.admits(&admit, &index.packed[slot], slot)
+                })
+                .count();
+            assert_eq!(found, expected, "{in_slots:?} / {hidden:?}");
+            assert_eq!(admitted, expected.len(), "{in_slots:?} / {hidden:?}");
+        }
     }
 }

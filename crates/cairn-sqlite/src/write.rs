@@ -34,13 +34,13 @@ impl<'c> RowWriter<'c> {
             insert: prepare(concat!(
                 "INSERT INTO memories (",
                 memory_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"
             ))?,
             update: prepare(
                 "UPDATE memories SET id = ?1, tenant = ?2, content = ?3, kind = ?4, project = ?5, tags = ?6, metadata = ?7, \
                  importance = ?8, weight = ?9, source = ?10, created_at = ?11, updated_at = ?12, last_accessed_at = ?13, \
                  access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19, \
-                 session = ?20, conversation = ?21, topic = ?22, search_context = ?23 WHERE rowid = ?24",
+                 session = ?20, conversation = ?21, topic = ?22, search_context = ?23, slot = ?24 WHERE rowid = ?25",
             )?,
             fts_insert: prepare(
                 "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
@@ -50,14 +50,15 @@ impl<'c> RowWriter<'c> {
             // given, else the old code is kept.
             vindex: prepare(
                 "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code, \
-                 access_count, last_accessed_at, weight, session, conversation, topic) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) \
+                 access_count, last_accessed_at, weight, session, conversation, topic, slot) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) \
                  ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
                  kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
                  valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
                  code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END, \
                  access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight, \
-                 session = excluded.session, conversation = excluded.conversation, topic = excluded.topic",
+                 session = excluded.session, conversation = excluded.conversation, topic = excluded.topic, \
+                 slot = excluded.slot",
             )?,
         })
     }
@@ -99,6 +100,7 @@ impl<'c> RowWriter<'c> {
             conversation,
             topic,
             m.search_context,
+            m.slot,
         ];
         let rowid = match rowid {
             None => {
@@ -150,6 +152,7 @@ impl<'c> RowWriter<'c> {
                 session,
                 conversation,
                 topic,
+                m.slot,
             ])
             .map_err(sql_err)?;
         Ok(rowid)

@@ -97,7 +97,8 @@ pub struct RememberOutput {
 }
 
 /// Remember a memory. A superseding memory inherits the type, project and
-/// tags of the one it replaces unless the request gives them.
+/// tags of the one it replaces unless the request gives them, and its slot
+/// always (the request names none).
 pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<RememberOutput> {
     let tenant = caller.tenant.as_str();
     let old = match non_empty(input.supersedes.as_deref()) {
@@ -126,6 +127,7 @@ pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<
         (None, Some(o)) => o.tags.clone(),
         (None, None) => Vec::new(),
     };
+    req.slot = old.as_ref().and_then(|o| o.slot.clone());
     req.metadata = input.metadata.unwrap_or_default();
     req.metadata.retain(|_, v| !v.is_null());
     req.importance = input.importance;
@@ -232,6 +234,7 @@ pub fn update(
             .map(|k| k.parse())
             .transpose()?,
         project,
+        slot: None,
         tags: input.tags,
         add_tags: input.add_tags,
         remove_tags: input.remove_tags,

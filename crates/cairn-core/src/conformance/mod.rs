@@ -24,7 +24,11 @@ use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, S
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
+mod slots;
 mod threads;
+pub use slots::{
+    check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip, engine_slots,
+};
 pub use threads::{check_collections, check_thread_scopes};
 
 /// The one dimension of every vector in the suite: MiniLM's, so that a
@@ -109,6 +113,7 @@ pub fn sample(
         supersedes: None,
         superseded_by: None,
         thread: None,
+        slot: None,
         search_context: None,
     }
 }
@@ -1808,6 +1813,41 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_collections(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn slot_roundtrip() {
+                {
+                    let fixture = $make;
+                    c::check_slot_roundtrip(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn slot_filters() {
+                {
+                    let fixture = $make;
+                    c::check_slot_filters(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn slot_moves() {
+                {
+                    let fixture = $make;
+                    c::check_slot_moves(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn slot_dedup() {
+                {
+                    let fixture = $make;
+                    c::check_slot_dedup(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_slots() {
+                {
+                    let (a, b) = ($make, $make);
+                    c::engine_slots(c::Fixture::store(&a), c::Fixture::store(&b))
                 }
             }
         }

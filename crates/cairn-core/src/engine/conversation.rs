@@ -303,6 +303,7 @@ impl Cairn {
                 supersedes: None,
                 superseded_by: None,
                 thread: Some(thread),
+                slot: None,
                 search_context: None,
             };
 

@@ -51,7 +51,7 @@ impl Cairn {
     }
 
     /// Restore version `number` of a memory as a new version (`reverted`):
-    /// its text, type, project, tags, metadata and importance. The id,
+    /// its text, type, project, slot, tags, metadata and importance. The id,
     /// times, access counts, expiry and supersession stay as they are.
     pub fn revert(
         &self,
@@ -74,6 +74,7 @@ impl Cairn {
         restored.content.clone_from(&old.content);
         restored.kind = old.kind;
         restored.project.clone_from(&old.project);
+        restored.slot.clone_from(&old.slot);
         restored.tags.clone_from(&old.tags);
         restored.metadata.clone_from(&old.metadata);
         restored.importance = old.importance;

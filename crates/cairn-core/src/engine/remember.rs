@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 use super::{superseded, Cairn, Redactions};
 use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
 use crate::memory::{
-    normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryId,
-    MemoryType, Thread, Tier,
+    normalize_project, normalize_slot_name, normalize_tags, validate_content, validate_unit,
+    Memory, MemoryId, MemoryType, Thread, Tier,
 };
 use crate::rank::{classify_similarity, cosine, Similarity, DEDUP_THRESHOLD};
 use crate::store::{Filter, Hit, Inserted, ScopeFilter, WriteBatch};
@@ -42,6 +42,9 @@ pub struct RememberRequest {
     pub actor: String,
     /// The conversation it is a message of.
     pub thread: Option<Thread>,
+    /// The slot it is an entry of (checked by
+    /// [`crate::memory::normalize_slot_name`]); `None`: in no slot.
+    pub slot: Option<String>,
     /// Redact the content and metadata with the engine's redactor (default
     /// true; false stores them as given).
     pub redact: bool,
@@ -64,6 +67,7 @@ impl RememberRequest {
             source: None,
             actor: LOCAL_ACTOR.to_string(),
             thread: None,
+            slot: None,
             redact: true,
         }
     }
@@ -144,6 +148,7 @@ impl Cairn {
         validate_content(&req.content)?;
         let tags = normalize_tags(&req.tags)?;
         let project = req.project.as_deref().map(normalize_project).transpose()?;
+        let slot = req.slot.as_deref().map(normalize_slot_name).transpose()?;
         if let Some(i) = req.importance {
             validate_unit("importance", i)?;
         }
@@ -193,12 +198,14 @@ impl Cairn {
             supersedes: old.as_ref().map(|o| o.id),
             superseded_by: None,
             thread: req.thread,
+            slot,
             search_context: None,
         };
         if may_dedup {
             let seen = neighbours.iter().find(|(m, sim)| {
                 m.kind == memory.kind
                     && m.project == memory.project
+                    && m.slot == memory.slot
                     && classify_similarity(*sim) == Similarity::Duplicate
             });
             let duplicate = match seen {

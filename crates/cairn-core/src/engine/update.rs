@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 use super::Cairn;
 use crate::history::{Change, ChangeKind};
 use crate::memory::{
-    normalize_project, normalize_tags, validate_content, validate_unit, Memory, MemoryType,
+    normalize_project, normalize_slot_name, normalize_tags, validate_content, validate_unit,
+    Memory, MemoryType,
 };
 use crate::store::WriteBatch;
 use crate::{Error, Result};
@@ -19,6 +20,9 @@ pub struct UpdateRequest {
     pub kind: Option<MemoryType>,
     /// New scope (`Some(None)` = make global).
     pub project: Option<Option<String>>,
+    /// Move it to this slot (`Some(None)` = out of any slot); the name is
+    /// checked by [`normalize_slot_name`].
+    pub slot: Option<Option<String>>,
     /// Replace all tags.
     pub tags: Option<Vec<String>>,
     /// Add these tags.
@@ -74,6 +78,9 @@ impl Cairn {
         }
         if let Some(p) = req.project {
             m.project = p.as_deref().map(normalize_project).transpose()?;
+        }
+        if let Some(s) = req.slot {
+            m.slot = s.as_deref().map(normalize_slot_name).transpose()?;
         }
         let mut tags = match req.tags {
             Some(t) => normalize_tags(&t)?,
@@ -161,6 +168,7 @@ pub fn changed_fields(before: &Memory, after: &Memory) -> Vec<&'static str> {
     check("content", before.content != after.content);
     check("type", before.kind != after.kind);
     check("project", before.project != after.project);
+    check("slot", before.slot != after.slot);
     check("tags", before.tags != after.tags);
     check("metadata", before.metadata != after.metadata);
     check("importance", before.importance != after.importance);

@@ -18,7 +18,8 @@
 //!   times follow), created `i64`, then valid from, valid to, expiry and
 //!   last access (`i64` each, only those flagged), access count `u64`,
 //!   weight `f64`, tag count `u32` and the tags (as names), then, if
-//!   flagged [`THREAD`], the session, conversation and topic (as names).
+//!   flagged [`THREAD`], the session, conversation and topic (as names),
+//!   then, if flagged [`SLOT`], the slot (as a name).
 //! - Parts 1, 2, …: the entries' int8 codes, in entry order,
 //!   [`ENTRIES_PER_PART`] entries per part (SQLite caps one value at 1 GB).
 //!
@@ -32,7 +33,7 @@ use cairn_core::{MemoryId, MemoryType, Thread};
 use super::{code_norm, sketch_codes, EntryAttributes, PackedEntry, VectorIndex};
 
 /// The first bytes of part 0; the last one is the format version.
-pub const MAGIC: &[u8; 8] = b"cairnvx2";
+pub const MAGIC: &[u8; 8] = b"cairnvx3";
 /// Entries whose codes go into one part after part 0.
 pub const ENTRIES_PER_PART: usize = 65_536;
 
@@ -45,6 +46,7 @@ const VALID_TO: u8 = 1 << 2;
 const EXPIRES: u8 = 1 << 3;
 const LAST_ACCESS: u8 = 1 << 4;
 const THREAD: u8 = 1 << 5;
+const SLOT: u8 = 1 << 6;
 
 /// The revisions a snapshot reflects, read from its part 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +97,9 @@ impl VectorIndex {
             if a.thread.is_some() {
                 flags |= THREAD;
             }
+            if a.slot.is_some() {
+                flags |= SLOT;
+            }
             head.push(flags);
             head.extend_from_slice(&a.created_at.to_le_bytes());
             for t in optional.iter().filter_map(|(_, t)| *t) {
@@ -110,6 +115,9 @@ impl VectorIndex {
                 for part in [&t.session, &t.conversation, &t.topic] {
                     put_str(&mut head, part);
                 }
+            }
+            if let Some(name) = &a.slot {
+                put_str(&mut head, name);
             }
         }
         let mut parts = vec![head];
@@ -207,6 +215,11 @@ impl VectorIndex {
             } else {
                 None
             };
+            // (`slot` here is the entry's place in the index.)
+            let memory_slot = match flags & SLOT != 0 {
+                true => Some(index.intern(r.str()?)),
+                false => None,
+            };
             let attrs = EntryAttributes {
                 id,
                 tenant: name(tenant)?,
@@ -228,6 +241,7 @@ impl VectorIndex {
                 last_accessed_at,
                 weight,
                 thread,
+                slot: memory_slot,
             };
             if index.slots.insert(rowid, slot).is_some() {
                 return Err(format!("row {rowid} appears twice"));
@@ -239,6 +253,7 @@ impl VectorIndex {
                 kind,
                 superseded: attrs.superseded,
                 expires: expires_at.is_some(),
+                slotted: attrs.slot.is_some(),
             });
             index.attrs.push(attrs);
         }
@@ -348,9 +363,8 @@ mod tests {
     use cairn_core::store::Filter;
 
     /// An index with a bit of everything: projects, tags, optional times,
-    /// conversation messages,
-    /// superseded entries, a removed entry, and more than one code part's
-    /// worth of names.
+    /// conversation messages, slots, superseded entries, a removed entry,
+    /// and more than one code part's worth of names.
     fn sample(n: u32) -> VectorIndex {
         let mut index = VectorIndex::default();
         for i in 0..n {
@@ -370,6 +384,9 @@ mod tests {
                     topic: format!("t{}", i % 12),
                 })
             });
+            a.slot = ["inbox", "beta"]
+                .get(i as usize % 5)
+                .map(|s| index.intern(s));
             index.upsert(i64::from(i) * 3 + 1, a, &blob(&vector(u64::from(i), 48)));
         }
         index.remove(4);
@@ -413,6 +430,22 @@ mod tests {
             format!("{:?}", index.search(&query, &filter, 10))
         );
         assert!(!in_session.is_empty());
+        filter.thread = None;
+        filter.slots = vec!["inbox".into()];
+        let in_slot = copy.search(&query, &filter, 10);
+        assert_eq!(
+            format!("{in_slot:?}"),
+            format!("{:?}", index.search(&query, &filter, 10))
+        );
+        assert!(!in_slot.is_empty());
+        filter.slots = Vec::new();
+        filter.hidden_slots = vec!["inbox".into(), "beta".into()];
+        let unslotted = copy.search(&query, &filter, 10);
+        assert_eq!(
+            format!("{unslotted:?}"),
+            format!("{:?}", index.search(&query, &filter, 10))
+        );
+        assert!(!unslotted.is_empty());
         assert_eq!(
             snapshot_revs(&parts[0]),
             Some(SnapshotRevs {

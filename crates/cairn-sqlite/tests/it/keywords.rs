@@ -112,6 +112,9 @@ fn random_memory(rng: &mut Rng, i: u32) -> Memory {
     if i.is_multiple_of(7) {
         m.tenant = "other".into();
     }
+    m.slot = ["inbox", "archive"]
+        .get(i as usize % 5)
+        .map(|s| s.to_string());
     m
 }
 
@@ -121,6 +124,10 @@ fn filters() -> Vec<Filter> {
     typed.types = vec![MemoryType::Decision, MemoryType::Fact];
     let mut tagged = base().scope(ScopeFilter::All);
     tagged.tags = vec!["cache".into()];
+    let mut in_inbox = base().scope(ScopeFilter::All);
+    in_inbox.slots = vec!["inbox".into()];
+    let mut archive_hidden = base().scope(ScopeFilter::All);
+    archive_hidden.hidden_slots = vec!["archive".into()];
     vec![
         base(),
         base().scope(ScopeFilter::All),
@@ -128,6 +135,8 @@ fn filters() -> Vec<Filter> {
         base().scope(ScopeFilter::Exactly(Some("borealis".into()))),
         typed,
         tagged,
+        in_inbox,
+        archive_hidden,
         Filter::new("other", T0).scope(ScopeFilter::All),
         Filter::new("nobody", T0),
     ]
@@ -206,6 +215,11 @@ fn in_memory_keyword_index_ranks_as_fts5_and_follows_other_writers() {
             let mut m = m.clone();
             m.content = rng.words(8);
             m.tags = vec!["cache".into()];
+            m.slot = match m.slot.as_deref() {
+                Some("inbox") => Some("archive".into()),
+                Some(_) => None,
+                None => Some("inbox".into()),
+            };
             (m, None)
         })
         .collect();
