@@ -183,6 +183,20 @@ pub enum Command {
         #[command(subcommand)]
         action: ConversationAction,
     },
+    /// Slots: named, long-lived collections of entries (memcord). Saving
+    /// appends an entry; entries are memories, so `recall` finds them
+    /// until the slot is archived.
+    ///
+    /// Examples:
+    ///   cairn slot save atlas-dev "Decided to move the queue to NATS"
+    ///   cairn slot save-progress atlas-dev - < meeting-notes.txt
+    ///   cairn slot read atlas-dev
+    ///   cairn slot select atlas-dev "yesterday 15:00"
+    ///   cairn slot export atlas-dev --format md -o atlas-dev.md
+    Slot {
+        #[command(subcommand)]
+        action: SlotAction,
+    },
     /// Write a `.cairn` project file: memories written from this directory
     /// tree (through `cairn mcp`) belong to this project.
     Init(InitArgs),
@@ -223,6 +237,218 @@ pub enum KeyAction {
         /// The key's id (as `keys list` shows it).
         id: String,
     },
+}
+
+/// `cairn slot ...`
+#[derive(Debug, Subcommand)]
+pub enum SlotAction {
+    /// Make a slot (or change its description, tags, group, priority).
+    Create {
+        /// Letters, digits, `-` and `_`, 1–64 characters.
+        name: String,
+        /// What it is for.
+        #[arg(long, short = 'd')]
+        description: Option<String>,
+        /// Tags (repeatable).
+        #[arg(long = "tag", short = 't')]
+        tags: Vec<String>,
+        /// Its group path, such as projects/alpha/dev.
+        #[arg(long, short = 'g')]
+        group: Option<String>,
+        /// 1 (highest) to 5.
+        #[arg(long)]
+        priority: Option<u8>,
+    },
+    /// Append an entry (the slot is made if needed); `-` reads stdin.
+    Save {
+        /// The slot.
+        name: String,
+        /// The text.
+        #[arg(required = true)]
+        text: Vec<String>,
+        /// Who wrote it.
+        #[arg(long)]
+        author: Option<String>,
+    },
+    /// Append an extractive summary of the text (`-` reads stdin).
+    SaveProgress {
+        /// The slot.
+        name: String,
+        /// The text to summarise.
+        #[arg(required = true)]
+        text: Vec<String>,
+        /// The share of the text kept, 0.05–0.5.
+        #[arg(long, default_value_t = 0.15)]
+        ratio: f64,
+    },
+    /// A slot's entries in order.
+    Read {
+        /// The slot.
+        name: String,
+        /// Skip this many entries.
+        #[arg(long, default_value_t = 0)]
+        offset: usize,
+        /// At most this many entries.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Only the progress summaries.
+        #[arg(long)]
+        summaries: bool,
+    },
+    /// One entry: by index (-1, "2nd latest", first, 3) or time
+    /// (2024-05-08T15:00:00Z, "2 hours ago", "yesterday 15:00", "last
+    /// Monday"), with how far it is from the time asked.
+    Select {
+        /// The slot.
+        name: String,
+        /// Which entry.
+        #[arg(required = true, allow_hyphen_values = true)]
+        which: Vec<String>,
+    },
+    /// Search the slots' entries (hybrid recall restricted to slots).
+    Search {
+        /// The question or keywords.
+        #[arg(required = true)]
+        query: Vec<String>,
+        /// Only these slots (repeatable; default every slot).
+        #[arg(long = "slot")]
+        slots: Vec<String>,
+        /// Only slots in this group or below it.
+        #[arg(long, short = 'g')]
+        group: Option<String>,
+        /// Only slots with this tag (repeatable).
+        #[arg(long = "tag")]
+        tags: Vec<String>,
+        /// Leave out slots with this tag (repeatable).
+        #[arg(long = "exclude-tag")]
+        exclude_tags: Vec<String>,
+        /// Archived slots too.
+        #[arg(long)]
+        include_archived: bool,
+        /// How many results.
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+    },
+    /// Ask one slot a question: its best passages first.
+    Query {
+        /// The slot.
+        name: String,
+        /// The question.
+        #[arg(required = true)]
+        question: Vec<String>,
+        /// How many passages.
+        #[arg(long, short = 'n', default_value_t = 5)]
+        limit: usize,
+    },
+    /// The slots, by priority then name.
+    List {
+        /// Only slots in this group or below it.
+        #[arg(long, short = 'g')]
+        group: Option<String>,
+        /// Only slots with this tag (repeatable).
+        #[arg(long = "tag")]
+        tags: Vec<String>,
+        /// Archived slots too.
+        #[arg(long)]
+        include_archived: bool,
+        /// Only archived slots (the archive index).
+        #[arg(long)]
+        archived: bool,
+    },
+    /// The slots as a tree of groups, with counts.
+    Tree {
+        /// Archived slots too.
+        #[arg(long)]
+        include_archived: bool,
+    },
+    /// Add tags, or remove them with a leading `-`: `tag NAME infra -old`.
+    #[command(allow_hyphen_values = true)]
+    Tag {
+        /// The slot.
+        name: String,
+        /// Tags to add; `-tag` removes.
+        #[arg(required = true)]
+        tags: Vec<String>,
+    },
+    /// Move a slot to a group (`""` takes it out of any).
+    Group {
+        /// The slot.
+        name: String,
+        /// The group path.
+        group: String,
+    },
+    /// Rename a slot: its entries follow, their history records it.
+    Rename {
+        /// The slot.
+        name: String,
+        /// Its new name.
+        new_name: String,
+    },
+    /// Archive a slot: its entries leave default recall (`--include-archived`
+    /// or `--slot NAME` still finds them).
+    Archive {
+        /// The slot.
+        name: String,
+        /// Why.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Restore an archived slot into default recall, unchanged.
+    Restore {
+        /// The slot.
+        name: String,
+    },
+    /// Slots with no entry written or read for this many days.
+    ArchiveCandidates {
+        /// Days without activity.
+        #[arg(long, default_value_t = 30)]
+        days: u32,
+    },
+    /// A slot as Markdown, plain text or JSON (memcord's formats).
+    Export {
+        /// The slot.
+        name: String,
+        /// md, txt or json.
+        #[arg(long, short = 'f', default_value = "md")]
+        format: String,
+        /// Write here instead of stdout.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Merge slots into a target: a preview of what moves and what is
+    /// dropped as a duplicate (similarity ≥ 0.8), then, with --yes, the
+    /// merge.
+    Merge {
+        /// The slots to merge from.
+        #[arg(required = true)]
+        sources: Vec<String>,
+        /// The slot to merge into (made if needed).
+        #[arg(long)]
+        into: String,
+        /// Do it (without: only the preview).
+        #[arg(long)]
+        yes: bool,
+        /// Delete the emptied source slots.
+        #[arg(long)]
+        delete_sources: bool,
+    },
+    /// Zero mode: refuse every save, for one slot or (no --slot) all.
+    Zero {
+        /// on or off.
+        state: OnOff,
+        /// Only this slot.
+        #[arg(long)]
+        slot: Option<String>,
+    },
+}
+
+/// A switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    /// On.
+    On,
+    /// Off.
+    Off,
 }
 
 /// `cairn conversation ...`
@@ -442,6 +668,12 @@ pub struct FilterArgs {
     /// Only the messages of this topic of a conversation.
     #[arg(long)]
     pub topic: Option<String>,
+    /// Only the entries of this slot (repeatable; archived slots too).
+    #[arg(long = "slot")]
+    pub slots: Vec<String>,
+    /// Include the entries of archived slots (left out by default).
+    #[arg(long)]
+    pub include_archived: bool,
 }
 
 /// `cairn recall`

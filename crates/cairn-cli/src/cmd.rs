@@ -47,6 +47,12 @@ fn creates_store(command: &Command) -> bool {
         command,
         Command::Remember(_)
             | Command::Ingest(_)
+            | Command::Slot {
+                action: SlotAction::Save { .. }
+                    | SlotAction::SaveProgress { .. }
+                    | SlotAction::Create { .. }
+                    | SlotAction::Zero { .. }
+            }
             | Command::Supersede(_)
             | Command::Import(_)
             | Command::Conversation {
@@ -187,6 +193,7 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Serve(_) => unreachable!("served by `run`"),
         Command::Keys { action } => crate::keys::run(&cairn, action, json),
         Command::Conversation { action } => crate::conversation::run(&cairn, action, json),
+        Command::Slot { action } => crate::slot::run(&cairn, action, json),
         Command::Model { .. } | Command::Init(_) | Command::Setup(_) => {
             unreachable!("handled above")
         }
@@ -263,6 +270,8 @@ fn selection(f: &FilterArgs) -> Selection {
         session: f.session.clone(),
         conversation: f.conversation.clone(),
         topic: f.topic.clone(),
+        slots: f.slots.clone(),
+        include_archived: f.include_archived,
     }
 }
 

@@ -15,6 +15,7 @@ mod lazy;
 mod out;
 mod serve;
 mod setup;
+mod slot;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -41,14 +41,20 @@ pub enum CollectionKind {
     Conversation,
     /// A topic: a run of a conversation's messages about one subject.
     Topic,
+    /// A slot: memcord's named, long-lived collection of entries.
+    Slot,
+    /// A tenant-wide setting (id: its name), such as zero mode.
+    Setting,
 }
 
 impl CollectionKind {
     /// Every kind, top level first.
-    pub const ALL: [CollectionKind; 3] = [
+    pub const ALL: [CollectionKind; 5] = [
         CollectionKind::Session,
         CollectionKind::Conversation,
         CollectionKind::Topic,
+        CollectionKind::Slot,
+        CollectionKind::Setting,
     ];
 
     /// The kind's name, as stored.
@@ -57,6 +63,8 @@ impl CollectionKind {
             CollectionKind::Session => "session",
             CollectionKind::Conversation => "conversation",
             CollectionKind::Topic => "topic",
+            CollectionKind::Slot => "slot",
+            CollectionKind::Setting => "setting",
         }
     }
 
@@ -187,6 +195,56 @@ pub struct Topic {
     pub messages: usize,
 }
 
+/// A slot: its description and grouping, whether it is archived, whether
+/// saving to it is paused (zero mode). Its entries are memories whose
+/// [`crate::Memory::slot`] is its name; counts are read from them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Slot {
+    /// What it is for.
+    #[serde(default)]
+    pub description: String,
+    /// Lowercase tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Its group, a path such as `projects/alpha/dev`.
+    #[serde(default)]
+    pub group: Option<String>,
+    /// 1 (highest) to 5.
+    #[serde(default = "default_priority")]
+    pub priority: u8,
+    /// When it was archived (then it leaves default recall).
+    #[serde(default)]
+    pub archived_at: Option<Timestamp>,
+    /// Why.
+    #[serde(default)]
+    pub archive_reason: Option<String>,
+    /// Saving is refused while on.
+    #[serde(default)]
+    pub zero: bool,
+    /// When a progress summary was last saved.
+    #[serde(default)]
+    pub last_summary_at: Option<Timestamp>,
+}
+
+fn default_priority() -> u8 {
+    3
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Slot {
+            description: String::new(),
+            tags: Vec::new(),
+            group: None,
+            priority: default_priority(),
+            archived_at: None,
+            archive_reason: None,
+            zero: false,
+            last_summary_at: None,
+        }
+    }
+}
+
 /// A typed view of a record's body.
 pub trait CollectionBody: Serialize + for<'de> Deserialize<'de> {
     /// The kind of record it describes.
@@ -224,6 +282,9 @@ impl CollectionBody for Conversation {
 }
 impl CollectionBody for Topic {
     const KIND: CollectionKind = CollectionKind::Topic;
+}
+impl CollectionBody for Slot {
+    const KIND: CollectionKind = CollectionKind::Slot;
 }
 
 #[cfg(test)]

@@ -34,6 +34,8 @@ pub struct ContextRequest {
     pub project: Option<String>,
     /// Token budget for the whole output.
     pub budget: usize,
+    /// Slots whose entries are left out (archived ones).
+    pub hidden_slots: Vec<String>,
 }
 
 /// Why a memory is in the context.
@@ -108,7 +110,8 @@ impl Cairn {
             Some(p) => ScopeFilter::Project(p.clone()),
             None => ScopeFilter::Global,
         };
-        let filter = Filter::new(&req.tenant, now).scope(scope.clone());
+        let mut filter = Filter::new(&req.tenant, now).scope(scope.clone());
+        filter.hidden_slots.clone_from(&req.hidden_slots);
         let mut candidates: Vec<(Memory, Reason)> = Vec::new();
         let mut seen = HashSet::new();
         let mut push = |ms: Vec<Memory>, reason: Reason, out: &mut Vec<(Memory, Reason)>| {
@@ -388,6 +391,7 @@ mod tests {
             topic: Some("db".into()),
             project: None,
             budget,
+            hidden_slots: Vec::new(),
         }
     }
 

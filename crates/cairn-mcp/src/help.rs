@@ -73,9 +73,10 @@ const TOOLS: &str = "# Tools\n\
 | stats | counts | no |\n\
 | observe | log conversation messages (topics start by themselves) | adds |\n\
 | ingest | a longer text cut into scored, typed memories (receipt per chunk) | adds |\n\
+| slot | named notebooks: use, save, save_progress, read, select, search, list, archive, restore, export, zero | adds |\n\
 | window | the context for the next reply, within a budget | no |\n\
 | help | these texts | no |\n\n\
-Resources: `cairn://context`, `cairn://context/{project}`, `cairn://memory/{id}`, `cairn://session/{id}/working-memory`. Prompt: `memory-protocol`.\n";
+Resources: `cairn://context`, `cairn://context/{project}`, `cairn://memory/{id}`, `cairn://session/{id}/working-memory`, `cairn://slot/{name}.md` (`.txt`, `.json`). Prompt: `memory-protocol`.\n";
 
 /// The text of a help topic, if it exists.
 pub fn topic(name: &str) -> Option<String> {

@@ -23,6 +23,7 @@ pub mod jsonrpc;
 pub mod lines;
 mod render;
 pub mod server;
+mod slots;
 mod tools;
 pub mod types;
 

@@ -108,7 +108,18 @@ pub struct CairnMcp {
     config: Arc<McpConfig>,
     /// `Some(project)` once the client's roots were read.
     roots_project: Arc<Mutex<Option<Option<String>>>>,
+    /// The session's active slot and zero mode (the `slot` tool).
+    pub(crate) slot_session: Arc<Mutex<SlotSession>>,
     tool_router: ToolRouter<Self>,
+}
+
+/// What the `slot` tool remembers for one session.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SlotSession {
+    /// The slot calls that name none use.
+    pub active: Option<String>,
+    /// Saves are refused while on.
+    pub zero: bool,
 }
 
 impl CairnMcp {
@@ -118,6 +129,7 @@ impl CairnMcp {
             cairn,
             config: Arc::new(config),
             roots_project: Arc::new(Mutex::new(None)),
+            slot_session: Arc::new(Mutex::new(SlotSession::default())),
             tool_router: Self::tool_router(),
         }
     }
@@ -127,6 +139,7 @@ impl CairnMcp {
     pub fn for_session(&self) -> Self {
         CairnMcp {
             roots_project: Arc::new(Mutex::new(None)),
+            slot_session: Arc::new(Mutex::new(SlotSession::default())),
             ..self.clone()
         }
     }
@@ -220,6 +233,13 @@ impl CairnMcp {
 pub const CONTEXT_URI: &str = "cairn://context";
 const CONTEXT_PREFIX: &str = "cairn://context/";
 const MEMORY_PREFIX: &str = "cairn://memory/";
+const SLOT_PREFIX: &str = "cairn://slot/";
+/// A slot resource's extensions, types and descriptions.
+const SLOT_FORMATS: [(&str, &str, &str); 3] = [
+    ("md", "text/markdown", "Markdown"),
+    ("txt", "text/plain", "plain text"),
+    ("json", "application/json", "JSON"),
+];
 const SESSION_PREFIX: &str = "cairn://session/";
 const WORKING_SUFFIX: &str = "/working-memory";
 
@@ -326,6 +346,32 @@ impl ServerHandler for CairnMcp {
                 );
             }
         }
+        let slots = self
+            .call(&context.extensions, |c, caller| {
+                api::slot_list(c, caller, Default::default())
+            })
+            .await
+            .map_err(resource_error)?;
+        for s in slots {
+            for (ext, mime, what) in SLOT_FORMATS {
+                resources.push(
+                    Resource::new(
+                        format!("{SLOT_PREFIX}{}.{ext}", s.name),
+                        format!("{}.{ext}", s.name),
+                    )
+                    .with_description(format!(
+                        "Memory slot: {} ({what}); {} entries, updated {}, tags [{}], group {}",
+                        s.name,
+                        s.entries,
+                        s.updated_at,
+                        s.tags.join(", "),
+                        s.group.as_deref().unwrap_or("-")
+                    ))
+                    .with_mime_type(mime)
+                    .with_size(s.characters as u64),
+                );
+            }
+        }
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -341,6 +387,18 @@ impl ServerHandler for CairnMcp {
                     "The session-start context of one project (with global memories), as Markdown.",
                 )
                 .with_mime_type("text/markdown"),
+            ResourceTemplate::new("cairn://slot/{name}.md", "slot-markdown")
+                .with_title("A memory slot as Markdown")
+                .with_description("A slot's entries in order, as memcord's Markdown export.")
+                .with_mime_type("text/markdown"),
+            ResourceTemplate::new("cairn://slot/{name}.txt", "slot-text")
+                .with_title("A memory slot as plain text")
+                .with_description("A slot's entries in order, as memcord's plain-text export.")
+                .with_mime_type("text/plain"),
+            ResourceTemplate::new("cairn://slot/{name}.json", "slot-json")
+                .with_title("A memory slot as JSON")
+                .with_description("A slot with every field and entry, as JSON.")
+                .with_mime_type("application/json"),
             ResourceTemplate::new("cairn://memory/{id}", "memory")
                 .with_title("One memory")
                 .with_description("One memory by id or unique id prefix, as JSON.")
@@ -407,6 +465,35 @@ impl ServerHandler for CairnMcp {
                 .await
                 .map_err(resource_error)?;
             return markdown(window.text, &uri);
+        }
+        if let Some(file) = uri.strip_prefix(SLOT_PREFIX) {
+            let (name, ext) = file.rsplit_once('.').ok_or_else(|| {
+                ErrorData::invalid_params(
+                    "a slot resource is cairn://slot/{name}.md, .txt or .json",
+                    None,
+                )
+            })?;
+            let (name, ext) = (percent_decode(name), ext.to_string());
+            let mime = SLOT_FORMATS
+                .iter()
+                .find(|(e, _, _)| *e == ext)
+                .map(|(_, m, _)| *m)
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!("unknown slot format `.{ext}`: use .md, .txt or .json"),
+                        None,
+                    )
+                })?;
+            let text = self
+                .call(&context.extensions, move |c, caller| {
+                    api::slot_export(c, caller, &name, ext.parse()?)
+                })
+                .await
+                .map_err(resource_error)?;
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(text, uri).with_mime_type(mime)
+            ])
+            .into());
         }
         if let Some(id) = uri.strip_prefix(MEMORY_PREFIX) {
             let id = id.to_string();

@@ -138,6 +138,33 @@ impl CairnMcp {
         answer(out, render::observed)
     }
 
+    /// Slots: named notebooks that keep entries over time (memcord). One
+    /// tool, by `action`:
+    /// `use` (make `name` the session's slot), `save` (append `text` as an
+    /// entry), `save_progress` (append an extractive summary of `text`,
+    /// `ratio` 0.05–0.5), `read` (entries in order), `select` (one entry:
+    /// `which` = -1, "2nd latest", "2 hours ago", "yesterday 15:00"),
+    /// `search` (`query` over slots' entries; `name` narrows to one),
+    /// `list`, `archive` (`reason`), `restore`, `export` (`format` md, txt
+    /// or json), `zero` (`on`: pause or resume saving in this session).
+    /// Calls without `name` use the session's slot. Entries are memories:
+    /// `recall` finds them too until their slot is archived.
+    #[tool(
+        name = "slot",
+        output_schema = schema_for_output::<SlotOutput>(),
+        annotations(
+            title = "Slots",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn slot(&self, Parameters(p): Parameters<SlotParams>, ext: Extensions) -> CallToolResult {
+        let out = crate::slots::run(self, p, &ext).await;
+        answer(out, |o: &SlotOutput| o.text.clone())
+    }
+
     /// Turn a longer text (notes, a document, a pasted log; plain,
     /// Markdown or HTML) into memories in one call: it is cleaned, secrets
     /// are redacted, it is cut into chunks of whole sentences, and each

@@ -381,6 +381,54 @@ impl From<IngestParams> for IngestInput {
     }
 }
 
+/// Arguments of `slot`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlotParams {
+    /// use, save, save_progress, read, select, search, list, archive,
+    /// restore, export or zero.
+    pub action: String,
+    /// The slot (letters, digits, `-`, `_`). Omitted: the session's slot.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The text to save (save, save_progress).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The share of the text a progress summary keeps (default 0.15).
+    #[serde(default)]
+    pub ratio: Option<f64>,
+    /// Which entry (select): -1, "2nd latest", "2 hours ago", a time.
+    #[serde(default)]
+    pub which: Option<String>,
+    /// What to look for (search).
+    #[serde(default)]
+    pub query: Option<String>,
+    /// Why (archive).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// md (default), txt or json (export).
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Zero mode on or off for this session (zero).
+    #[serde(default)]
+    pub on: Option<bool>,
+    /// Archived slots too (list, search).
+    #[serde(default)]
+    pub include_archived: bool,
+}
+
+/// What the `slot` tool answers: the action's result, and its text.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SlotOutput {
+    /// The action done.
+    pub action: String,
+    /// Its result, as the CLI's `--json` gives it.
+    pub result: Value,
+    /// The result for reading.
+    #[serde(skip)]
+    pub text: String,
+}
+
 /// Arguments of `help`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -27,6 +27,7 @@ mod keys;
 mod prompt;
 mod read;
 mod selection;
+mod slots;
 mod transfer;
 mod view;
 mod write;
@@ -55,6 +56,12 @@ pub use read::{
     RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,
 };
 pub use selection::{ListSort, Selection};
+pub use slots::{
+    archive_candidates, archived_slots, slot_archive, slot_export, slot_list, slot_merge,
+    slot_read, slot_restore, slot_save, slot_select, slot_set, slot_tree, slot_zero, zero_mode,
+    DuplicatePair, EntryView, ExportFormat, GroupNode, MergeReport, SaveInput, SaveOutput,
+    Selected, SlotInput, SlotListInput, SlotRead, SlotView, DEFAULT_SUMMARY_RATIO, MERGE_DUPLICATE,
+};
 pub use transfer::{export, import};
 pub use view::{MemoryView, SimilarView};
 pub use write::{

@@ -101,7 +101,8 @@ fn line_prefix(m: &MemoryView, score: f64) -> String {
 /// one returned counts as an access.
 pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<RecallOutput> {
     crate::tokens::preload();
-    let filter = input.selection.seen_from(caller, cairn.now())?;
+    let mut filter = input.selection.seen_from(caller, cairn.now())?;
+    super::slots::hide_archived(cairn, &caller.tenant, &input.selection, &mut filter)?;
     let scope = scope_label(&filter.scope);
     let mode = match non_empty(input.mode.as_deref()) {
         Some(m) => m.parse()?,
@@ -306,6 +307,7 @@ pub fn list(cairn: &Cairn, caller: &Caller, input: ListInput) -> Result<ListOutp
         None => ListSort::default(),
     };
     let mut filter = input.selection.seen_from(caller, cairn.now())?;
+    super::slots::hide_archived(cairn, &caller.tenant, &input.selection, &mut filter)?;
     let total = cairn.store().count(&filter)?;
     let mut offset = input.offset.unwrap_or(0);
     match non_empty(input.cursor.as_deref())
@@ -428,6 +430,7 @@ pub fn context(cairn: &Cairn, caller: &Caller, input: ContextInput) -> Result<Co
         topic: non_empty(input.topic.as_deref()),
         project: non_empty(input.project.as_deref()).or_else(|| caller.project.clone()),
         budget,
+        hidden_slots: super::slots::archived_slots(cairn, &caller.tenant)?,
     })
 }
 

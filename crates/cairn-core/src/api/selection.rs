@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{non_empty, Caller};
-use crate::memory::{normalize_tags, MemoryType, Timestamp};
+use crate::memory::{normalize_slot_name, normalize_tags, MemoryType, Timestamp};
 use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope};
 use crate::time::parse_timestamp;
 use crate::{Error, Result};
@@ -43,6 +43,10 @@ pub struct Selection {
     pub conversation: Option<String>,
     /// Only the messages of this topic.
     pub topic: Option<String>,
+    /// Only the entries of these slots (archived ones included).
+    pub slots: Vec<String>,
+    /// Include the entries of archived slots (left out by default).
+    pub include_archived: bool,
 }
 
 impl Selection {
@@ -58,6 +62,7 @@ impl Selection {
             || self.until.is_some()
             || self.valid_at.is_some()
             || self.thread().ok().flatten().is_some()
+            || !self.slots.is_empty()
     }
 
     /// The session, conversation or topic named (at most one).
@@ -85,7 +90,7 @@ impl Selection {
     /// A session, conversation or topic is narrower than a project: named
     /// alone, its messages are seen whatever their project.
     pub fn seen_from(&self, caller: &Caller, now: Timestamp) -> Result<Filter> {
-        let in_thread = self.thread()?.is_some();
+        let in_thread = self.thread()?.is_some() || !self.slots.is_empty();
         let scope = match (
             self.all_projects,
             self.global,
@@ -144,6 +149,11 @@ impl Selection {
             filter.valid_before = Some(at + 1);
         }
         filter.thread = self.thread()?;
+        filter.slots = self
+            .slots
+            .iter()
+            .map(|s| normalize_slot_name(s))
+            .collect::<Result<_>>()?;
         filter.include_expired |= self.include_expired;
         filter.include_superseded |= self.include_superseded;
         Ok(filter)

@@ -6,7 +6,7 @@ use crate::{call, call_err, call_raw, Env};
 
 const TOOLS: &[&str] = &[
     "remember", "recall", "context", "get", "update", "forget", "list", "stats", "help", "observe",
-    "window", "ingest",
+    "window", "ingest", "slot",
 ];
 
 #[tokio::test]
@@ -33,7 +33,7 @@ async fn every_tool_has_schemas_annotations_and_a_description() {
         let read_only = a.read_only_hint == Some(true);
         let expected_read_only = !matches!(
             t.name.as_ref(),
-            "remember" | "update" | "forget" | "observe" | "ingest"
+            "remember" | "update" | "forget" | "observe" | "ingest" | "slot"
         );
         assert_eq!(read_only, expected_read_only, "{}", t.name);
         if matches!(t.name.as_ref(), "update" | "forget") {
@@ -433,6 +433,9 @@ async fn resources_and_templates() {
         t,
         [
             "cairn://context/{project}",
+            "cairn://slot/{name}.md",
+            "cairn://slot/{name}.txt",
+            "cairn://slot/{name}.json",
             "cairn://memory/{id}",
             "cairn://session/{id}/working-memory"
         ]
@@ -869,5 +872,92 @@ async fn ingest_cuts_a_text_into_typed_memories_with_a_receipt() {
     assert_eq!(listed["total"].as_u64().unwrap(), stored, "{listed}");
     let bad = call_err(&client, "ingest", json!({"text": "  "})).await;
     assert!(bad.contains("empty"), "{bad}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_slot_tool_saves_reads_selects_searches_and_honours_zero_mode() {
+    let env = Env::new();
+    let client = env.client(None).await;
+    let bad = call_err(
+        &client,
+        "slot",
+        json!({"action": "save", "text": "no slot yet"}),
+    )
+    .await;
+    assert!(bad.contains("needs a slot"), "{bad}");
+    call(
+        &client,
+        "slot",
+        json!({"action": "use", "name": "atlas-dev"}),
+    )
+    .await;
+    let saved = call(
+        &client,
+        "slot",
+        json!({"action": "save", "text": "Decided to move the queue to NATS after the load test."}),
+    )
+    .await;
+    assert_eq!(saved["result"]["entry"]["index"], 1, "{saved}");
+    call(
+        &client,
+        "slot",
+        json!({"action": "save", "text": "The staging database moved to fra1."}),
+    )
+    .await;
+    let read = call(&client, "slot", json!({"action": "read"})).await;
+    assert_eq!(read["result"]["total"], 2, "{read}");
+    let last = call(&client, "slot", json!({"action": "select", "which": "-1"})).await;
+    assert!(last["result"]["entry"]["memory"]["content"]
+        .as_str()
+        .unwrap()
+        .contains("fra1"));
+    let found = call(
+        &client,
+        "slot",
+        json!({"action": "search", "query": "NATS queue"}),
+    )
+    .await;
+    assert!(found["result"]["results"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("NATS"));
+
+    // Zero mode for the session: a save is refused and writes nothing.
+    call(&client, "slot", json!({"action": "zero", "on": true})).await;
+    let refused = call_err(
+        &client,
+        "slot",
+        json!({"action": "save", "text": "secret plans"}),
+    )
+    .await;
+    assert!(refused.contains("zero mode is on"), "{refused}");
+    let stats = call(&client, "stats", json!({})).await;
+    assert_eq!(stats["total"], 2, "{stats}");
+    call(&client, "slot", json!({"action": "zero", "on": false})).await;
+
+    // The slot as a resource, and archived out of recall.
+    let md = client
+        .read_resource(ReadResourceRequestParams::new("cairn://slot/atlas-dev.md"))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents { text, .. } = &md.contents[0] else {
+        panic!("not text")
+    };
+    assert!(text.starts_with("# Memory Slot: atlas-dev"), "{text}");
+    let resources = client.list_all_resources().await.unwrap();
+    assert!(resources
+        .iter()
+        .any(|r| r.uri == "cairn://slot/atlas-dev.json"));
+    call(
+        &client,
+        "slot",
+        json!({"action": "archive", "reason": "done"}),
+    )
+    .await;
+    let hits = call(&client, "recall", json!({"query": "NATS queue"})).await;
+    assert_eq!(hits["results"], json!([]), "{hits}");
+    let bad = call_err(&client, "slot", json!({"action": "fly"})).await;
+    assert!(bad.contains("unknown slot action"), "{bad}");
     client.cancel().await.unwrap();
 }

@@ -1,0 +1,448 @@
+//! `cairn slot …`: memcord's slots over the application layer.
+
+use anyhow::Result;
+use cairn_core::api::{
+    self, EntryView, GroupNode, RecallInput, SaveInput, Selection, SlotInput, SlotListInput,
+    SlotView,
+};
+use cairn_core::Cairn;
+
+use crate::args::{OnOff, SlotAction};
+use crate::cmd::{caller, print_json, text_arg};
+use crate::out::{self, paint, BOLD, DIM, GREEN, YELLOW};
+
+/// Run a `cairn slot` command.
+pub fn run(cairn: &Cairn, action: SlotAction, json: bool) -> Result<()> {
+    let c = caller();
+    match action {
+        SlotAction::Create {
+            name,
+            description,
+            tags,
+            group,
+            priority,
+        } => {
+            let slot = api::slot_set(
+                cairn,
+                &c,
+                SlotInput {
+                    name,
+                    description,
+                    add_tags: tags,
+                    group,
+                    priority,
+                    ..Default::default()
+                },
+            )?;
+            show_slot(&slot, json)
+        }
+        SlotAction::Save { name, text, author } => {
+            let out = api::slot_save(
+                cairn,
+                &c,
+                SaveInput {
+                    name,
+                    text: text_arg(&text)?,
+                    author,
+                    ..Default::default()
+                },
+            )?;
+            saved(&out, json)
+        }
+        SlotAction::SaveProgress { name, text, ratio } => {
+            let out = api::slot_save(
+                cairn,
+                &c,
+                SaveInput {
+                    name,
+                    text: text_arg(&text)?,
+                    progress: true,
+                    ratio: Some(ratio),
+                    ..Default::default()
+                },
+            )?;
+            saved(&out, json)
+        }
+        SlotAction::Read {
+            name,
+            offset,
+            limit,
+            summaries,
+        } => {
+            let read = api::slot_read(cairn, &c, &name, offset, limit, summaries)?;
+            if json {
+                return print_json(&read);
+            }
+            println!(
+                "{} — {} entries, {} characters",
+                paint(&read.slot.name, BOLD),
+                read.slot.entries,
+                read.slot.characters
+            );
+            for e in &read.entries {
+                print_entry(e);
+            }
+            Ok(())
+        }
+        SlotAction::Select { name, which } => {
+            let picked = api::slot_select(cairn, &c, &name, &which.join(" "))?;
+            if json {
+                return print_json(&picked);
+            }
+            if let Some(asked) = &picked.asked {
+                println!(
+                    "{}",
+                    paint(
+                        &format!(
+                            "nearest to {asked}: {}",
+                            human_seconds(picked.distance_seconds)
+                        ),
+                        DIM
+                    )
+                );
+            }
+            print_entry(&picked.entry);
+            Ok(())
+        }
+        SlotAction::Search {
+            query,
+            slots,
+            group,
+            tags,
+            exclude_tags,
+            include_archived,
+            limit,
+        } => {
+            let mut names = slots;
+            if names.is_empty() {
+                names = api::slot_list(
+                    cairn,
+                    &c,
+                    SlotListInput {
+                        group,
+                        tags,
+                        include_archived,
+                        ..Default::default()
+                    },
+                )?
+                .into_iter()
+                .filter(|s| !s.tags.iter().any(|t| exclude_tags.contains(t)))
+                .map(|s| s.name)
+                .collect();
+                if names.is_empty() {
+                    return Err(cairn_core::Error::invalid(
+                        "no slot matches: `cairn slot list` shows the slots",
+                    )
+                    .into());
+                }
+            }
+            search(cairn, query.join(" "), names, limit, json)
+        }
+        SlotAction::Query {
+            name,
+            question,
+            limit,
+        } => search(cairn, question.join(" "), vec![name], limit, json),
+        SlotAction::List {
+            group,
+            tags,
+            include_archived,
+            archived,
+        } => {
+            let slots = api::slot_list(
+                cairn,
+                &c,
+                SlotListInput {
+                    group,
+                    tags,
+                    include_archived,
+                    archived_only: archived,
+                },
+            )?;
+            if json {
+                return print_json(&slots);
+            }
+            if slots.is_empty() {
+                println!("no slots (`cairn slot save NAME TEXT` makes one)");
+            }
+            for s in &slots {
+                println!(
+                    "{:<24} p{} {:>5} entries  {:<24} {}{}",
+                    paint(&s.name, BOLD),
+                    s.priority,
+                    s.entries,
+                    s.group.as_deref().unwrap_or("-"),
+                    s.tags.join(","),
+                    s.archived_at
+                        .as_deref()
+                        .map(|a| paint(&format!("  archived {a}"), YELLOW))
+                        .unwrap_or_default()
+                );
+            }
+            Ok(())
+        }
+        SlotAction::Tree { include_archived } => {
+            let tree = api::slot_tree(cairn, &c, include_archived)?;
+            if json {
+                return print_json(&tree);
+            }
+            print_tree(&tree, 0);
+            Ok(())
+        }
+        SlotAction::Tag { name, tags } => {
+            let (remove, add): (Vec<String>, Vec<String>) =
+                tags.into_iter().partition(|t| t.starts_with('-'));
+            let slot = api::slot_set(
+                cairn,
+                &c,
+                SlotInput {
+                    name,
+                    add_tags: add,
+                    remove_tags: remove
+                        .into_iter()
+                        .map(|t| t.trim_start_matches('-').to_string())
+                        .collect(),
+                    ..Default::default()
+                },
+            )?;
+            show_slot(&slot, json)
+        }
+        SlotAction::Group { name, group } => {
+            let slot = api::slot_set(
+                cairn,
+                &c,
+                SlotInput {
+                    name,
+                    group: Some(group),
+                    ..Default::default()
+                },
+            )?;
+            show_slot(&slot, json)
+        }
+        SlotAction::Rename { name, new_name } => {
+            let slot = api::slot_set(
+                cairn,
+                &c,
+                SlotInput {
+                    name,
+                    rename: Some(new_name),
+                    ..Default::default()
+                },
+            )?;
+            show_slot(&slot, json)
+        }
+        SlotAction::Archive { name, reason } => {
+            show_slot(&api::slot_archive(cairn, &c, &name, reason)?, json)
+        }
+        SlotAction::Restore { name } => show_slot(&api::slot_restore(cairn, &c, &name)?, json),
+        SlotAction::ArchiveCandidates { days } => {
+            let slots = api::archive_candidates(cairn, &c, days)?;
+            if json {
+                return print_json(&slots);
+            }
+            if slots.is_empty() {
+                println!("no slot has been inactive for {days} days");
+            }
+            for s in &slots {
+                println!(
+                    "{:<24} {:>5} entries, updated {}",
+                    s.name, s.entries, s.updated_at
+                );
+            }
+            Ok(())
+        }
+        SlotAction::Export {
+            name,
+            format,
+            output,
+        } => {
+            let text = api::slot_export(cairn, &c, &name, format.parse()?)?;
+            match output {
+                Some(path) => {
+                    std::fs::write(&path, &text).map_err(|e| {
+                        cairn_core::Error::invalid(format!("writing {}: {e}", path.display()))
+                    })?;
+                    eprintln!("wrote {} ({} bytes)", path.display(), text.len());
+                }
+                None => print!("{text}"),
+            }
+            Ok(())
+        }
+        SlotAction::Merge {
+            sources,
+            into,
+            yes,
+            delete_sources,
+        } => {
+            let report = api::slot_merge(cairn, &c, &sources, &into, !yes, delete_sources)?;
+            if json {
+                return print_json(&report);
+            }
+            println!(
+                "{} {} entries into {}, {} dropped as duplicates{}",
+                paint(
+                    if report.preview {
+                        "would move"
+                    } else {
+                        "moved"
+                    },
+                    BOLD
+                ),
+                report.moved.len(),
+                report.target,
+                report.duplicates.len(),
+                if report.deleted_sources {
+                    "; sources deleted"
+                } else {
+                    ""
+                }
+            );
+            for d in &report.duplicates {
+                println!(
+                    "  drop {} (similarity {:.2} to {})",
+                    &d.dropped[..13],
+                    d.similarity,
+                    &d.kept[..13]
+                );
+            }
+            if report.preview {
+                println!("{}", paint("preview only: add --yes to merge", YELLOW));
+            }
+            Ok(())
+        }
+        SlotAction::Zero { state, slot } => {
+            let on = api::slot_zero(cairn, &c, slot.as_deref(), state == OnOff::On)?;
+            if json {
+                return print_json(&serde_json::json!({"zero": on, "slot": slot}));
+            }
+            let whom = slot.map_or("every slot".to_string(), |s| format!("slot {s}"));
+            println!(
+                "zero mode {} for {whom}{}",
+                if on { "on" } else { "off" },
+                if on { ": saves are refused" } else { "" }
+            );
+            Ok(())
+        }
+    }
+}
+
+fn search(
+    cairn: &Cairn,
+    query: String,
+    slots: Vec<String>,
+    limit: usize,
+    json: bool,
+) -> Result<()> {
+    let out = api::recall(
+        cairn,
+        &caller(),
+        RecallInput {
+            query,
+            selection: Selection {
+                slots,
+                ..Default::default()
+            },
+            limit: Some(limit),
+            ..Default::default()
+        },
+    )?;
+    if json {
+        return print_json(&out);
+    }
+    if out.results.is_empty() {
+        println!("no entry matches");
+    }
+    for r in &out.results {
+        println!(
+            "{} {:.3}  {}",
+            paint(r.memory.record.slot.as_deref().unwrap_or("-"), GREEN),
+            r.score,
+            out::one_line(&r.memory.record.content, 100)
+        );
+    }
+    Ok(())
+}
+
+fn saved(out: &api::SaveOutput, json: bool) -> Result<()> {
+    if json {
+        return print_json(out);
+    }
+    let note = match (out.entry.original_length, out.entry.summary_length) {
+        (Some(o), Some(s)) => format!(" (summary: {o} → {s} characters)"),
+        _ => String::new(),
+    };
+    println!(
+        "{} entry {} to {}{note}",
+        paint("saved", GREEN),
+        out.entry.index,
+        out.slot.name
+    );
+    Ok(())
+}
+
+fn show_slot(s: &SlotView, json: bool) -> Result<()> {
+    if json {
+        return print_json(s);
+    }
+    println!(
+        "{}  priority {}, {} entries, group {}, tags {}{}",
+        paint(&s.name, BOLD),
+        s.priority,
+        s.entries,
+        s.group.as_deref().unwrap_or("-"),
+        if s.tags.is_empty() {
+            "-".to_string()
+        } else {
+            s.tags.join(",")
+        },
+        match &s.archived_at {
+            Some(a) => format!(", archived {a}"),
+            None => String::new(),
+        }
+    );
+    Ok(())
+}
+
+fn print_entry(e: &EntryView) {
+    println!(
+        "{} {} {}",
+        paint(&format!("#{}", e.index), BOLD),
+        paint(&e.entry_type, DIM),
+        e.memory.record.created_at.as_deref().unwrap_or("")
+    );
+    println!("{}\n", e.memory.record.content.trim_end());
+}
+
+fn print_tree(n: &GroupNode, depth: usize) {
+    let pad = "  ".repeat(depth);
+    if depth == 0 {
+        println!("{} slots, {} entries", n.slots, n.entries);
+    } else {
+        println!(
+            "{pad}{}/ ({} slots, {} entries)",
+            n.name, n.slots, n.entries
+        );
+    }
+    for s in &n.slot_names {
+        println!("{pad}  {s}");
+    }
+    for g in &n.groups {
+        print_tree(g, depth + 1);
+    }
+}
+
+/// "3 h 5 min", "2 days".
+fn human_seconds(s: i64) -> String {
+    let a = s.unsigned_abs();
+    let text = match a {
+        0..=59 => format!("{a} s"),
+        60..=3599 => format!("{} min", a / 60),
+        3600..=86_399 => format!("{} h {} min", a / 3600, a % 3600 / 60),
+        _ => format!("{} days", a / 86_400),
+    };
+    if s < 0 {
+        format!("{text} earlier")
+    } else {
+        format!("{text} later")
+    }
+}

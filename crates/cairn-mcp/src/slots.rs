@@ -1,0 +1,232 @@
+//! The `slot` tool's actions, over the application layer's slot calls,
+//! with the session's active slot and zero mode.
+
+use cairn_core::api::{self, RecallInput, SaveInput, Selection, SlotListInput};
+use cairn_core::{Error, Result};
+use rmcp::model::Extensions;
+use serde::Serialize;
+
+use crate::server::CairnMcp;
+use crate::types::{SlotOutput, SlotParams};
+
+fn output<T: Serialize>(action: &str, value: &T, text: String) -> Result<SlotOutput> {
+    Ok(SlotOutput {
+        action: action.to_string(),
+        result: serde_json::to_value(value).map_err(Error::storage)?,
+        text,
+    })
+}
+
+/// Run one action of the `slot` tool.
+pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Result<SlotOutput> {
+    let action = p.action.trim().to_ascii_lowercase();
+    let session = mcp
+        .slot_session
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let named = p
+        .name
+        .clone()
+        .filter(|n| !n.trim().is_empty())
+        .or(session.active.clone());
+    let need_name = || {
+        named.clone().ok_or_else(|| {
+            Error::invalid(format!(
+                "`{action}` needs a slot: give `name`, or choose one with action `use`"
+            ))
+        })
+    };
+    let text = || {
+        p.text
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| Error::invalid(format!("`{action}` needs `text`")))
+    };
+    match action.as_str() {
+        "use" => {
+            let name = cairn_core::memory::normalize_slot_name(&need_name()?)?;
+            mcp.slot_session
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .active = Some(name.clone());
+            output(
+                "use",
+                &serde_json::json!({"active": name}),
+                format!("calls without a name now use slot {name}"),
+            )
+        }
+        "zero" => {
+            let on = p
+                .on
+                .ok_or_else(|| Error::invalid("`zero` needs `on`: true or false"))?;
+            mcp.slot_session
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .zero = on;
+            output(
+                "zero",
+                &serde_json::json!({"zero": on}),
+                format!(
+                    "zero mode {} for this session",
+                    if on { "on: saves are refused" } else { "off" }
+                ),
+            )
+        }
+        "save" | "save_progress" => {
+            let input = SaveInput {
+                name: need_name()?,
+                text: text()?,
+                progress: action == "save_progress",
+                ratio: p.ratio,
+                session_zero: session.zero,
+                author: None,
+            };
+            let out = mcp
+                .call(ext, move |c, caller| api::slot_save(c, caller, input))
+                .await?;
+            let t = format!(
+                "saved entry {} to {} ({} entries)",
+                out.entry.index, out.slot.name, out.slot.entries
+            );
+            output(&action, &out, t)
+        }
+        "read" => {
+            let name = need_name()?;
+            let out = mcp
+                .call(ext, move |c, caller| {
+                    api::slot_read(c, caller, &name, 0, None, false)
+                })
+                .await?;
+            let t = out
+                .entries
+                .iter()
+                .map(|e| format!("#{} {}", e.index, e.memory.record.content))
+                .collect::<Vec<_>>()
+                .join("\n");
+            output("read", &out, t)
+        }
+        "select" => {
+            let name = need_name()?;
+            let which = p
+                .which
+                .clone()
+                .ok_or_else(|| Error::invalid("`select` needs `which`"))?;
+            let out = mcp
+                .call(ext, move |c, caller| {
+                    api::slot_select(c, caller, &name, &which)
+                })
+                .await?;
+            let t = format!("#{} {}", out.entry.index, out.entry.memory.record.content);
+            output("select", &out, t)
+        }
+        "search" => {
+            let query = p
+                .query
+                .clone()
+                .ok_or_else(|| Error::invalid("`search` needs `query`"))?;
+            let only = p.name.clone().filter(|n| !n.trim().is_empty());
+            let include_archived = p.include_archived;
+            let out = mcp
+                .call(ext, move |c, caller| {
+                    let slots = match only {
+                        Some(n) => vec![n],
+                        None => api::slot_list(
+                            c,
+                            caller,
+                            SlotListInput {
+                                include_archived,
+                                ..Default::default()
+                            },
+                        )?
+                        .into_iter()
+                        .map(|s| s.name)
+                        .collect(),
+                    };
+                    if slots.is_empty() {
+                        return Err(Error::invalid("there are no slots to search"));
+                    }
+                    api::recall(
+                        c,
+                        caller,
+                        RecallInput {
+                            query,
+                            selection: Selection {
+                                slots,
+                                ..Default::default()
+                            },
+                            ..Default::default()
+                        },
+                    )
+                })
+                .await?;
+            let t = out
+                .results
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} [{}] {}",
+                        r.memory.short_id,
+                        r.memory.record.slot.as_deref().unwrap_or(""),
+                        r.memory.record.content
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            output("search", &out, t)
+        }
+        "list" => {
+            let include_archived = p.include_archived;
+            let out = mcp
+                .call(ext, move |c, caller| {
+                    api::slot_list(
+                        c,
+                        caller,
+                        SlotListInput {
+                            include_archived,
+                            ..Default::default()
+                        },
+                    )
+                })
+                .await?;
+            let t = out
+                .iter()
+                .map(|s| format!("{} ({} entries)", s.name, s.entries))
+                .collect::<Vec<_>>()
+                .join("\n");
+            output("list", &out, t)
+        }
+        "archive" => {
+            let name = need_name()?;
+            let reason = p.reason.clone();
+            let out = mcp
+                .call(ext, move |c, caller| {
+                    api::slot_archive(c, caller, &name, reason)
+                })
+                .await?;
+            let t = format!("archived {}", out.name);
+            output("archive", &out, t)
+        }
+        "restore" => {
+            let name = need_name()?;
+            let out = mcp
+                .call(ext, move |c, caller| api::slot_restore(c, caller, &name))
+                .await?;
+            let t = format!("restored {}", out.name);
+            output("restore", &out, t)
+        }
+        "export" => {
+            let name = need_name()?;
+            let format = p.format.clone().unwrap_or_else(|| "md".into());
+            let out = mcp
+                .call(ext, move |c, caller| {
+                    api::slot_export(c, caller, &name, format.parse()?)
+                })
+                .await?;
+            output("export", &out, out.clone())
+        }
+        other => Err(Error::invalid(format!(
+            "unknown slot action `{other}`: use, save, save_progress, read, select, search, list, archive, restore, export or zero"
+        ))),
+    }
+}
