@@ -10,6 +10,7 @@ mod keys;
 mod memories;
 pub mod openapi;
 mod search;
+mod slots;
 mod transfer;
 
 use axum::extract::DefaultBodyLimit;
@@ -24,7 +25,8 @@ use cairn_core::api::{
     ConversationTree, ConversationView, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput,
     HistoryOutput, IngestInput, IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput,
     MemoryView, PromptInput, RecallInput, RecallOutput, RememberInput, RememberOutput, RevertInput,
-    RevertOutput, StatsOutput, UpdateInput, UpdateOutput, WindowInput,
+    RevertOutput, SaveOutput, SlotInput, SlotListInput, SlotRead, SlotView, StatsOutput,
+    UpdateInput, UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -352,6 +354,89 @@ pub fn operations() -> Vec<Operation> {
             )
         },
         Operation {
+            query: Some(schema::<SlotListInput>),
+            ok: (StatusCode::OK, schema::<Vec<SlotView>>),
+            ..op(
+                M::GET,
+                "/slots",
+                "list_slots",
+                "The caller's slots (memcord), by priority then name, with their entries' counts",
+                Role::Read,
+                get(slots::list),
+            )
+        },
+        Operation {
+            body: Some(schema::<SlotInput>),
+            ok: (StatusCode::OK, schema::<SlotView>),
+            ..op(
+                M::POST,
+                "/slots",
+                "set_slot",
+                "Make a slot, or change its description, tags, group, priority or name",
+                Role::Write,
+                post(slots::set),
+            )
+        },
+        Operation {
+            query: Some(schema::<slots::ReadInput>),
+            ok: (StatusCode::OK, schema::<SlotRead>),
+            ..op(
+                M::GET,
+                "/slots/{name}",
+                "read_slot",
+                "A slot and a page of its entries, oldest first",
+                Role::Read,
+                get(slots::read),
+            )
+        },
+        Operation {
+            body: Some(schema::<slots::EntryInput>),
+            ok: (StatusCode::CREATED, schema::<SaveOutput>),
+            ..op(
+                M::POST,
+                "/slots/{name}/entries",
+                "save_to_slot",
+                "Append an entry (or, with progress, an extractive summary) to a slot; refused in zero mode",
+                Role::Write,
+                post(slots::save),
+            )
+        },
+        Operation {
+            query: Some(schema::<slots::FormatInput>),
+            ok: (StatusCode::OK, schema::<String>),
+            ..op(
+                M::GET,
+                "/slots/{name}/export",
+                "export_slot",
+                "A slot as memcord's Markdown, plain text or JSON",
+                Role::Read,
+                get(slots::export),
+            )
+        },
+        Operation {
+            body: Some(schema::<slots::ArchiveInput>),
+            ok: (StatusCode::OK, schema::<SlotView>),
+            ..op(
+                M::POST,
+                "/slots/{name}/archive",
+                "archive_slot",
+                "Archive a slot: its entries leave default recall",
+                Role::Write,
+                post(slots::archive),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<SlotView>),
+            ..op(
+                M::POST,
+                "/slots/{name}/restore",
+                "restore_slot",
+                "Restore an archived slot into default recall, unchanged",
+                Role::Write,
+                post(slots::restore),
+            )
+        },
+        Operation {
             body: Some(schema::<CreateKeyInput>),
             ok: (StatusCode::CREATED, schema::<CreatedKey>),
             ..op(
@@ -433,7 +518,7 @@ async fn no_route(uri: axum::http::Uri) -> ApiError {
         StatusCode::NOT_FOUND,
         "no_route",
         format!(
-            "no route {}; see the REST API in the README (/v1/memories, /v1/recall, /v1/context, /v1/stats, /v1/conversations, /v1/messages, /v1/sessions, /v1/keys)",
+            "no route {}; see the REST API in the README (/v1/memories, /v1/recall, /v1/context, /v1/stats, /v1/conversations, /v1/messages, /v1/sessions, /v1/slots, /v1/keys)",
             uri.path()
         ),
     )

@@ -158,6 +158,19 @@ fn operation(op: &Operation, inputs: &mut SchemaGenerator, outputs: &mut SchemaG
                 "content": {"application/x-ndjson": {"schema": {"type": "string", "description": "JSON Lines: one memory a line, as export writes them"}}}
             });
         }
+        "import_transcript" => {
+            out["requestBody"] = json!({
+                "required": false,
+                "content": {"application/x-ndjson": {"schema": {"type": "string", "description": "JSON Lines: one message a line (conversation, speaker or role, text, at, session, id, metadata)"}}}
+            });
+        }
+        "export_slot" => {
+            out["responses"]["200"]["content"] = json!({
+                "text/markdown": {"schema": {"type": "string"}},
+                "text/plain": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"type": "object"}}
+            });
+        }
         "export" => {
             out["responses"]["200"]["content"] = json!({
                 "application/x-ndjson": {"schema": {"type": "string", "description": "JSON Lines: one memory a line"}}

@@ -972,3 +972,81 @@ async fn ingest_answers_a_receipt_and_a_read_key_cannot_ingest() {
     let r = alice.post("/v1/ingest", json!({"txt": text})).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
 }
+
+#[tokio::test]
+async fn slots_over_rest_within_the_tenant() {
+    let state = keyed_state();
+    let cairn = state.cairn.clone();
+    let base = Client::new(state, None);
+    let alice = base.with_key(&make_key(&cairn, "alice", "write"));
+    let bob = base.with_key(&make_key(&cairn, "bob", "write"));
+    let r = alice
+        .post(
+            "/v1/slots",
+            json!({"name": "atlas-dev", "description": "Atlas development", "group": "projects/atlas", "add_tags": ["infra"]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = alice
+        .post(
+            "/v1/slots/atlas-dev/entries",
+            json!({"text": "Decided to move the queue to NATS after the load test."}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.body["entry"]["index"], 1);
+    let r = alice.get("/v1/slots/atlas-dev").await;
+    assert_eq!(r.body["total"], 1, "{}", r.body);
+    assert_eq!(r.body["slot"]["group"], "projects/atlas");
+    let (status, headers, md) = alice
+        .text("GET", "/v1/slots/atlas-dev/export?format=md", Body::empty())
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/markdown"));
+    assert!(md.starts_with("# Memory Slot: atlas-dev"), "{md}");
+
+    // Recall sees the entry until the slot is archived; naming it still does.
+    let found = alice
+        .post("/v1/recall", json!({"query": "NATS queue"}))
+        .await;
+    assert_eq!(
+        found.body["results"].as_array().unwrap().len(),
+        1,
+        "{}",
+        found.body
+    );
+    let r = alice
+        .post("/v1/slots/atlas-dev/archive", json!({"reason": "shipped"}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let found = alice
+        .post("/v1/recall", json!({"query": "NATS queue"}))
+        .await;
+    assert_eq!(found.body["results"], json!([]), "{}", found.body);
+    let found = alice
+        .post(
+            "/v1/recall",
+            json!({"query": "NATS queue", "slots": ["atlas-dev"]}),
+        )
+        .await;
+    assert_eq!(found.body["results"].as_array().unwrap().len(), 1);
+    let r = alice.post("/v1/slots/atlas-dev/restore", json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+
+    // Bob sees none of it.
+    assert_eq!(bob.get("/v1/slots").await.body, json!([]));
+    assert_error(
+        &bob.get("/v1/slots/atlas-dev").await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    let r = bob.post("/v1/slots/../entries", json!({"text": "x"})).await;
+    assert!(r.status.is_client_error(), "{}", r.body);
+    let r = alice
+        .post("/v1/slots/bad%20name/entries", json!({"text": "x"}))
+        .await;
+    assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input");
+}
