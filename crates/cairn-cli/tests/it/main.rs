@@ -15,6 +15,7 @@ mod pg;
 mod redact;
 mod same_json;
 mod setup;
+mod slot;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

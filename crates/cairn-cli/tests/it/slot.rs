@@ -1,0 +1,176 @@
+//! `cairn slot` through the real binary: the stable CLI contract, export
+//! formats against fixtures, archive and recall, zero mode, bad names.
+
+use crate::Env;
+
+/// An export with its times (`2026-11-25T18:07:52.885Z`) replaced by
+/// `<T>`: they change every run.
+fn without_times(text: &str) -> String {
+    const LEN: usize = "2026-11-25T18:07:52.885Z".len();
+    let is_time = |w: &[u8]| {
+        w.len() == LEN
+            && w.iter().enumerate().all(|(i, c)| match i {
+                4 | 7 => *c == b'-',
+                10 => *c == b'T',
+                13 | 16 => *c == b':',
+                19 => *c == b'.',
+                23 => *c == b'Z',
+                _ => c.is_ascii_digit(),
+            })
+    };
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if i + LEN <= bytes.len() && is_time(&bytes[i..i + LEN]) {
+            out.push_str("<T>");
+            i += LEN;
+        } else {
+            let c = text[i..].chars().next().unwrap();
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/slots")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_slot_contract_and_its_exports() {
+    let env = Env::new();
+    env.ok(&[
+        "slot",
+        "create",
+        "atlas-dev",
+        "--description",
+        "Development of Atlas",
+        "--group",
+        "projects/atlas",
+        "--tag",
+        "infra",
+    ]);
+    let saved = env.json(&[
+        "slot",
+        "save",
+        "atlas-dev",
+        "Decided to move the queue to NATS after the load test.",
+    ]);
+    assert_eq!(saved["entry"]["index"], 1, "{saved}");
+    env.run_with(
+        &["slot", "save", "atlas-dev", "-"],
+        Some("The staging database moved to fra1 on Tuesday.\n"),
+    );
+    let progress = env.json(&[
+        "slot",
+        "save-progress",
+        "atlas-dev",
+        "We planned the release. The release ships on Friday after the smoke tests pass. Ana writes the migration plan by Wednesday. Lunch took a while. The API freeze starts Thursday at noon.",
+        "--ratio",
+        "0.3",
+    ]);
+    let entry = &progress["entry"];
+    assert_eq!(entry["entry_type"], "auto_summary", "{progress}");
+    assert!(entry["summary_length"].as_u64().unwrap() < entry["original_length"].as_u64().unwrap());
+
+    let read = env.json(&["slot", "read", "atlas-dev"]);
+    assert_eq!(read["total"], 3);
+    assert_eq!(
+        read["entries"][1]["memory"]["content"],
+        "The staging database moved to fra1 on Tuesday."
+    );
+    let last = env.json(&["slot", "select", "atlas-dev", "-1"]);
+    assert_eq!(last["entry"]["index"], 3);
+    let first = env.json(&["slot", "select", "atlas-dev", "2nd", "latest"]);
+    assert_eq!(first["entry"]["index"], 2);
+
+    // Export formats, times aside, are the fixtures.
+    for (format, file) in [("md", "atlas-dev.md"), ("txt", "atlas-dev.txt")] {
+        let text = env.ok(&["slot", "export", "atlas-dev", "--format", format]);
+        let e = &read["entries"][2];
+        let (o, n) = (
+            e["original_length"].as_u64().unwrap(),
+            e["summary_length"].as_u64().unwrap(),
+        );
+        let want = fixture(file)
+            .replace("{summary}", e["memory"]["content"].as_str().unwrap())
+            .replace("{pct}", &((n * 100 + o / 2) / o).to_string())
+            .replace("{original}", &o.to_string())
+            .replace("{short}", &n.to_string());
+        assert_eq!(without_times(&text), want, "{format}");
+    }
+    let out = env.dir.path().join("slot.json");
+    env.ok(&[
+        "slot",
+        "export",
+        "atlas-dev",
+        "--format",
+        "json",
+        "-o",
+        &out.display().to_string(),
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(json["slot_name"], "atlas-dev");
+    assert_eq!(json["group_path"], "projects/atlas");
+    assert_eq!(json["entries"].as_array().unwrap().len(), 3);
+    assert_eq!(json["metadata"]["total_entries"], 3);
+
+    let list = env.json(&["slot", "list"]);
+    assert_eq!(list[0]["name"], "atlas-dev");
+    assert_eq!(list[0]["entries"], 3);
+    let tree = env.json(&["slot", "tree"]);
+    assert_eq!(tree["groups"][0]["name"], "projects");
+}
+
+#[test]
+fn archived_slots_leave_recall_and_zero_mode_writes_nothing() {
+    let env = Env::new();
+    env.ok(&[
+        "slot",
+        "save",
+        "trip",
+        "Booked the night train from Lisbon to Madrid for the conference.",
+    ]);
+    let hits = env.json(&["recall", "night train to Madrid"]);
+    assert_eq!(hits["results"][0]["slot"], "trip", "{hits}");
+    env.ok(&["slot", "archive", "trip", "--reason", "trip is over"]);
+    let hits = env.json(&["recall", "night train to Madrid"]);
+    assert_eq!(hits["results"], serde_json::json!([]), "{hits}");
+    let hits = env.json(&["recall", "night train to Madrid", "--include-archived"]);
+    assert_eq!(hits["results"][0]["slot"], "trip");
+    let archived = env.json(&["slot", "list", "--archived"]);
+    assert_eq!(archived[0]["archive_reason"], "trip is over");
+    env.ok(&["slot", "restore", "trip"]);
+    let hits = env.json(&["recall", "night train to Madrid"]);
+    assert_eq!(hits["results"][0]["slot"], "trip");
+
+    env.ok(&["slot", "zero", "on"]);
+    let before = std::fs::metadata(env.db()).unwrap().len();
+    let out = env.run(&["slot", "save", "trip", "a private note"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("zero mode is on") && err.contains("cairn slot zero off"),
+        "{err}"
+    );
+    assert_eq!(env.json(&["slot", "read", "trip"])["total"], 1);
+    assert_eq!(std::fs::metadata(env.db()).unwrap().len(), before);
+    env.ok(&["slot", "zero", "off"]);
+    env.ok(&["slot", "save", "trip", "a note after zero mode"]);
+
+    for bad in ["../x", "a b", &"n".repeat(300)] {
+        let out = env.run(&["slot", "save", bad, "text"]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("slot name"));
+    }
+    let out = env.run(&["slot", "read", "nowhere"]);
+    assert_eq!(out.status.code(), Some(1));
+}
