@@ -62,7 +62,7 @@ pub enum Command {
     ///
     /// Examples:
     ///   cairn ingest notes.md --project atlas --dry-run
-    ///   curl -s https://example.org/page.html | cairn ingest - --tag web
+    ///   cairn ingest - --tag web < page.html
     Ingest(IngestArgs),
     /// What to load at the start of work: top matches, rules, recent, frequent
     /// and stale memories, grouped by type, within a token budget.

@@ -95,7 +95,7 @@ pub struct ChunkReceipt {
     pub rule: &'static str,
     /// `1 −` its highest similarity to what is stored or came before it.
     pub novelty: f64,
-    /// How much it carries worth remembering ([`analysis::salience`]).
+    /// How much it carries worth remembering ([`mod@analysis::salience`]).
     pub salience: f64,
     /// `0.6·novelty + 0.4·salience`.
     pub importance: f64,
