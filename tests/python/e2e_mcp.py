@@ -55,7 +55,13 @@ async def exercise(session: ClientSession, label: str, project_dir: Path) -> Non
     names = sorted(t.name for t in tools)
     check(
         f"{label}: tools listed",
-        names == sorted(["remember", "recall", "context", "get", "update", "forget", "list", "stats", "help"]),
+        names
+        == sorted(
+            [
+                "remember", "recall", "context", "get", "update", "forget", "list", "stats", "help",
+                "observe", "window", "ingest", "slot",
+            ]
+        ),
         names,
     )
     check(
@@ -97,8 +103,25 @@ async def exercise(session: ClientSession, label: str, project_dir: Path) -> Non
     templates = (await session.list_resource_templates()).resource_templates
     check(
         f"{label}: templates advertised",
-        sorted(t.uri_template for t in templates) == ["cairn://context/{project}", "cairn://memory/{id}"],
+        sorted(t.uri_template for t in templates)
+        == sorted(
+            [
+                "cairn://context/{project}",
+                "cairn://memory/{id}",
+                "cairn://session/{id}/working-memory",
+                "cairn://slot/{name}.md",
+                "cairn://slot/{name}.txt",
+                "cairn://slot/{name}.json",
+            ]
+        ),
+        sorted(t.uri_template for t in templates),
     )
+    saved = structured(
+        await session.call_tool("slot", {"action": "save", "name": f"{label}-notes", "text": "The release ships on Friday."})
+    )
+    check(f"{label}: slot save", saved["result"]["entry"]["index"] == 1, saved)
+    md = await session.read_resource(f"cairn://slot/{label}-notes.md")
+    check(f"{label}: slot resource", md.contents[0].text.startswith(f"# Memory Slot: {label}-notes"), md.contents[0].text)
     read = await session.read_resource(f"cairn://memory/{mem_id}")
     check(f"{label}: read memory resource", json.loads(read.contents[0].text)["id"] == mem_id)
     read = await session.read_resource("cairn://context")
