@@ -114,12 +114,23 @@ fn build() -> Value {
 
 fn operation(op: &Operation, inputs: &mut SchemaGenerator, outputs: &mut SchemaGenerator) -> Value {
     let mut parameters = Vec::new();
-    if op.path.contains("{id}") {
-        parameters.push(json!({
-            "name": "id", "in": "path", "required": true,
-            "description": "An id, or a unique prefix of one (4+ characters) for memories",
-            "schema": {"type": "string"}
-        }));
+    for (name, description) in [
+        (
+            "id",
+            "An id (of a memory: or a unique prefix of one, 4+ characters; of a conversation or session: as logged)",
+        ),
+        (
+            "name",
+            "A slot's name: letters, digits, `-` and `_`, 1–64 characters",
+        ),
+    ] {
+        if op.path.contains(&format!("{{{name}}}")) {
+            parameters.push(json!({
+                "name": name, "in": "path", "required": true,
+                "description": description,
+                "schema": {"type": "string"}
+            }));
+        }
     }
     if let Some(query) = op.query {
         let reference = query(inputs);

@@ -57,7 +57,26 @@ async fn every_documented_operation_is_routed_with_the_role_it_documents() {
             "{} {}",
             op.method, op.path
         );
-        let uri = format!("/v1{}", op.path.replace("{id}", "zzzz"));
+        // Every `{parameter}` of the path is declared.
+        for name in op
+            .path
+            .split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(n, _)| n))
+        {
+            let declared = documented["parameters"]
+                .as_array()
+                .is_some_and(|ps| ps.iter().any(|p| p["name"] == name && p["in"] == "path"));
+            assert!(
+                declared,
+                "{} {}: path parameter {name} undeclared",
+                op.method, op.path
+            );
+        }
+        let uri = format!(
+            "/v1{}",
+            op.path.replace("{id}", "zzzz").replace("{name}", "zzzz")
+        );
         for (role, key) in &keys {
             let (status, body) = send(&app, op.method.as_str(), &uri, Some(key)).await;
             let text = String::from_utf8_lossy(&body);
