@@ -222,8 +222,9 @@ pub struct WindowEntry {
     pub summarised: bool,
     /// Its tier.
     pub tier: Tier,
-    /// When it happened.
+    /// When it happened (`YYYY-MM-DD`, UTC).
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "ser_date")]
+    #[schemars(with = "Option<String>")]
     pub date: Option<Timestamp>,
 }
 
