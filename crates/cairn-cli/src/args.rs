@@ -404,6 +404,20 @@ pub enum SlotAction {
         #[arg(long, default_value_t = 30)]
         days: u32,
     },
+    /// Import files into a slot: `.md` and `.txt` cut at headings (and
+    /// long sections at paragraphs), `.json` memcord slot files, `.jsonl`
+    /// Cairn exports; a folder's files in name order. A file that cannot be
+    /// read is reported and the rest go on.
+    Import {
+        /// The slot (made if needed).
+        name: String,
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Show what would be imported, writing nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// A slot as Markdown, plain text or JSON (memcord's formats).
     Export {
         /// The slot.

@@ -51,6 +51,7 @@ fn creates_store(command: &Command) -> bool {
                 action: SlotAction::Save { .. }
                     | SlotAction::SaveProgress { .. }
                     | SlotAction::Create { .. }
+                    | SlotAction::Import { .. }
                     | SlotAction::Zero { .. }
             }
             | Command::Supersede(_)

@@ -16,9 +16,9 @@ use crate::out::{self, paint};
 /// Items a dry run prints (all of them are in `--json`).
 const SHOWN: usize = 20;
 
-/// The export's files: the file itself, or a folder's `.json` and
-/// `.jsonl` files in name order.
-fn files(path: &Path) -> Result<Vec<ForeignFile>> {
+/// The files to read: the file itself, or a folder's files with one of
+/// `extensions`, in name order.
+pub(crate) fn files(path: &Path, extensions: &[&str]) -> Result<Vec<ForeignFile>> {
     let read = |p: &Path| -> Result<ForeignFile> {
         let text =
             std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
@@ -35,16 +35,16 @@ fn files(path: &Path) -> Result<Vec<ForeignFile>> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.is_file()
-                && p.extension().is_some_and(|x| {
-                    x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl")
-                })
+                && p.extension()
+                    .is_some_and(|x| extensions.iter().any(|e| x.eq_ignore_ascii_case(e)))
         })
         .collect();
     paths.sort();
     if paths.is_empty() {
         return Err(Error::invalid(format!(
-            "{} holds no .json or .jsonl file to import",
-            path.display()
+            "{} holds no .{} file to import",
+            path.display(),
+            extensions.join(", .")
         ))
         .into());
     }
@@ -56,7 +56,7 @@ pub fn import(cairn: &Cairn, from: &str, a: &ImportArgs, json: bool) -> Result<(
     let from: Foreign = from.parse()?;
     let input = ForeignInput {
         from,
-        files: files(&a.file)?,
+        files: files(&a.file, &["json", "jsonl"])?,
         project: a.project.clone(),
         dry_run: a.dry_run,
     };

@@ -6,9 +6,10 @@ use cairn_core::api::{
     SlotView,
 };
 use cairn_core::Cairn;
+use indicatif::ProgressBar;
 
 use crate::args::{OnOff, SlotAction};
-use crate::cmd::{caller, print_json, text_arg};
+use crate::cmd::{caller, print_json, styled, text_arg};
 use crate::out::{self, paint, BOLD, DIM, GREEN, YELLOW};
 
 /// Run a `cairn slot` command.
@@ -249,6 +250,56 @@ pub fn run(cairn: &Cairn, action: SlotAction, json: bool) -> Result<()> {
                     s.name, s.entries, s.updated_at
                 );
             }
+            Ok(())
+        }
+        SlotAction::Import {
+            name,
+            paths,
+            dry_run,
+        } => {
+            let mut files = Vec::new();
+            for p in &paths {
+                files.extend(crate::foreign::files(
+                    p,
+                    &["md", "markdown", "txt", "json", "jsonl"],
+                )?);
+            }
+            let bar = styled(
+                ProgressBar::new(files.len() as u64),
+                "{spinner} importing [{bar:30}] {pos}/{len} files",
+            );
+            let report = api::slot_import(cairn, &c, &name, files, dry_run, &mut |n| {
+                bar.set_position(n as u64)
+            });
+            bar.finish_and_clear();
+            let report = report?;
+            if json {
+                return print_json(&report);
+            }
+            for f in &report.files {
+                match &f.error {
+                    Some(e) => eprintln!("{} {}: {e} (skipped)", paint("warning:", YELLOW), f.file),
+                    None => println!("{:>5} entries  {}", f.entries, f.file),
+                }
+            }
+            println!(
+                "{} {} entries into {}{}",
+                paint(
+                    if report.dry_run {
+                        "would import"
+                    } else {
+                        "imported"
+                    },
+                    BOLD
+                ),
+                report.entries,
+                report.slot,
+                if report.dry_run {
+                    " (dry run: nothing written)"
+                } else {
+                    ""
+                }
+            );
             Ok(())
         }
         SlotAction::Export {

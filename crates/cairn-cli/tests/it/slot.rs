@@ -174,3 +174,62 @@ fn archived_slots_leave_recall_and_zero_mode_writes_nothing() {
     let out = env.run(&["slot", "read", "nowhere"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn files_and_folders_import_into_a_slot_and_a_json_export_round_trips() {
+    let env = Env::new();
+    let dir = env.dir.path().join("docs");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("a-plan.md"),
+        "# Plan\nShip on Friday.\n\n# Risks\nThe migration may run long.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("b-broken.json"), "{not json").unwrap();
+    std::fs::write(dir.join("c-notes.txt"), "One plain note.\n").unwrap();
+    std::fs::write(dir.join("ignored.png"), "not text").unwrap();
+    let docs = dir.display().to_string();
+
+    let dry = env.json(&["slot", "import", "docs", &docs, "--dry-run"]);
+    assert_eq!(dry["entries"], 3, "{dry}");
+    assert_eq!(env.run(&["slot", "read", "docs"]).status.code(), Some(1));
+    let done = env.json(&["slot", "import", "docs", &docs]);
+    assert_eq!(done["entries"], 3);
+    assert!(done["files"][1]["error"].is_string(), "{done}");
+    let read = env.json(&["slot", "read", "docs"]);
+    let texts: Vec<&str> = read["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["memory"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "# Plan\nShip on Friday.",
+            "# Risks\nThe migration may run long.",
+            "One plain note."
+        ]
+    );
+
+    // A JSON export imports back with the same entries in the same order.
+    let out = env.dir.path().join("docs.json");
+    env.ok(&[
+        "slot",
+        "export",
+        "docs",
+        "--format",
+        "json",
+        "-o",
+        &out.display().to_string(),
+    ]);
+    env.json(&["slot", "import", "copy", &out.display().to_string()]);
+    let copy = env.json(&["slot", "read", "copy"]);
+    let copied: Vec<&str> = copy["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["memory"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(copied, texts);
+}

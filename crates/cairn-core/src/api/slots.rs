@@ -966,6 +966,161 @@ pub fn slot_export(
     })
 }
 
+/// The most characters one imported entry holds: a longer section is cut
+/// at paragraphs.
+const IMPORT_ENTRY_CHARS: usize = 4000;
+
+/// A document cut into entries: at Markdown headings (a heading starts an
+/// entry) and, within a section longer than 4,000 characters, at
+/// blank lines between paragraphs.
+pub fn split_document(text: &str) -> Vec<String> {
+    let mut sections: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with('#') && !current.trim().is_empty() {
+            sections.push(std::mem::take(&mut current));
+        }
+        current.push_str(line);
+        current.push('\n');
+    }
+    sections.push(current);
+    let mut out = Vec::new();
+    for section in sections {
+        let section = section.trim();
+        if section.is_empty() {
+            continue;
+        }
+        if section.chars().count() <= IMPORT_ENTRY_CHARS {
+            out.push(section.to_string());
+            continue;
+        }
+        let mut piece = String::new();
+        for para in section
+            .split("\n\n")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
+            let fits = piece.chars().count() + para.chars().count() + 2 <= IMPORT_ENTRY_CHARS;
+            if !piece.is_empty() && !fits {
+                out.push(std::mem::take(&mut piece));
+            }
+            if !piece.is_empty() {
+                piece.push_str("\n\n");
+            }
+            piece.push_str(para);
+        }
+        if !piece.is_empty() {
+            out.push(piece);
+        }
+    }
+    out
+}
+
+/// One file of a slot import, and what came of it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ImportedFile {
+    /// The file.
+    pub file: String,
+    /// Entries it gave (saved, or in a dry run, that would be).
+    pub entries: usize,
+    /// Why it was skipped, if it was.
+    pub error: Option<String>,
+}
+
+/// What a slot import did (or would do).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SlotImportReport {
+    /// The slot.
+    pub slot: String,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// Entries saved (or that would be).
+    pub entries: usize,
+    /// Every file, in order.
+    pub files: Vec<ImportedFile>,
+}
+
+/// The entries of one file: `.md` and `.txt` cut by [`split_document`],
+/// `.json` a memcord slot file's entries, `.jsonl` Cairn's JSON Lines
+/// records' contents.
+fn file_entries(name: &str, text: &str) -> Result<Vec<String>> {
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("md" | "markdown" | "txt" | "text") => Ok(split_document(text)),
+        Some("json") => Ok(
+            crate::importers::parse(crate::importers::Foreign::Memcord, text)?
+                .memories
+                .into_iter()
+                .map(|m| m.content)
+                .collect(),
+        ),
+        Some("jsonl") => text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .enumerate()
+            .map(|(i, l)| {
+                crate::wire::parse_record_line(l)
+                    .map(|r| r.content)
+                    .map_err(|e| Error::invalid(format!("line {}: {e}", i + 1)))
+            })
+            .collect(),
+        _ => Err(Error::invalid(
+            "not a .md, .txt, .json (a memcord slot file) or .jsonl file",
+        )),
+    }
+}
+
+/// Import files into a slot: each file's entries (`.md` and `.txt` cut by
+/// [`split_document`], `.json` a memcord slot file's, `.jsonl` Cairn records')
+/// appended in order; a file that cannot be read is reported and the rest
+/// go on. `progress` is told how many files are done.
+pub fn slot_import(
+    cairn: &Cairn,
+    caller: &Caller,
+    name: &str,
+    files: Vec<super::ForeignFile>,
+    dry_run: bool,
+    progress: &mut dyn FnMut(usize),
+) -> Result<SlotImportReport> {
+    let slot = normalize_slot_name(name)?;
+    let mut report = SlotImportReport {
+        slot: slot.clone(),
+        dry_run,
+        entries: 0,
+        files: Vec::new(),
+    };
+    for (done, f) in files.into_iter().enumerate() {
+        let mut line = ImportedFile {
+            file: f.name.clone(),
+            entries: 0,
+            error: None,
+        };
+        match file_entries(&f.name, &f.text) {
+            Err(e) => line.error = Some(e.to_string()),
+            Ok(texts) => {
+                for text in texts {
+                    if !dry_run {
+                        slot_save(
+                            cairn,
+                            caller,
+                            SaveInput {
+                                name: slot.clone(),
+                                text,
+                                ..Default::default()
+                            },
+                        )?;
+                    }
+                    line.entries += 1;
+                }
+            }
+        }
+        report.entries += line.entries;
+        report.files.push(line);
+        progress(done + 1);
+    }
+    Ok(report)
+}
+
 /// A pair a merge drops as a duplicate.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DuplicatePair {
@@ -1437,5 +1592,88 @@ mod tests {
         assert_eq!(tree.groups[0].groups[0].groups[0].slot_names, ["plan"]);
         let md = slot_export(&c, &caller, "plan", ExportFormat::Markdown).unwrap();
         assert!(md.contains("**Group:** projects/alpha/dev"), "{md}");
+    }
+}
+
+#[cfg(test)]
+mod import_tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::api::ForeignFile;
+    use crate::conformance::LexicalEmbedder;
+    use crate::MemoryStore;
+
+    #[test]
+    fn documents_split_at_headings_and_long_sections_at_paragraphs() {
+        let doc = "intro line\n\n# One\nfirst section\n\nstill first\n## Two\nsecond";
+        assert_eq!(
+            split_document(doc),
+            [
+                "intro line",
+                "# One\nfirst section\n\nstill first",
+                "## Two\nsecond"
+            ]
+        );
+        let long = (0..10)
+            .map(|i| format!("paragraph {i} {}", "word ".repeat(150).trim_end()))
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        let parts = split_document(&long);
+        assert!(parts.len() > 1);
+        assert!(parts
+            .iter()
+            .all(|p| p.chars().count() <= IMPORT_ENTRY_CHARS));
+        assert_eq!(parts.join("\n\n"), long.trim());
+        assert!(split_document("  \n\n ").is_empty());
+    }
+
+    #[test]
+    fn files_are_imported_in_order_and_a_bad_one_does_not_stop_the_rest() {
+        let c = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+        let caller = Caller::new("t");
+        let files = vec![
+            ForeignFile {
+                name: "notes.md".into(),
+                text: "# Plan\nShip on Friday.\n# Risks\nThe migration.".into(),
+            },
+            ForeignFile {
+                name: "broken.json".into(),
+                text: "{not json".into(),
+            },
+            ForeignFile {
+                name: "records.jsonl".into(),
+                text: "{\"content\": \"from a Cairn export\"}\n".into(),
+            },
+            ForeignFile {
+                name: "image.png".into(),
+                text: String::new(),
+            },
+        ];
+        let dry = slot_import(&c, &caller, "docs", files.clone(), true, &mut |_| ()).unwrap();
+        assert_eq!(dry.entries, 3);
+        assert!(
+            slot_read(&c, &caller, "docs", 0, None, false).is_err(),
+            "dry"
+        );
+        let mut seen = 0;
+        let done = slot_import(&c, &caller, "docs", files, false, &mut |n| seen = n).unwrap();
+        assert_eq!(seen, 4);
+        assert_eq!(done.entries, 3);
+        assert!(done.files[1].error.is_some() && done.files[3].error.is_some());
+        let read = slot_read(&c, &caller, "docs", 0, None, false).unwrap();
+        let texts: Vec<&str> = read
+            .entries
+            .iter()
+            .map(|e| e.memory.record.content.as_str())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "# Plan\nShip on Friday.",
+                "# Risks\nThe migration.",
+                "from a Cairn export"
+            ]
+        );
     }
 }
