@@ -430,7 +430,7 @@ pub fn context(cairn: &Cairn, caller: &Caller, input: ContextInput) -> Result<Co
         topic: non_empty(input.topic.as_deref()),
         project: non_empty(input.project.as_deref()).or_else(|| caller.project.clone()),
         budget,
-        hidden_slots: super::slots::archived_slots(cairn, &caller.tenant)?,
+        hidden_slots: cairn.archived_slots(&caller.tenant)?,
     })
 }
 

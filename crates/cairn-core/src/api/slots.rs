@@ -164,22 +164,6 @@ fn normalize_group(group: &str) -> Result<String> {
     }
 }
 
-/// The names of the tenant's archived slots.
-pub fn archived_slots(cairn: &Cairn, tenant: &str) -> Result<Vec<String>> {
-    Ok(cairn
-        .store()
-        .collections()
-        .list_collections(tenant, CollectionKind::Slot, None)?
-        .iter()
-        .filter_map(|r| {
-            Slot::from_record(r)
-                .ok()
-                .filter(|s| s.archived_at.is_some())
-                .map(|_| r.id.clone())
-        })
-        .collect())
-}
-
 /// Leave archived slots' entries out of `filter`, unless the selection
 /// names slots or asks for archived ones.
 pub(crate) fn hide_archived(
@@ -191,7 +175,7 @@ pub(crate) fn hide_archived(
     if selection.include_archived || !selection.slots.is_empty() {
         return Ok(());
     }
-    filter.hidden_slots = archived_slots(cairn, tenant)?;
+    filter.hidden_slots = cairn.archived_slots(tenant)?;
     Ok(())
 }
 
@@ -1444,6 +1428,17 @@ mod tests {
         slot_archive(&c, &caller, "trip", Some("trip is over".into())).unwrap();
         let hidden = recalled(&c, "Zürich café", Selection::default());
         assert!(!hidden.iter().any(|t| t == unicode), "{hidden:?}");
+        let prompt = crate::api::prompt(
+            &c,
+            &caller,
+            crate::api::PromptInput {
+                query: "Zürich café".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(!prompt.text.contains("naïve café"), "{}", prompt.text);
+        assert!(prompt.text.contains("another slot"), "{}", prompt.text);
         assert!(hidden.iter().any(|t| t.contains("another slot")));
         let with = recalled(
             &c,

@@ -240,6 +240,23 @@ impl Cairn {
         self.store.list(filter, order, limit, offset)
     }
 
+    /// The names of `tenant`'s archived slots (their entries leave default
+    /// recall, listing, windows and prompts).
+    pub fn archived_slots(&self, tenant: &str) -> Result<Vec<String>> {
+        use crate::collections::{CollectionBody, CollectionKind, Slot};
+        let mut names = Vec::new();
+        for r in self
+            .store
+            .collections()
+            .list_collections(tenant, CollectionKind::Slot, None)?
+        {
+            if Slot::from_record(&r)?.archived_at.is_some() {
+                names.push(r.id);
+            }
+        }
+        Ok(names)
+    }
+
     /// A filter for `tenant` at the engine's current time.
     pub fn filter(&self, tenant: &str) -> Filter {
         Filter::new(tenant, self.now())

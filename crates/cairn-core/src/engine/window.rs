@@ -106,19 +106,11 @@ impl Cairn {
             items.push(item(m, Section::Working, working_relevance(i)));
         }
 
-        let seen_from = |scope: ScopeFilter| {
-            let mut f = Filter::new(&req.tenant, now).scope(scope);
-            f.include_superseded = false;
-            f
-        };
-        let project_scope = match &req.project {
-            Some(p) => ScopeFilter::Project(p.clone()),
-            None => ScopeFilter::Global,
-        };
+        let seen = self.seen(&req.tenant, req.project.as_deref())?;
 
         // Rules and procedures: the relevant ones when there is a message,
         // else the most used.
-        let mut procedural = seen_from(project_scope.clone());
+        let mut procedural = seen.clone();
         procedural.types = vec![MemoryType::Rule, MemoryType::Procedure];
         let rules = self.ranked(&req.message, procedural, SearchMode::Hybrid)?;
         items.extend(
@@ -129,7 +121,7 @@ impl Cairn {
 
         if !req.message.trim().is_empty() {
             // Older messages of the session, relevant to the message.
-            let mut earlier = seen_from(ScopeFilter::All);
+            let mut earlier = seen.clone().scope(ScopeFilter::All);
             earlier.thread = Some(ThreadScope::Session(session.clone()));
             let older = self.ranked(&req.message, earlier, SearchMode::Hybrid)?;
             let mut history_ids: HashSet<MemoryId> = HashSet::new();
@@ -163,8 +155,7 @@ impl Cairn {
             }
 
             // Long-term memories, other than this session's messages.
-            let long_term =
-                self.ranked(&req.message, seen_from(project_scope), SearchMode::Hybrid)?;
+            let long_term = self.ranked(&req.message, seen, SearchMode::Hybrid)?;
             for (m, r) in long_term {
                 let in_session = m.thread.as_ref().is_some_and(|t| t.session == session);
                 let procedural = m.kind.tier() == Tier::Procedural;
@@ -183,6 +174,20 @@ impl Cairn {
         ))
     }
 
+    /// What a window or a prompt sees: the project's memories and the
+    /// global ones (global ones only without a project), never superseded
+    /// memories or the entries of archived slots.
+    fn seen(&self, tenant: &str, project: Option<&str>) -> Result<Filter> {
+        let scope = match project {
+            Some(p) => ScopeFilter::Project(p.to_string()),
+            None => ScopeFilter::Global,
+        };
+        let mut f = Filter::new(tenant, self.now()).scope(scope);
+        f.include_superseded = false;
+        f.hidden_slots = self.archived_slots(tenant)?;
+        Ok(f)
+    }
+
     /// The memory block of a prompt for `query` (Memory Vault AI's prompt
     /// builder): rules and procedures first, then the other memories by
     /// relevance, greedy within the budget — the window's assembly with no
@@ -191,16 +196,8 @@ impl Cairn {
         if req.budget == 0 {
             return Err(Error::invalid("the budget must be at least 1 token"));
         }
-        let scope = match &req.project {
-            Some(p) => ScopeFilter::Project(p.clone()),
-            None => ScopeFilter::Global,
-        };
-        let seen = || {
-            let mut f = Filter::new(&req.tenant, self.now()).scope(scope.clone());
-            f.include_superseded = false;
-            f
-        };
-        let mut procedural = seen();
+        let seen = self.seen(&req.tenant, req.project.as_deref())?;
+        let mut procedural = seen.clone();
         procedural.types = vec![MemoryType::Rule, MemoryType::Procedure];
         let mut items: Vec<WindowItem> = self
             .ranked(&req.query, procedural, SearchMode::Hybrid)?
@@ -209,7 +206,7 @@ impl Cairn {
             .collect();
         if !req.query.trim().is_empty() {
             items.extend(
-                self.ranked(&req.query, seen(), SearchMode::Hybrid)?
+                self.ranked(&req.query, seen, SearchMode::Hybrid)?
                     .into_iter()
                     .filter(|(m, _)| m.kind.tier() != Tier::Procedural)
                     .map(|(m, r)| item(&m, Section::LongTerm, r)),

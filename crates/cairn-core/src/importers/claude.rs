@@ -10,8 +10,8 @@
 use serde_json::{Map, Value};
 
 use super::{
-    carry_time, expect_field, field, id_of, json, kind_of, millis, non_empty, object,
-    required_text, text, wrong_shape, Collect, ItemResult, Parsed,
+    carry_time, conversations, field, id_of, kind_of, millis, non_empty, object, required_text,
+    text, Collect, ItemResult, Parsed,
 };
 use crate::memory::Timestamp;
 use crate::wire::MessageRecord;
@@ -21,20 +21,7 @@ const WHAT: &str = "Claude";
 const SHAPE: &str = "a list of conversations, each with `uuid` and `chat_messages`";
 
 pub(super) fn parse(text: &str) -> Result<Parsed> {
-    let value = json(text, WHAT, SHAPE)?;
-    let items = match &value {
-        Value::Array(items) => items.as_slice(),
-        Value::Object(o) if o.contains_key("chat_messages") => std::slice::from_ref(&value),
-        other => return Err(wrong_shape(WHAT, SHAPE, kind_of(other))),
-    };
-    expect_field(items, "chat_messages", WHAT, SHAPE)?;
-    let mut parsed = Collect::default();
-    for (i, item) in items.iter().enumerate() {
-        if let Err(e) = conversation(&mut parsed, i, item) {
-            parsed.problem(format!("conversations[{i}]"), e);
-        }
-    }
-    Ok(parsed.done())
+    conversations(text, WHAT, SHAPE, "chat_messages", conversation)
 }
 
 /// The messages of conversation `i`; an error skips the whole
