@@ -442,6 +442,32 @@ fn carry_time(own: Option<Timestamp>, last: &mut Option<Timestamp>) -> Option<St
     last.map(format_timestamp)
 }
 
+/// A chat export: a list of conversations (or one conversation, an object
+/// holding `key`), each read by `conversation`; a conversation that fails
+/// is reported as `conversations[i]` and skipped whole.
+fn conversations(
+    text: &str,
+    what: &str,
+    shape: &str,
+    key: &str,
+    conversation: fn(&mut Collect, usize, &Value) -> ItemResult<()>,
+) -> Result<Parsed> {
+    let value = json(text, what, shape)?;
+    let items = match &value {
+        Value::Array(items) => items.as_slice(),
+        Value::Object(o) if o.contains_key(key) => std::slice::from_ref(&value),
+        other => return Err(wrong_shape(what, shape, kind_of(other))),
+    };
+    expect_field(items, key, what, shape)?;
+    let mut parsed = Collect::default();
+    for (i, item) in items.iter().enumerate() {
+        if let Err(e) = conversation(&mut parsed, i, item) {
+            parsed.problem(format!("conversations[{i}]"), e);
+        }
+    }
+    Ok(parsed.done())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -602,30 +628,4 @@ mod tests {
             "{err}"
         );
     }
-}
-
-/// A chat export: a list of conversations (or one conversation, an object
-/// holding `key`), each read by `conversation`; a conversation that fails
-/// is reported as `conversations[i]` and skipped whole.
-fn conversations(
-    text: &str,
-    what: &str,
-    shape: &str,
-    key: &str,
-    conversation: fn(&mut Collect, usize, &Value) -> ItemResult<()>,
-) -> Result<Parsed> {
-    let value = json(text, what, shape)?;
-    let items = match &value {
-        Value::Array(items) => items.as_slice(),
-        Value::Object(o) if o.contains_key(key) => std::slice::from_ref(&value),
-        other => return Err(wrong_shape(what, shape, kind_of(other))),
-    };
-    expect_field(items, key, what, shape)?;
-    let mut parsed = Collect::default();
-    for (i, item) in items.iter().enumerate() {
-        if let Err(e) = conversation(&mut parsed, i, item) {
-            parsed.problem(format!("conversations[{i}]"), e);
-        }
-    }
-    Ok(parsed.done())
 }
