@@ -22,21 +22,18 @@ pub fn run(cairn: &Cairn, action: SlotAction, json: bool) -> Result<()> {
             tags,
             group,
             priority,
-        } => {
-            let slot = api::slot_set(
-                cairn,
-                &c,
-                SlotInput {
-                    name,
-                    description,
-                    add_tags: tags,
-                    group,
-                    priority,
-                    ..Default::default()
-                },
-            )?;
-            show_slot(&slot, json)
-        }
+        } => set(
+            cairn,
+            SlotInput {
+                name,
+                description,
+                add_tags: tags,
+                group,
+                priority,
+                ..Default::default()
+            },
+            json,
+        ),
         SlotAction::Save { name, text, author } => {
             let out = api::slot_save(
                 cairn,
@@ -193,9 +190,8 @@ pub fn run(cairn: &Cairn, action: SlotAction, json: bool) -> Result<()> {
         SlotAction::Tag { name, tags } => {
             let (remove, add): (Vec<String>, Vec<String>) =
                 tags.into_iter().partition(|t| t.starts_with('-'));
-            let slot = api::slot_set(
+            set(
                 cairn,
-                &c,
                 SlotInput {
                     name,
                     add_tags: add,
@@ -205,33 +201,27 @@ pub fn run(cairn: &Cairn, action: SlotAction, json: bool) -> Result<()> {
                         .collect(),
                     ..Default::default()
                 },
-            )?;
-            show_slot(&slot, json)
+                json,
+            )
         }
-        SlotAction::Group { name, group } => {
-            let slot = api::slot_set(
-                cairn,
-                &c,
-                SlotInput {
-                    name,
-                    group: Some(group),
-                    ..Default::default()
-                },
-            )?;
-            show_slot(&slot, json)
-        }
-        SlotAction::Rename { name, new_name } => {
-            let slot = api::slot_set(
-                cairn,
-                &c,
-                SlotInput {
-                    name,
-                    rename: Some(new_name),
-                    ..Default::default()
-                },
-            )?;
-            show_slot(&slot, json)
-        }
+        SlotAction::Group { name, group } => set(
+            cairn,
+            SlotInput {
+                name,
+                group: Some(group),
+                ..Default::default()
+            },
+            json,
+        ),
+        SlotAction::Rename { name, new_name } => set(
+            cairn,
+            SlotInput {
+                name,
+                rename: Some(new_name),
+                ..Default::default()
+            },
+            json,
+        ),
         SlotAction::Archive { name, reason } => {
             show_slot(&api::slot_archive(cairn, &c, &name, reason)?, json)
         }
@@ -375,6 +365,11 @@ pub fn run(cairn: &Cairn, action: SlotAction, json: bool) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Make or change a slot and show it.
+fn set(cairn: &Cairn, input: SlotInput, json: bool) -> Result<()> {
+    show_slot(&api::slot_set(cairn, &caller(), input)?, json)
 }
 
 fn search(
