@@ -32,6 +32,22 @@ pub fn paint(text: &str, code: &str) -> String {
     }
 }
 
+/// A byte count as people read it: `812 B`, `12.3 KiB`, `1.0 MiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
 /// Cut `text` to one line of at most `max` characters.
 pub fn one_line(text: &str, max: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -220,5 +236,15 @@ pub fn history(h: &HistoryOutput, full: bool) {
             false => one_line(&m.content, 96),
         };
         println!("  {text}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn byte_counts_read_as_people_read_them() {
+        assert_eq!(super::bytes(812), "812 B");
+        assert_eq!(super::bytes(12_595), "12.3 KiB");
+        assert_eq!(super::bytes(1 << 20), "1.0 MiB");
     }
 }

@@ -176,6 +176,24 @@ pub fn run(cairn: &Cairn, action: SlotAction, json: bool) -> Result<()> {
                         .map(|a| paint(&format!("  archived {a}"), YELLOW))
                         .unwrap_or_default()
                 );
+                if s.archived_at.is_some() {
+                    println!(
+                        "{:<24} last access {}{}",
+                        "",
+                        s.last_access,
+                        compression_note(s)
+                            .map(|n| format!(", {n}"))
+                            .unwrap_or_default()
+                    );
+                }
+            }
+            if archived {
+                let saved: u64 = slots
+                    .iter()
+                    .filter_map(|s| s.compression.as_ref())
+                    .map(|c| c.saved_bytes)
+                    .sum();
+                println!("space saved by compression: {}", out::bytes(saved));
             }
             Ok(())
         }
@@ -446,7 +464,24 @@ fn show_slot(s: &SlotView, json: bool) -> Result<()> {
             None => String::new(),
         }
     );
+    if let Some(note) = compression_note(s) {
+        println!("{note}");
+    }
     Ok(())
+}
+
+/// `2 entries compressed with zstd: 1.0 MiB → 12.3 KiB (1.2%), 1.0 MiB saved`.
+fn compression_note(s: &SlotView) -> Option<String> {
+    let c = s.compression.as_ref()?;
+    Some(format!(
+        "{} entries compressed with {}: {} → {} ({:.1}%), {} saved",
+        c.entries,
+        c.algorithm,
+        out::bytes(c.original_bytes),
+        out::bytes(c.stored_bytes),
+        c.ratio * 100.0,
+        out::bytes(c.saved_bytes)
+    ))
 }
 
 fn print_entry(e: &EntryView) {

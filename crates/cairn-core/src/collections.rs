@@ -224,6 +224,23 @@ pub struct Slot {
     /// When a progress summary was last saved.
     #[serde(default)]
     pub last_summary_at: Option<Timestamp>,
+    /// How its entries are kept while it is archived (long ones
+    /// compressed at rest).
+    #[serde(default)]
+    pub packed: Option<SlotPacking>,
+}
+
+/// An archived slot's entries at rest: what archiving compressed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SlotPacking {
+    /// What compressed them (`zstd`; PostgreSQL's own `pglz` or `lz4`).
+    pub algorithm: String,
+    /// Entries kept compressed.
+    pub entries: usize,
+    /// Their texts' bytes.
+    pub original_bytes: u64,
+    /// What they take compressed.
+    pub stored_bytes: u64,
 }
 
 fn default_priority() -> u8 {
@@ -241,6 +258,7 @@ impl Default for Slot {
             archive_reason: None,
             zero: false,
             last_summary_at: None,
+            packed: None,
         }
     }
 }

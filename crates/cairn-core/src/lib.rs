@@ -28,6 +28,7 @@ pub mod ingest;
 pub mod keys;
 pub mod memory;
 pub mod memstore;
+pub mod packing;
 pub mod project;
 pub mod rank;
 pub mod redact;

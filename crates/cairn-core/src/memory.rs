@@ -203,7 +203,9 @@ where
     Ok(out)
 }
 
-/// Check content: non-empty after trimming, at most [`MAX_CONTENT_BYTES`].
+/// Check content: non-empty after trimming, at most [`MAX_CONTENT_BYTES`],
+/// no NUL character (PostgreSQL's text cannot hold one, so no backend
+/// takes it).
 pub fn validate_content(content: &str) -> Result<()> {
     if content.len() > MAX_CONTENT_BYTES {
         return Err(Error::ContentTooLarge {
@@ -213,6 +215,11 @@ pub fn validate_content(content: &str) -> Result<()> {
     }
     if content.trim().is_empty() {
         return Err(Error::invalid("content is empty: a memory needs some text"));
+    }
+    if let Some(at) = content.find('\0') {
+        return Err(Error::invalid(format!(
+            "content has a NUL character (\\0) at byte {at}: remove it (no store keeps one)"
+        )));
     }
     Ok(())
 }
@@ -485,6 +492,8 @@ mod tests {
     fn content_limits() {
         assert!(validate_content("x").is_ok());
         assert!(validate_content("   ").is_err());
+        let nul = validate_content("a\0b").unwrap_err().to_string();
+        assert!(nul.contains("NUL") && nul.contains("byte 1"), "{nul}");
         let big = "a".repeat(MAX_CONTENT_BYTES + 1);
         assert!(matches!(
             validate_content(&big),

@@ -15,6 +15,7 @@
 
 use crate::history::{Change, Deletion, DeletionReceipt, Version};
 use crate::memory::{Memory, MemoryId, MemoryType, Thread, Timestamp};
+use crate::packing::Packed;
 use crate::{ModelInfo, Result};
 
 /// Which scopes a query sees.
@@ -577,6 +578,18 @@ pub trait Store: Send + Sync {
 
     /// Counts for `tenant`.
     fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats>;
+
+    /// Keep the text of `tenant`'s memories `ids` compressed at rest
+    /// (`pack`), or plain again, without changing the text, the indexes or
+    /// the history ([`crate::packing`]). Answers, for each memory whose
+    /// text is (`pack`) or was (unpacking) kept compressed, its sizes and
+    /// algorithm. A backend that compresses long text by itself
+    /// (PostgreSQL) answers what it did; one that keeps text only as it is
+    /// (the in-memory store) answers nothing.
+    fn pack_contents(&self, tenant: &str, ids: &[MemoryId], pack: bool) -> Result<Vec<Packed>> {
+        let _ = (tenant, ids, pack);
+        Ok(Vec::new())
+    }
 
     /// Check the store's own consistency (SQLite: `PRAGMA integrity_check`).
     /// An error describes the damage.

@@ -6,6 +6,7 @@ use std::time::Duration;
 use cairn_core::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
 use cairn_core::keys::KeyStore;
 use cairn_core::memstore::check_dimension;
+use cairn_core::packing::Packed;
 use cairn_core::rank::cosine;
 use cairn_core::store::{query_terms, Filter, Hit, Inserted, ListOrder, StoreStats, TermRarity};
 use cairn_core::{Error, Memory, MemoryId, ModelInfo, Result, Store, Timestamp, WriteBatch};
@@ -611,6 +612,40 @@ impl Store for PostgresStore {
         })?;
         rows.iter()
             .map(|row| Ok(get::<Option<Vector>>(row, 0)?.map(Vec::from)))
+            .collect()
+    }
+
+    /// PostgreSQL compresses every long text value itself (TOAST: `pglz`,
+    /// or `lz4` where the server is set so), from about 2 KB: compressing
+    /// again would only cost time. This answers what it did, read from
+    /// `pg_column_compression` and `pg_column_size`, and changes nothing.
+    fn pack_contents(&self, tenant: &str, ids: &[MemoryId], _pack: bool) -> Result<Vec<Packed>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let uuids: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
+        let rows = self.db.tx(Scope::Tenant(tenant), |tx| {
+            tx.query(
+                "SELECT id, octet_length(content)::int8, pg_column_size(content)::int8, \
+                 pg_column_compression(content) FROM memories \
+                 WHERE tenant = $1 AND id = ANY($2) AND pg_column_compression(content) IS NOT NULL",
+                &[&tenant, &uuids],
+            )
+            .map_err(|e| pg_err("reading how contents are compressed", e))
+        })?;
+        rows.iter()
+            .map(|row| {
+                let algorithm = match get::<String>(row, 3)?.as_str() {
+                    "lz4" => "lz4",
+                    _ => "pglz",
+                };
+                Ok(Packed {
+                    id: MemoryId(get(row, 0)?),
+                    original_bytes: get::<i64>(row, 1)? as usize,
+                    stored_bytes: get::<i64>(row, 2)? as usize,
+                    algorithm,
+                })
+            })
             .collect()
     }
 

@@ -29,6 +29,7 @@ mod checkpoint;
 mod collections;
 mod keys;
 pub mod keyword_index;
+mod packing;
 mod readers;
 pub mod schema;
 mod sql;

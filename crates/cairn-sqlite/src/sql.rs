@@ -221,7 +221,10 @@ pub(crate) fn row_to_memory(
         Ok(Memory {
             id: id.parse()?,
             tenant: row.get(1).map_err(sql_err)?,
-            content: row.get(2).map_err(sql_err)?,
+            content: row
+                .get::<_, crate::packing::StoredText>(2)
+                .map_err(sql_err)?
+                .0,
             kind: kind.parse()?,
             project: row.get(4).map_err(sql_err)?,
             tags: serde_json::from_str(&tags).map_err(Error::storage)?,

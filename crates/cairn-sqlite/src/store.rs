@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use cairn_core::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
+use cairn_core::packing::Packed;
 use cairn_core::store::{
     keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, TermRarity, WriteBatch,
 };
@@ -456,7 +457,13 @@ impl SqliteStore {
             )
             .and_then(|mut s| {
                 s.query_map([since], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                    Ok((
+                        r.get(0)?,
+                        r.get::<_, crate::packing::StoredText>(1)?.0,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                    ))
                 })?
                 .collect()
             })
@@ -1054,6 +1061,10 @@ impl Store for SqliteStore {
                 .map_err(sql_err)?;
         }
         tx.commit().map_err(sql_err)
+    }
+
+    fn pack_contents(&self, tenant: &str, ids: &[MemoryId], pack: bool) -> Result<Vec<Packed>> {
+        crate::packing::pack_contents(&mut *self.conn()?, tenant, ids, pack)
     }
 
     fn tenants(&self) -> Result<Vec<String>> {

@@ -8,6 +8,7 @@ use cairn_core::{Error, Memory, MemoryId, Result};
 use rusqlite::{params, CachedStatement, Connection, OptionalExtension, TransactionBehavior};
 use std::collections::HashMap;
 
+use crate::packing::StoredText;
 use crate::sql::*;
 
 /// The statements that write one memory (its row, keyword-index entry,
@@ -170,7 +171,12 @@ fn unindex_keywords(conn: &Connection, rowid: i64) -> Result<()> {
         )
         .and_then(|mut s| {
             s.query_row([rowid], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                Ok((
+                    r.get::<_, StoredText>(0)?.0,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                ))
             })
             .optional()
         })
@@ -200,8 +206,10 @@ pub(crate) fn index_all_keywords(conn: &Connection) -> Result<()> {
         .map_err(sql_err)?;
     let mut it = rows.query([]).map_err(sql_err)?;
     while let Some(r) = it.next().map_err(sql_err)? {
-        let (rowid, content): (i64, String) =
-            (r.get(0).map_err(sql_err)?, r.get(1).map_err(sql_err)?);
+        let (rowid, content): (i64, String) = (
+            r.get(0).map_err(sql_err)?,
+            r.get::<_, StoredText>(1).map_err(sql_err)?.0,
+        );
         let (tags, metadata) = fts_columns(
             &r.get::<_, String>(2).map_err(sql_err)?,
             &r.get::<_, String>(3).map_err(sql_err)?,

@@ -233,3 +233,103 @@ fn files_and_folders_import_into_a_slot_and_a_json_export_round_trips() {
         .collect();
     assert_eq!(copied, texts);
 }
+
+#[test]
+fn archiving_compresses_long_entries_and_restoring_gives_back_every_byte() {
+    let env = Env::new();
+    // 1 MiB exactly (the largest entry there is), a long Unicode entry and
+    // a short one; through stdin, as a command line cannot carry 1 MiB.
+    let words =
+        "Grüße aus Zürich — 日本語のメモ — the quarterly roadmap review moved to Thursday; ";
+    let mut mib: String = words.repeat((1 << 20) / words.len() + 1);
+    mib.truncate(
+        (1..=4)
+            .map(|k| (1 << 20) - k)
+            .find(|&n| mib.is_char_boundary(n))
+            .unwrap(),
+    );
+    mib.push_str(&"z".repeat((1 << 20) - mib.len()));
+    assert_eq!(mib.len(), 1 << 20);
+    let unicode = "Ünïcödé ✓ 🚂 नमस्ते مرحبا — a travelling note. ".repeat(40);
+    for text in [mib.as_str(), unicode.as_str(), "a short entry"] {
+        let out = env.run_with(&["slot", "save", "vault", "-"], Some(text));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A 0-byte entry cannot be saved: it is refused, and nothing is written.
+    let out = env.run_with(&["slot", "save", "vault", "-"], Some(""));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the text is empty"));
+
+    // Each entry's id and text (an access count changes with recall).
+    let read = |env: &Env| -> Vec<(String, String)> {
+        env.json(&["slot", "read", "vault", "--json", "--limit", "10"])["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let m = &e["memory"];
+                (
+                    m["id"].as_str().unwrap().into(),
+                    m["content"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    let before = read(&env);
+    let entries = &before;
+    assert_eq!(entries.len(), 3);
+    // Each version's number, change, time, actor and text (the latest
+    // shows the current access count, which recall changes).
+    let history = |id: &str| -> Vec<[serde_json::Value; 5]> {
+        env.json(&["history", id, "--json"])["versions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                ["version", "change", "at", "actor"]
+                    .map(|k| v[k].clone())
+                    .into_iter()
+                    .chain([v["memory"]["content"].clone()])
+                    .collect::<Vec<_>>()
+                    .try_into()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let histories: Vec<_> = entries.iter().map(|(id, _)| history(id)).collect();
+
+    let archived = env.json(&["slot", "archive", "vault", "--reason", "done", "--json"]);
+    let c = &archived["compression"];
+    assert_eq!(c["algorithm"], "zstd", "{archived}");
+    assert_eq!(c["entries"], 2, "the two entries over 1 KiB: {archived}");
+    let original = c["original_bytes"].as_u64().unwrap();
+    assert_eq!(original as usize, mib.len() + unicode.len());
+    assert!(c["stored_bytes"].as_u64().unwrap() * 10 < original, "{c}");
+    assert!(c["saved_bytes"].as_u64().unwrap() > original / 2);
+    // The archive index lists it with its sizes and last access.
+    let index = env.json(&["slot", "list", "--archived"]);
+    assert_eq!(index[0]["compression"], *c);
+    assert!(index[0]["last_access"].is_string());
+    // Still found by naming it, byte for byte.
+    assert!(
+        read(&env) == before,
+        "archived entries read back differently"
+    );
+    let hits = env.json(&["recall", "quarterly roadmap review", "--include-archived"]);
+    assert_eq!(hits["results"][0]["slot"], "vault", "{hits}");
+
+    let restored = env.json(&["slot", "restore", "vault", "--json"]);
+    assert!(restored["compression"].is_null(), "{restored}");
+    let after = read(&env);
+    assert!(after == before, "restored entries differ in id or bytes");
+    let contents: Vec<&str> = after.iter().map(|(_, c)| c.as_str()).collect();
+    assert!(contents == [mib.as_str(), unicode.as_str(), "a short entry"]);
+    for ((id, _), before) in after.iter().zip(&histories) {
+        assert!(history(id) == *before, "the history of {id} changed");
+    }
+    env.assert_healthy();
+}

@@ -27,7 +27,8 @@ use crate::{Embedder, Error, ModelInfo, Result};
 mod slots;
 mod threads;
 pub use slots::{
-    check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip, engine_slots,
+    check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
+    engine_slots,
 };
 pub use threads::{check_collections, check_thread_scopes};
 
@@ -1841,6 +1842,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_slot_dedup(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn packing() {
+                {
+                    let fixture = $make;
+                    c::check_packing(c::Fixture::store(&fixture))
                 }
             }
             #[test]

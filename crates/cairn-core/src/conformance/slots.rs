@@ -312,6 +312,110 @@ pub fn check_slot_dedup(store: Arc<dyn Store>) {
     assert_eq!(store.count(&filter_all("default")).unwrap(), 15);
 }
 
+/// Packing (an archived slot's long entries kept compressed) changes no
+/// read: `get`, a listing, history, keyword and vector search answer the
+/// same text byte for byte, packed and unpacked again; short texts and
+/// other tenants' memories are left alone; every size a backend reports is
+/// its text's length and what it keeps smaller.
+pub fn check_packing(store: Arc<dyn Store>) {
+    with_model(&*store);
+    // A long text (Unicode, a NUL, 1 MiB) that compresses well, and
+    // a short one.
+    let long: String = "Grüße — 日本語 the zeppelin manifest lists every crate. "
+        .repeat(16_000)
+        .chars()
+        .take(1 << 20)
+        .collect();
+    let big = entry(1, "default", Some("archive"), &long);
+    let small = entry(2, "default", Some("archive"), "a short zeppelin note");
+    let other = entry(3, "other", Some("archive"), &long);
+    insert(
+        &*store,
+        vec![
+            (big.clone(), axis(1, DIM)),
+            (small.clone(), axis(2, DIM)),
+            (other.clone(), axis(3, DIM)),
+        ],
+    );
+    let reads = |id: MemoryId, tenant: &str| {
+        let got = store.get(tenant, &[id]).unwrap().remove(0).content;
+        let history = store.history(tenant, id).unwrap();
+        let listed = store
+            .list(&filter_all(tenant), ListOrder::Oldest, 10, 0)
+            .unwrap()
+            .into_iter()
+            .find(|m| m.id == id)
+            .unwrap()
+            .content;
+        let found = store
+            .keyword_search("zeppelin manifest", &filter_all(tenant), 10)
+            .unwrap()
+            .iter()
+            .any(|h| h.id == id);
+        (got, history.len(), listed, found)
+    };
+    let before = reads(big.id, "default");
+    assert!(before.0 == long && before.3, "stored and found");
+
+    let ids = [big.id, small.id, other.id];
+    let packed = store.pack_contents("default", &ids, true).unwrap();
+    for p in &packed {
+        assert_eq!(p.id, big.id, "only the long entry of the tenant: {p:?}");
+        assert_eq!(p.original_bytes, long.len());
+        assert!(p.stored_bytes < p.original_bytes / 4, "{p:?}");
+        assert!(!p.algorithm.is_empty());
+    }
+    assert!(reads(big.id, "default") == before, "packed reads differ");
+    assert_eq!(
+        store.get("default", &[small.id]).unwrap()[0].content,
+        small.content
+    );
+    assert!(
+        store
+            .vector_search(&axis(1, DIM), &filter_all("default"), 1)
+            .unwrap()[0]
+            .id
+            == big.id
+    );
+    // Packing twice changes nothing more.
+    let again = store.pack_contents("default", &ids, true).unwrap();
+    assert!(again.len() <= packed.len());
+
+    store.pack_contents("default", &ids, false).unwrap();
+    assert!(reads(big.id, "default") == before, "unpacked reads differ");
+    assert!(store.get("other", &[other.id]).unwrap()[0].content == long);
+
+    // An update of a packed memory stores the new text.
+    store.pack_contents("default", &ids, true).unwrap();
+    let mut changed = store.get("default", &[big.id]).unwrap().remove(0);
+    changed.content.push_str(" One more line.");
+    changed.updated_at += 1;
+    store
+        .write(WriteBatch {
+            updates: vec![(changed.clone(), None)],
+            changes: vec![Change::new(
+                big.id,
+                ChangeKind::Updated,
+                LOCAL_ACTOR,
+                changed.updated_at,
+            )],
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(store.get("default", &[big.id]).unwrap()[0].content == changed.content);
+    let history = store.history("default", big.id).unwrap();
+    assert_eq!(
+        history.len(),
+        before.1 + 1,
+        "the update is one version more"
+    );
+    let last = &history.last().unwrap().memory.content;
+    assert!(
+        *last == changed.content,
+        "the update's version has its text"
+    );
+}
+
 /// The engine stores a remembered memory's slot (checked), dedups within
 /// a slot only, moves a memory between slots on update (a version naming
 /// `slot`), restores a version's slot on revert, and carries slots

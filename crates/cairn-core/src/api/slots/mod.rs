@@ -9,7 +9,9 @@
 //!   writing nothing.
 //! - An archived slot's entries leave default recall and listing
 //!   ([`hide_archived`]); naming the slot, or `include_archived`, finds
-//!   them. Restoring is lossless: the entries were never changed.
+//!   them. Its entries over [`crate::packing::PACK_MIN_BYTES`] are kept
+//!   compressed at rest ([`crate::Store::pack_contents`]) with their sizes
+//!   recorded. Restoring is lossless: the same ids, text and history.
 //! - Export renders a slot as memcord's Markdown, plain text or JSON.
 
 mod entries;
@@ -20,7 +22,7 @@ mod transfer;
 use serde::{Deserialize, Serialize};
 
 use super::{non_empty, Caller, Selection};
-use crate::collections::{CollectionBody, CollectionKind, CollectionRecord, Slot};
+use crate::collections::{CollectionBody, CollectionKind, CollectionRecord, Slot, SlotPacking};
 use crate::engine::{Cairn, UpdateRequest};
 use crate::memory::{normalize_slot_name, normalize_tags, Memory};
 use crate::store::{Filter, ListOrder};
@@ -78,6 +80,52 @@ pub struct SlotView {
     pub last_summary_at: Option<String>,
     /// Who wrote its entries.
     pub contributors: Vec<String>,
+    /// When it or an entry was last written or recalled (RFC 3339).
+    pub last_access: String,
+    /// While archived: its long entries compressed at rest.
+    pub compression: Option<CompressionView>,
+}
+
+/// What archiving a slot compressed.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CompressionView {
+    /// What compressed the entries.
+    pub algorithm: String,
+    /// Entries kept compressed (those over 1 KiB that compress).
+    pub entries: usize,
+    /// Their texts' bytes.
+    pub original_bytes: u64,
+    /// What they take compressed.
+    pub stored_bytes: u64,
+    /// Compressed over original (0.25: a quarter of the size).
+    pub ratio: f64,
+    /// Bytes saved.
+    pub saved_bytes: u64,
+}
+
+impl From<&SlotPacking> for CompressionView {
+    fn from(p: &SlotPacking) -> Self {
+        CompressionView {
+            algorithm: p.algorithm.clone(),
+            entries: p.entries,
+            original_bytes: p.original_bytes,
+            stored_bytes: p.stored_bytes,
+            ratio: if p.original_bytes == 0 {
+                1.0
+            } else {
+                p.stored_bytes as f64 / p.original_bytes as f64
+            },
+            saved_bytes: p.original_bytes.saturating_sub(p.stored_bytes),
+        }
+    }
+}
+
+/// When a slot or one of its entries was last written or recalled.
+fn last_access(record: &CollectionRecord, entries: &[Memory]) -> i64 {
+    entries
+        .iter()
+        .map(|m| m.updated_at.max(m.last_accessed_at.unwrap_or(0)))
+        .fold(record.updated_at, i64::max)
 }
 
 fn record(cairn: &Cairn, tenant: &str, name: &str) -> Result<Option<(CollectionRecord, Slot)>> {
@@ -155,6 +203,8 @@ fn view(record: &CollectionRecord, slot: &Slot, entries: &[Memory]) -> SlotView 
         characters: entries.iter().map(|m| m.content.chars().count()).sum(),
         last_summary_at: slot.last_summary_at.map(format_timestamp),
         contributors,
+        last_access: format_timestamp(last_access(record, entries)),
+        compression: slot.packed.as_ref().map(CompressionView::from),
     }
 }
 
@@ -429,6 +479,17 @@ pub fn slot_archive(
             rec.id, rec.id
         )));
     }
+    let ids: Vec<_> = entries(cairn, tenant, &rec.id)?
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    let packed = cairn.store().pack_contents(tenant, &ids, true)?;
+    slot.packed = packed.first().map(|p| SlotPacking {
+        algorithm: p.algorithm.to_string(),
+        entries: packed.len(),
+        original_bytes: packed.iter().map(|p| p.original_bytes as u64).sum(),
+        stored_bytes: packed.iter().map(|p| p.stored_bytes as u64).sum(),
+    });
     slot.archived_at = Some(cairn.now());
     slot.archive_reason = non_empty(reason.as_deref());
     put(cairn, &rec, &slot)?;
@@ -444,8 +505,14 @@ pub fn slot_restore(cairn: &Cairn, caller: &Caller, name: &str) -> Result<SlotVi
     if slot.archived_at.is_none() {
         return Err(Error::invalid(format!("slot `{}` is not archived", rec.id)));
     }
+    let ids: Vec<_> = entries(cairn, tenant, &rec.id)?
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    cairn.store().pack_contents(tenant, &ids, false)?;
     slot.archived_at = None;
     slot.archive_reason = None;
+    slot.packed = None;
     put(cairn, &rec, &slot)?;
     let (rec, slot) = existing(cairn, tenant, &rec.id)?;
     Ok(view(&rec, &slot, &entries(cairn, tenant, &rec.id)?))
@@ -453,22 +520,11 @@ pub fn slot_restore(cairn: &Cairn, caller: &Caller, name: &str) -> Result<SlotVi
 
 /// Slots not written or read for `days` days: candidates to archive.
 pub fn archive_candidates(cairn: &Cairn, caller: &Caller, days: u32) -> Result<Vec<SlotView>> {
-    let tenant = caller.tenant.as_str();
     let cutoff = cairn.now() - i64::from(days) * 86_400_000;
-    let mut out = Vec::new();
-    for s in slot_list(cairn, caller, SlotListInput::default())? {
-        let all = entries(cairn, tenant, &s.name)?;
-        let last = all
-            .iter()
-            .map(|m| m.updated_at.max(m.last_accessed_at.unwrap_or(0)))
-            .max()
-            .unwrap_or(0);
-        let touched = parse_timestamp(&s.updated_at).unwrap_or(0).max(last);
-        if touched < cutoff {
-            out.push(s);
-        }
-    }
-    Ok(out)
+    Ok(slot_list(cairn, caller, SlotListInput::default())?
+        .into_iter()
+        .filter(|s| parse_timestamp(&s.last_access).unwrap_or(0) < cutoff)
+        .collect())
 }
 
 /// Turn zero mode on or off for one slot, or (no slot) for every slot of
