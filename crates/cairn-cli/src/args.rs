@@ -240,8 +240,29 @@ pub enum KeyAction {
 }
 
 /// `cairn slot ...`
+///
+/// A slot NAME may be `.`: the slot bound to this directory (`cairn slot
+/// bind NAME` writes it into the nearest `.cairn` file).
 #[derive(Debug, Subcommand)]
 pub enum SlotAction {
+    /// Bind a slot to this directory tree: `.` then names it, and
+    /// `cairn mcp` started here uses it when a call names no slot. Written
+    /// as `slot = "NAME"` into the nearest `.cairn` file (made here if
+    /// there is none).
+    #[command(visible_alias = "use")]
+    Bind {
+        /// The slot.
+        name: String,
+        /// The directory [default: the current one].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Remove the slot binding of this directory tree.
+    Unbind {
+        /// The directory [default: the current one].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Make a slot (or change its description, tags, group, priority).
     Create {
         /// Letters, digits, `-` and `_`, 1–64 characters.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
-use cairn_core::project::{detect_project, project_file_text, PROJECT_FILE};
+use cairn_core::project::{detect_project, detect_slot, project_file_text, PROJECT_FILE};
 use cairn_core::{Cairn, Error, DEFAULT_TENANT};
 use cairn_mcp::{CairnMcp, McpConfig};
 use cairn_server::metrics::{MeteredEmbedder, Metrics};
@@ -49,7 +49,13 @@ pub fn mcp(cairn: Cairn, a: McpArgs) -> Result<()> {
         (None, false) => cwd_project(),
     };
     config.use_roots = !a.no_detect;
-    tracing::info!(project = ?config.default_project, "serving MCP on stdio");
+    if !a.no_detect {
+        config.default_slot = std::env::current_dir()
+            .ok()
+            .and_then(|d| detect_slot(&d))
+            .map(|(slot, _)| slot);
+    }
+    tracing::info!(project = ?config.default_project, slot = ?config.default_slot, "serving MCP on stdio");
     let server = CairnMcp::new(cairn.clone(), config);
     runtime()?.block_on(async move {
         let shutdown = tokio_util::sync::CancellationToken::new();

@@ -5,6 +5,10 @@ use cairn_core::api::{
     self, EntryView, GroupNode, RecallInput, SaveInput, Selection, SlotInput, SlotListInput,
     SlotView,
 };
+use std::path::PathBuf;
+
+use cairn_core::memory::normalize_slot_name;
+use cairn_core::project::{detect_slot, find_project_file, set_project_file_value, PROJECT_FILE};
 use cairn_core::Cairn;
 use indicatif::ProgressBar;
 
@@ -13,9 +17,28 @@ use crate::cmd::{caller, print_json, styled, text_arg};
 use crate::out::{self, paint, BOLD, DIM, GREEN, YELLOW};
 
 /// Run a `cairn slot` command.
-pub fn run(cairn: &Cairn, action: SlotAction, json: bool) -> Result<()> {
+pub fn run(cairn: &Cairn, mut action: SlotAction, json: bool) -> Result<()> {
     let c = caller();
+    if let SlotAction::Save { name, .. }
+    | SlotAction::SaveProgress { name, .. }
+    | SlotAction::Read { name, .. }
+    | SlotAction::Select { name, .. }
+    | SlotAction::Query { name, .. }
+    | SlotAction::Tag { name, .. }
+    | SlotAction::Group { name, .. }
+    | SlotAction::Rename { name, .. }
+    | SlotAction::Archive { name, .. }
+    | SlotAction::Restore { name }
+    | SlotAction::Import { name, .. }
+    | SlotAction::Export { name, .. } = &mut action
+    {
+        if name == "." {
+            *name = bound_slot(None)?.0;
+        }
+    }
     match action {
+        SlotAction::Bind { name, dir } => bind(&name, dir, json),
+        SlotAction::Unbind { dir } => unbind(dir, json),
         SlotAction::Create {
             name,
             description,
@@ -526,4 +549,62 @@ fn human_seconds(s: i64) -> String {
     } else {
         format!("{text} later")
     }
+}
+
+/// The slot bound to `dir` (default: the current directory), with its file.
+fn bound_slot(dir: Option<PathBuf>) -> Result<(String, PathBuf)> {
+    let dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir()?,
+    };
+    detect_slot(&dir).ok_or_else(|| {
+        cairn_core::Error::invalid(format!(
+            "no slot is bound to {} (`cairn slot bind NAME` binds one)",
+            dir.display()
+        ))
+        .into()
+    })
+}
+
+fn bind(name: &str, dir: Option<PathBuf>, json: bool) -> Result<()> {
+    let name = normalize_slot_name(name)?;
+    let dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir()?,
+    };
+    let file = find_project_file(&dir).unwrap_or_else(|| dir.join(PROJECT_FILE));
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", file.display())),
+    };
+    write_file(&file, &set_project_file_value(&text, "slot", Some(&name)))?;
+    if json {
+        return print_json(&serde_json::json!({"slot": name, "file": file}));
+    }
+    println!("slot {} bound to {}", paint(&name, BOLD), file.display());
+    Ok(())
+}
+
+fn unbind(dir: Option<PathBuf>, json: bool) -> Result<()> {
+    let (name, file) = bound_slot(dir)?;
+    let text = std::fs::read_to_string(&file)?;
+    write_file(&file, &set_project_file_value(&text, "slot", None))?;
+    if json {
+        return print_json(&serde_json::json!({"unbound": name, "file": file}));
+    }
+    println!(
+        "slot {} unbound from {}",
+        paint(&name, BOLD),
+        file.display()
+    );
+    Ok(())
+}
+
+/// Replace `file` with `text` whole (a temporary file renamed over it).
+fn write_file(file: &std::path::Path, text: &str) -> Result<()> {
+    let tmp = file.with_extension("cairn-tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, file))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", file.display()))
 }

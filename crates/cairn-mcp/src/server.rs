@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cairn_core::api::{self, Caller, ContextInput, MemoryView};
-use cairn_core::project::{detect_project, path_of_file_uri, percent_decode};
+use cairn_core::project::{detect_project, detect_slot, path_of_file_uri, percent_decode};
 use cairn_core::{Cairn, ErrorKind};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -40,8 +40,11 @@ pub struct McpConfig {
     /// otherwise (`None` = global).
     pub default_project: Option<String>,
     /// Ask a client that offers MCP roots for them, and detect the project
-    /// from the first `file://` root.
+    /// (and a bound slot) from the first `file://` root.
     pub use_roots: bool,
+    /// The slot of `slot` calls that name none before the session chooses
+    /// one (`use`): the slot bound to the directory (`cairn slot bind`).
+    pub default_slot: Option<String>,
 }
 
 impl McpConfig {
@@ -51,6 +54,7 @@ impl McpConfig {
             tenant: tenant.into(),
             default_project: None,
             use_roots: true,
+            default_slot: None,
         }
     }
 }
@@ -105,7 +109,7 @@ fn read_only(ext: &Extensions) -> bool {
 #[derive(Clone)]
 pub struct CairnMcp {
     cairn: Cairn,
-    config: Arc<McpConfig>,
+    pub(crate) config: Arc<McpConfig>,
     /// `Some(project)` once the client's roots were read.
     roots_project: Arc<Mutex<Option<Option<String>>>>,
     /// The session's active slot and zero mode (the `slot` tool).
@@ -213,12 +217,16 @@ impl CairnMcp {
             tracing::debug!("the client did not list its roots");
             return;
         };
-        let project = roots
+        let paths: Vec<_> = roots
             .roots
             .iter()
             .filter_map(|r| path_of_file_uri(&r.uri))
-            .find_map(|p| detect_project(&p))
-            .map(|d| d.name);
+            .collect();
+        let project = paths.iter().find_map(|p| detect_project(p)).map(|d| d.name);
+        if let Some((slot, _)) = paths.iter().find_map(|p| detect_slot(p)) {
+            let mut session = self.slot_session.lock().unwrap_or_else(|e| e.into_inner());
+            session.active.get_or_insert(slot);
+        }
         tracing::info!(?project, "project from the client's roots");
         if let Ok(mut g) = self.roots_project.lock() {
             // Roots without a project leave the configured default in place.

@@ -29,7 +29,8 @@ pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Resu
         .name
         .clone()
         .filter(|n| !n.trim().is_empty())
-        .or(session.active.clone());
+        .or(session.active.clone())
+        .or(mcp.config.default_slot.clone());
     let need_name = || {
         named.clone().ok_or_else(|| {
             Error::invalid(format!(

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::Env;
 
 /// `cairn mcp` on the test's store, spoken to in JSON-RPC lines.
-struct McpProcess {
+pub(crate) struct McpProcess {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -19,9 +19,18 @@ struct McpProcess {
 
 impl McpProcess {
     fn start(env: &Env) -> McpProcess {
-        let mut child = env
-            .cmd()
-            .args(["mcp", "--no-detect"])
+        McpProcess::start_in(env, None)
+    }
+
+    /// `cairn mcp` started in `dir` (it detects the project and bound slot
+    /// there), or with detection off.
+    pub(crate) fn start_in(env: &Env, dir: Option<&std::path::Path>) -> McpProcess {
+        let mut cmd = env.cmd();
+        match dir {
+            Some(d) => cmd.arg("mcp").current_dir(d),
+            None => cmd.args(["mcp", "--no-detect"]),
+        };
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -66,7 +75,7 @@ impl McpProcess {
     }
 
     /// A tool's structured content.
-    fn tool(&mut self, name: &str, arguments: Value) -> Value {
+    pub(crate) fn tool(&mut self, name: &str, arguments: Value) -> Value {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments}));
         assert_ne!(result["isError"], json!(true), "{name}: {result}");
         result["structuredContent"].clone()

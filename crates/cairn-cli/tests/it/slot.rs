@@ -333,3 +333,73 @@ fn archiving_compresses_long_entries_and_restoring_gives_back_every_byte() {
     }
     env.assert_healthy();
 }
+
+#[test]
+fn a_slot_bound_to_a_directory_is_the_one_dot_and_mcp_use() {
+    let env = Env::new();
+    let project = env.dir.path().join("atlas");
+    let inner = project.join("src/deep");
+    std::fs::create_dir_all(&inner).unwrap();
+    let in_dir = |dir: &std::path::Path, args: &[&str]| {
+        let out = env.cmd().current_dir(dir).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    env.ok(&["slot", "create", "elsewhere"]);
+    // No binding yet: `.` says how to make one.
+    let (code, _, err) = in_dir(&inner, &["slot", "read", "."]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("cairn slot bind NAME"), "{err}");
+
+    in_dir(&project, &["init", "--project", "atlas"]);
+    let file = project.join(".cairn");
+    let before = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(in_dir(&project, &["slot", "bind", "atlas-dev"]).0, Some(0));
+    let bound = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        bound.starts_with(&before) && bound.contains("slot = \"atlas-dev\""),
+        "{bound}"
+    );
+    let (code, _, err) = in_dir(&project, &["slot", "bind", "../x"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        bound,
+        "a bad name changes nothing"
+    );
+
+    // From a subdirectory, `.` is the bound slot.
+    assert_eq!(
+        in_dir(&inner, &["slot", "save", ".", "the build uses zig cc"]).0,
+        Some(0)
+    );
+    let (_, read, _) = in_dir(&inner, &["slot", "read", ".", "--json"]);
+    let read: serde_json::Value = serde_json::from_str(&read).unwrap();
+    assert_eq!(read["slot"]["name"], "atlas-dev");
+    assert_eq!(
+        read["entries"][0]["memory"]["content"],
+        "the build uses zig cc"
+    );
+
+    // `cairn mcp` started there saves to it when a call names no slot.
+    let mut mcp = crate::same_json::McpProcess::start_in(&env, Some(&inner));
+    mcp.tool(
+        "slot",
+        serde_json::json!({"action": "save", "text": "saved over MCP"}),
+    );
+    drop(mcp);
+    assert_eq!(env.json(&["slot", "read", "atlas-dev"])["total"], 2);
+
+    assert_eq!(in_dir(&inner, &["slot", "unbind"]).0, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        before,
+        "the file as it was"
+    );
+    let (code, _, err) = in_dir(&inner, &["slot", "unbind"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no slot is bound"), "{err}");
+}
