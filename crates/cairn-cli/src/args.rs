@@ -746,6 +746,10 @@ pub struct RecallArgs {
     /// Show every factor of each score.
     #[arg(long)]
     pub explain: bool,
+    /// Show the query's words in each result: a snippet with them marked
+    /// (JSON: the terms, their byte ranges and the snippet).
+    #[arg(long)]
+    pub highlight: bool,
 }
 
 /// Output formats of `context`.

@@ -390,6 +390,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
         entity: a.entity,
         budget: a.budget,
         explain: a.explain,
+        highlight: a.highlight,
         profile: Some(a.profile),
     };
     let out = api::recall(cairn, &caller(), input)?;
@@ -414,7 +415,10 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
                 r.matched.as_str().to_string(),
                 m.kind.clone().unwrap_or_default(),
                 m.project.clone().unwrap_or_else(|| "(global)".into()),
-                out::one_line(&m.content, 80),
+                match &r.highlight {
+                    Some(h) => out::one_line(&h.snippet, 100),
+                    None => out::one_line(&m.content, 80),
+                },
             ]
         })
         .collect();

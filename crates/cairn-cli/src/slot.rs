@@ -2,8 +2,7 @@
 
 use anyhow::Result;
 use cairn_core::api::{
-    self, EntryView, GroupNode, RecallInput, SaveInput, Selection, SlotInput, SlotListInput,
-    SlotView,
+    self, EntryView, GroupNode, SaveInput, SlotInput, SlotListInput, SlotSearchInput, SlotView,
 };
 use std::path::PathBuf;
 
@@ -133,37 +132,33 @@ pub fn run(cairn: &Cairn, mut action: SlotAction, json: bool) -> Result<()> {
             exclude_tags,
             include_archived,
             limit,
-        } => {
-            let mut names = slots;
-            if names.is_empty() {
-                names = api::slot_list(
-                    cairn,
-                    &c,
-                    SlotListInput {
-                        group,
-                        tags,
-                        include_archived,
-                        ..Default::default()
-                    },
-                )?
-                .into_iter()
-                .filter(|s| !s.tags.iter().any(|t| exclude_tags.contains(t)))
-                .map(|s| s.name)
-                .collect();
-                if names.is_empty() {
-                    return Err(cairn_core::Error::invalid(
-                        "no slot matches: `cairn slot list` shows the slots",
-                    )
-                    .into());
-                }
-            }
-            search(cairn, query.join(" "), names, limit, json)
-        }
+        } => search(
+            cairn,
+            SlotSearchInput {
+                query: query.join(" "),
+                slots,
+                group,
+                tags,
+                exclude_tags,
+                include_archived,
+                limit: Some(limit),
+            },
+            json,
+        ),
         SlotAction::Query {
             name,
             question,
             limit,
-        } => search(cairn, question.join(" "), vec![name], limit, json),
+        } => search(
+            cairn,
+            SlotSearchInput {
+                query: question.join(" "),
+                slots: vec![name],
+                limit: Some(limit),
+                ..Default::default()
+            },
+            json,
+        ),
         SlotAction::List {
             group,
             tags,
@@ -413,26 +408,8 @@ fn set(cairn: &Cairn, input: SlotInput, json: bool) -> Result<()> {
     show_slot(&api::slot_set(cairn, &caller(), input)?, json)
 }
 
-fn search(
-    cairn: &Cairn,
-    query: String,
-    slots: Vec<String>,
-    limit: usize,
-    json: bool,
-) -> Result<()> {
-    let out = api::recall(
-        cairn,
-        &caller(),
-        RecallInput {
-            query,
-            selection: Selection {
-                slots,
-                ..Default::default()
-            },
-            limit: Some(limit),
-            ..Default::default()
-        },
-    )?;
+fn search(cairn: &Cairn, input: SlotSearchInput, json: bool) -> Result<()> {
+    let out = api::slot_search(cairn, &caller(), input)?;
     if json {
         return print_json(&out);
     }
@@ -440,14 +417,32 @@ fn search(
         println!("no entry matches");
     }
     for r in &out.results {
+        let text = match &r.highlight {
+            Some(h) => bold_marks(&h.snippet),
+            None => out::one_line(&r.memory.record.content, 100),
+        };
         println!(
-            "{} {:.3}  {}",
+            "{} {:.3}  {text}",
             paint(r.memory.record.slot.as_deref().unwrap_or("-"), GREEN),
             r.score,
-            out::one_line(&r.memory.record.content, 100)
         );
     }
     Ok(())
+}
+
+/// A snippet's `**marks**` in bold (as they are when colour is off).
+fn bold_marks(snippet: &str) -> String {
+    snippet
+        .split("**")
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                paint(part, BOLD)
+            } else {
+                part.to_string()
+            }
+        })
+        .collect()
 }
 
 fn saved(out: &api::SaveOutput, json: bool) -> Result<()> {

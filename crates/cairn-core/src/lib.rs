@@ -22,6 +22,7 @@ pub mod context;
 pub mod embed;
 pub mod engine;
 pub mod error;
+pub mod highlight;
 pub mod history;
 pub mod importers;
 pub mod ingest;

@@ -16,11 +16,12 @@ use cairn_core::{Cairn, ErrorKind};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Extensions, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig,
+    Annotations, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    CompletionInfo, Extensions, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler};
@@ -252,6 +253,13 @@ const SESSION_PREFIX: &str = "cairn://session/";
 const WORKING_SUFFIX: &str = "/working-memory";
 
 /// A resource read's error as a JSON-RPC error, by kind.
+/// Annotations saying when a resource last changed (RFC 3339).
+fn modified(at: &str) -> Annotations {
+    let mut a = Annotations::default();
+    a.last_modified = Some(at.to_string());
+    a
+}
+
 fn resource_error(e: cairn_core::Error) -> ErrorData {
     match e.kind() {
         ErrorKind::NotFound => ErrorData::resource_not_found(e.to_string(), None),
@@ -275,6 +283,7 @@ impl ServerHandler for CairnMcp {
                 .enable_tools()
                 .enable_resources()
                 .enable_prompts()
+                .enable_completions()
                 .build(),
         )
         .with_server_info(
@@ -376,11 +385,65 @@ impl ServerHandler for CairnMcp {
                         s.group.as_deref().unwrap_or("-")
                     ))
                     .with_mime_type(mime)
-                    .with_size(s.characters as u64),
+                    .with_size(s.characters as u64)
+                    .with_annotations(modified(&s.updated_at)),
                 );
             }
         }
         Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    /// Complete a resource template's argument: slot names for
+    /// `cairn://slot/{name}.…`, project names for
+    /// `cairn://context/{project}`, those starting with what is typed.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let Reference::Resource(template) = &request.r#ref else {
+            return Ok(CompleteResult::new(CompletionInfo::default()));
+        };
+        let typed = request.argument.value.to_lowercase();
+        let names: Vec<String> = match (template.uri.as_str(), request.argument.name.as_str()) {
+            (uri, "name") if uri.starts_with(SLOT_PREFIX) => self
+                .call(&context.extensions, |c, caller| {
+                    // Archived slots too: their resources read as well.
+                    let every = api::SlotListInput {
+                        include_archived: true,
+                        ..Default::default()
+                    };
+                    api::slot_list(c, caller, every)
+                })
+                .await
+                .map_err(resource_error)?
+                .into_iter()
+                .map(|s| s.name)
+                .collect(),
+            ("cairn://context/{project}", "project") => self
+                .call(&context.extensions, api::stats)
+                .await
+                .map_err(resource_error)?
+                .by_project
+                .into_iter()
+                .map(|(p, _)| p)
+                .filter(|p| p != api::GLOBAL_LABEL)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut values: Vec<String> = names
+            .into_iter()
+            .filter(|n| n.to_lowercase().starts_with(&typed))
+            .collect();
+        let total = values.len();
+        values.truncate(CompletionInfo::MAX_VALUES);
+        let info = CompletionInfo::with_pagination(
+            values,
+            u32::try_from(total).ok(),
+            total > CompletionInfo::MAX_VALUES,
+        )
+        .map_err(|e| ErrorData::internal_error(e, None))?;
+        Ok(CompleteResult::new(info))
     }
 
     async fn list_resource_templates(

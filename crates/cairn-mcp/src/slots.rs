@@ -1,7 +1,7 @@
 //! The `slot` tool's actions, over the application layer's slot calls,
 //! with the session's active slot and zero mode.
 
-use cairn_core::api::{self, RecallInput, SaveInput, Selection, SlotListInput};
+use cairn_core::api::{self, SaveInput, SlotListInput, SlotSearchInput};
 use cairn_core::{Error, Result};
 use rmcp::model::Extensions;
 use serde::Serialize;
@@ -126,40 +126,14 @@ pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Resu
                 .query
                 .clone()
                 .ok_or_else(|| Error::invalid("`search` needs `query`"))?;
-            let only = p.name.clone().filter(|n| !n.trim().is_empty());
-            let include_archived = p.include_archived;
+            let input = SlotSearchInput {
+                query,
+                slots: p.name.clone().filter(|n| !n.trim().is_empty()).into_iter().collect(),
+                include_archived: p.include_archived,
+                ..Default::default()
+            };
             let out = mcp
-                .call(ext, move |c, caller| {
-                    let slots = match only {
-                        Some(n) => vec![n],
-                        None => api::slot_list(
-                            c,
-                            caller,
-                            SlotListInput {
-                                include_archived,
-                                ..Default::default()
-                            },
-                        )?
-                        .into_iter()
-                        .map(|s| s.name)
-                        .collect(),
-                    };
-                    if slots.is_empty() {
-                        return Err(Error::invalid("there are no slots to search"));
-                    }
-                    api::recall(
-                        c,
-                        caller,
-                        RecallInput {
-                            query,
-                            selection: Selection {
-                                slots,
-                                ..Default::default()
-                            },
-                            ..Default::default()
-                        },
-                    )
-                })
+                .call(ext, move |c, caller| api::slot_search(c, caller, input))
                 .await?;
             let t = out
                 .results
@@ -169,7 +143,9 @@ pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Resu
                         "{} [{}] {}",
                         r.memory.short_id,
                         r.memory.record.slot.as_deref().unwrap_or(""),
-                        r.memory.record.content
+                        r.highlight
+                            .as_ref()
+                            .map_or(r.memory.record.content.as_str(), |h| h.snippet.as_str())
                     )
                 })
                 .collect::<Vec<_>>()

@@ -510,6 +510,7 @@ impl From<RecallParams> for RecallInput {
             entity: p.entity,
             budget: p.budget,
             explain: p.explain,
+            highlight: false,
             profile: None,
         }
     }

@@ -66,11 +66,13 @@ fn needed(method: &Method, path: &str) -> Role {
 /// Whether a POST only reads: recall, the session-start context, a
 /// prompt's memory block and a session's window.
 fn is_search(path: &str) -> bool {
-    matches!(path, "/v1/recall" | "/v1/context" | "/v1/prompt")
-        || path
-            .strip_prefix("/v1/sessions/")
-            .and_then(|rest| rest.strip_suffix("/window"))
-            .is_some_and(|session| !session.is_empty() && !session.contains('/'))
+    matches!(
+        path,
+        "/v1/recall" | "/v1/context" | "/v1/prompt" | "/v1/slot-search"
+    ) || path
+        .strip_prefix("/v1/sessions/")
+        .and_then(|rest| rest.strip_suffix("/window"))
+        .is_some_and(|session| !session.is_empty() && !session.contains('/'))
 }
 
 /// The key text of an `Authorization: Bearer` header.

@@ -58,10 +58,10 @@ pub use read::{
 pub use selection::{ListSort, Selection};
 pub use slots::{
     archive_candidates, slot_archive, slot_export, slot_import, slot_list, slot_merge, slot_read,
-    slot_restore, slot_save, slot_select, slot_set, slot_tree, slot_zero, split_document,
-    zero_mode, DuplicatePair, EntryView, ExportFormat, GroupNode, ImportedFile, MergeReport,
-    SaveInput, SaveOutput, Selected, SlotImportReport, SlotInput, SlotListInput, SlotRead,
-    SlotView, DEFAULT_SUMMARY_RATIO, MERGE_DUPLICATE,
+    slot_restore, slot_save, slot_search, slot_select, slot_set, slot_tree, slot_zero,
+    split_document, zero_mode, CompressionView, DuplicatePair, EntryView, ExportFormat, GroupNode,
+    ImportedFile, MergeReport, SaveInput, SaveOutput, Selected, SlotImportReport, SlotInput,
+    SlotListInput, SlotRead, SlotSearchInput, SlotView, DEFAULT_SUMMARY_RATIO, MERGE_DUPLICATE,
 };
 pub use transfer::{export, import};
 pub use view::{MemoryView, SimilarView};

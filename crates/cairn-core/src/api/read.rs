@@ -1,5 +1,6 @@
 //! Recall, get, list, stats, context.
 
+use crate::highlight::{highlight, Highlight};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +20,9 @@ pub const DEFAULT_CONTEXT_BUDGET: usize = 2000;
 /// Smallest token budget of a context: the heading and the stats line
 /// alone need about this much.
 pub const MIN_CONTEXT_BUDGET: usize = 50;
+
+/// Characters of a result's highlighted snippet.
+pub const SNIPPET_WIDTH: usize = 160;
 
 /// What to recall.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -46,6 +50,9 @@ pub struct RecallInput {
     pub budget: Option<usize>,
     /// Include every factor of each score.
     pub explain: bool,
+    /// Include the query's words each result contains: the terms, their
+    /// byte ranges and a snippet with each match marked `**so**`.
+    pub highlight: bool,
     /// How candidates are ranked: `cairn` (default: keyword and vector
     /// fused, then use, recency, scope and weight) or `vault` (Memory
     /// Vault AI's: the nearest by meaning of importance ≥ 0.2, scored
@@ -68,6 +75,10 @@ pub struct RecallHit {
     /// Every factor of the score, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<ScoreBreakdown>,
+    /// The query's words it contains, when asked for (none when it
+    /// matched by meaning only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub highlight: Option<Highlight>,
     /// The answer's line for this memory, as counted against the budget.
     #[serde(skip)]
     pub line: String,
@@ -155,7 +166,13 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
             continue;
         }
         tokens += n;
+        let highlight = if input.highlight {
+            highlight(&memory.record.content, &input.query, SNIPPET_WIDTH)
+        } else {
+            None
+        };
         results.push(RecallHit {
+            highlight,
             memory,
             score: r.explain.score,
             matched: r.matched,

@@ -922,6 +922,11 @@ async fn the_slot_tool_saves_reads_selects_searches_and_honours_zero_mode() {
         .as_str()
         .unwrap()
         .contains("NATS"));
+    assert_eq!(
+        found["result"]["results"][0]["highlight"]["terms"],
+        json!(["nats", "queue"]),
+        "{found}"
+    );
 
     // Zero mode for the session: a save is refused and writes nothing.
     call(&client, "slot", json!({"action": "zero", "on": true})).await;
@@ -946,9 +951,17 @@ async fn the_slot_tool_saves_reads_selects_searches_and_honours_zero_mode() {
     };
     assert!(text.starts_with("# Memory Slot: atlas-dev"), "{text}");
     let resources = client.list_all_resources().await.unwrap();
-    assert!(resources
+    let json_resource = resources
         .iter()
-        .any(|r| r.uri == "cairn://slot/atlas-dev.json"));
+        .find(|r| r.uri == "cairn://slot/atlas-dev.json")
+        .expect("the slot's JSON resource");
+    assert!(json_resource.size.is_some_and(|s| s > 0));
+    assert!(json_resource
+        .annotations
+        .as_ref()
+        .and_then(|a| a.last_modified.as_ref())
+        .is_some());
+
     call(
         &client,
         "slot",
@@ -957,6 +970,32 @@ async fn the_slot_tool_saves_reads_selects_searches_and_honours_zero_mode() {
     .await;
     let hits = call(&client, "recall", json!({"query": "NATS queue"})).await;
     assert_eq!(hits["results"], json!([]), "{hits}");
+    // The templates' argument completes to slot names.
+    call(
+        &client,
+        "slot",
+        json!({"action": "save", "name": "atlas-ops", "text": "pager rota"}),
+    )
+    .await;
+    call(
+        &client,
+        "slot",
+        json!({"action": "save", "name": "beta", "text": "beta notes"}),
+    )
+    .await;
+    let complete = |typed: &'static str| {
+        let client = &client;
+        async move {
+            client
+                .complete_resource_argument("cairn://slot/{name}.md", "name", typed, None)
+                .await
+                .unwrap()
+                .values
+        }
+    };
+    assert_eq!(complete("atl").await, ["atlas-dev", "atlas-ops"]);
+    assert_eq!(complete("").await.len(), 3);
+    assert!(complete("zzz").await.is_empty());
     let bad = call_err(&client, "slot", json!({"action": "fly"})).await;
     assert!(bad.contains("unknown slot action"), "{bad}");
     client.cancel().await.unwrap();

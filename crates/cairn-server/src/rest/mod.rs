@@ -25,8 +25,8 @@ use cairn_core::api::{
     ConversationTree, ConversationView, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput,
     HistoryOutput, IngestInput, IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput,
     MemoryView, PromptInput, RecallInput, RecallOutput, RememberInput, RememberOutput, RevertInput,
-    RevertOutput, SaveOutput, SlotInput, SlotListInput, SlotRead, SlotView, StatsOutput,
-    UpdateInput, UpdateOutput, WindowInput,
+    RevertOutput, SaveOutput, SlotInput, SlotListInput, SlotRead, SlotSearchInput, SlotView,
+    StatsOutput, UpdateInput, UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -375,6 +375,18 @@ pub fn operations() -> Vec<Operation> {
                 "Make a slot, or change its description, tags, group, priority or name",
                 Role::Write,
                 post(slots::set),
+            )
+        },
+        Operation {
+            body: Some(schema::<SlotSearchInput>),
+            ok: (StatusCode::OK, schema::<RecallOutput>),
+            ..op(
+                M::POST,
+                "/slot-search",
+                "search_slots",
+                "Search slots' entries (hybrid recall restricted to slots by name, group and tags), each result with the query's words it contains marked in a snippet",
+                Role::Read,
+                post(slots::search),
             )
         },
         Operation {

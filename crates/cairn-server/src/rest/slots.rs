@@ -1,12 +1,14 @@
-//! `/v1/slots`: memcord's slots — made, listed, read, saved to, exported,
-//! archived and restored. Searching them is `POST /v1/recall` with
-//! `slots` (and `include_archived`).
+//! `/v1/slots`: memcord's slots — made, listed, searched (with matched
+//! terms marked), read, saved to, exported, archived and restored.
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use cairn_core::api::{self, SaveInput, SaveOutput, SlotInput, SlotListInput, SlotRead, SlotView};
+use cairn_core::api::{
+    self, RecallOutput, SaveInput, SaveOutput, SlotInput, SlotListInput, SlotRead, SlotSearchInput,
+    SlotView,
+};
 
 use super::{run, JsonBody, QueryParams, Who};
 use crate::{ApiError, AppState};
@@ -61,6 +63,21 @@ pub async fn list(
 ) -> Result<Json<Vec<SlotView>>, ApiError> {
     run(&state, &who, move |c, caller| {
         api::slot_list(c, caller, input)
+    })
+    .await
+    .map(Json)
+}
+
+/// `POST /v1/slot-search`: hybrid recall over slots' entries, each result
+/// with the query's words it contains. (Not under `/v1/slots/`, where it
+/// would hide a slot named `search`.)
+pub async fn search(
+    State(state): State<AppState>,
+    who: Who,
+    JsonBody(input): JsonBody<SlotSearchInput>,
+) -> Result<Json<RecallOutput>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::slot_search(c, caller, input)
     })
     .await
     .map(Json)

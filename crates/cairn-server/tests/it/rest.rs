@@ -1036,8 +1036,42 @@ async fn slots_over_rest_within_the_tenant() {
     let r = alice.post("/v1/slots/atlas-dev/restore", json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
 
+    // Slot search marks the query's words; a tag filter that admits no
+    // slot is an error naming it.
+    let found = alice
+        .post(
+            "/v1/slot-search",
+            json!({"query": "queue load tests", "tags": ["infra"]}),
+        )
+        .await;
+    assert_eq!(found.status, StatusCode::OK, "{}", found.body);
+    let hit = &found.body["results"][0]["highlight"];
+    assert_eq!(hit["terms"], json!(["queue", "load", "tests"]), "{hit}");
+    assert_eq!(hit["spans"][0], json!([20, 25]), "{hit}");
+    assert!(
+        hit["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("**load** **test**"),
+        "{hit}"
+    );
+    let none = alice
+        .post(
+            "/v1/slot-search",
+            json!({"query": "queue", "tags": ["nope"]}),
+        )
+        .await;
+    assert_error(&none, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input");
+
     // Bob sees none of it.
     assert_eq!(bob.get("/v1/slots").await.body, json!([]));
+    let r = bob
+        .post(
+            "/v1/slot-search",
+            json!({"query": "NATS queue", "slots": ["atlas-dev"]}),
+        )
+        .await;
+    assert_eq!(r.body["results"], json!([]), "{}", r.body);
     assert_error(
         &bob.get("/v1/slots/atlas-dev").await,
         StatusCode::NOT_FOUND,

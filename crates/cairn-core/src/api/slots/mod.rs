@@ -562,3 +562,74 @@ pub fn slot_zero(cairn: &Cairn, caller: &Caller, slot: Option<&str>, on: bool) -
 pub fn zero_mode(cairn: &Cairn, caller: &Caller) -> Result<bool> {
     entries::tenant_zero(cairn, &caller.tenant)
 }
+
+/// A search of slots' entries.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct SlotSearchInput {
+    /// The question or keywords.
+    pub query: String,
+    /// Only these slots (default: every slot the other filters admit).
+    pub slots: Vec<String>,
+    /// Only slots in this group or below it.
+    pub group: Option<String>,
+    /// Only slots with every one of these tags.
+    pub tags: Vec<String>,
+    /// Leave out slots with any of these tags.
+    pub exclude_tags: Vec<String>,
+    /// Archived slots too.
+    pub include_archived: bool,
+    /// Most results, 1 to 1000 (default 10).
+    pub limit: Option<usize>,
+}
+
+/// Search slots' entries: hybrid recall restricted to the slots chosen,
+/// each result with the query's words it contains marked in a snippet.
+pub fn slot_search(
+    cairn: &Cairn,
+    caller: &Caller,
+    input: SlotSearchInput,
+) -> Result<super::RecallOutput> {
+    let exclude = normalize_tags(&input.exclude_tags)?;
+    let slots = if input.slots.is_empty() {
+        slot_list(
+            cairn,
+            caller,
+            SlotListInput {
+                group: input.group,
+                tags: input.tags,
+                include_archived: input.include_archived,
+                archived_only: false,
+            },
+        )?
+        .into_iter()
+        .filter(|s| !s.tags.iter().any(|t| exclude.contains(t)))
+        .map(|s| s.name)
+        .collect()
+    } else {
+        input
+            .slots
+            .iter()
+            .map(|s| normalize_slot_name(s))
+            .collect::<Result<Vec<_>>>()?
+    };
+    if slots.is_empty() {
+        return Err(Error::invalid(
+            "no slot matches the search's filters (`cairn slot list` shows the slots)",
+        ));
+    }
+    super::recall(
+        cairn,
+        caller,
+        super::RecallInput {
+            query: input.query,
+            selection: Selection {
+                slots,
+                ..Default::default()
+            },
+            limit: input.limit,
+            highlight: true,
+            ..Default::default()
+        },
+    )
+}
