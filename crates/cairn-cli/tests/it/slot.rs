@@ -190,9 +190,26 @@ fn files_and_folders_import_into_a_slot_and_a_json_export_round_trips() {
     std::fs::write(dir.join("ignored.png"), "not text").unwrap();
     let docs = dir.display().to_string();
 
+    env.ok(&[
+        "slot",
+        "create",
+        "docs",
+        "--description",
+        "Design documents",
+        "--group",
+        "projects/atlas",
+        "--tag",
+        "design",
+        "--priority",
+        "2",
+    ]);
     let dry = env.json(&["slot", "import", "docs", &docs, "--dry-run"]);
     assert_eq!(dry["entries"], 3, "{dry}");
-    assert_eq!(env.run(&["slot", "read", "docs"]).status.code(), Some(1));
+    assert_eq!(
+        env.json(&["slot", "read", "docs"])["total"],
+        0,
+        "a dry run writes nothing"
+    );
     let done = env.json(&["slot", "import", "docs", &docs]);
     assert_eq!(done["entries"], 3);
     assert!(done["files"][1]["error"].is_string(), "{done}");
@@ -223,15 +240,49 @@ fn files_and_folders_import_into_a_slot_and_a_json_export_round_trips() {
         "-o",
         &out.display().to_string(),
     ]);
-    env.json(&["slot", "import", "copy", &out.display().to_string()]);
-    let copy = env.json(&["slot", "read", "copy"]);
-    let copied: Vec<&str> = copy["entries"]
-        .as_array()
+    let path = out.display().to_string();
+    // Into another store: every field of every entry, ids and times too.
+    let other = Env::new();
+    let done = other.json(&["slot", "import", "docs", &path]);
+    assert_eq!(done["entries"], 3, "{done}");
+    let entries = |env: &Env| {
+        let mut all = env.json(&["slot", "read", "docs"])["entries"].clone();
+        for e in all.as_array_mut().unwrap() {
+            // What reading (not the entry) changes.
+            for k in ["access_count", "last_accessed_at"] {
+                e["memory"].as_object_mut().unwrap().remove(k);
+            }
+        }
+        all
+    };
+    assert_eq!(entries(&other), entries(&env));
+    let slot = |env: &Env| env.json(&["slot", "read", "docs"])["slot"].clone();
+    for k in ["description", "tags", "group", "priority"] {
+        assert_eq!(slot(&other)[k], slot(&env)[k], "{k}");
+    }
+    // Again: the ids are stored, nothing is duplicated, and it says so.
+    let again = other.json(&["slot", "import", "docs", &path]);
+    assert_eq!(again["entries"], 0, "{again}");
+    assert!(again["files"][0]["error"]
+        .as_str()
         .unwrap()
-        .iter()
-        .map(|e| e["memory"]["content"].as_str().unwrap())
-        .collect();
-    assert_eq!(copied, texts);
+        .contains("3 entries skipped"));
+    assert_eq!(other.json(&["slot", "read", "docs"])["total"], 3);
+
+    // Into another slot of the same store: the ids are taken, so nothing
+    // is written twice.
+    let copy = env.json(&["slot", "import", "copy", &path]);
+    assert_eq!(copy["entries"], 0, "{copy}");
+    // A memcord slot file (no records) imports its entries' texts.
+    let memcord = serde_json::json!({
+        "slot_name": "m",
+        "entries": [{"type": "manual_save", "content": "from memcord", "timestamp": "2025-01-02T03:04:05Z"}]
+    });
+    let file = env.dir.path().join("memcord.json");
+    std::fs::write(&file, memcord.to_string()).unwrap();
+    env.json(&["slot", "import", "m", &file.display().to_string()]);
+    let read = env.json(&["slot", "read", "m"]);
+    assert_eq!(read["entries"][0]["memory"]["content"], "from memcord");
 }
 
 #[test]

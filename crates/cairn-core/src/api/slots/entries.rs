@@ -97,6 +97,33 @@ pub(super) fn tenant_zero(cairn: &Cairn, tenant: &str) -> Result<bool> {
         .is_some_and(|r| r.body.get("on").and_then(|v| v.as_bool()) == Some(true)))
 }
 
+/// An error saying how to turn zero mode off if it is on for the session
+/// (`session_zero`), every slot or slot `name`: nothing may be written.
+pub(super) fn refuse_in_zero_mode(
+    cairn: &Cairn,
+    caller: &Caller,
+    name: &str,
+    session_zero: bool,
+) -> Result<()> {
+    let how = if session_zero {
+        "for this session"
+    } else if tenant_zero(cairn, &caller.tenant)? {
+        "for every slot"
+    } else if record(cairn, &caller.tenant, name)?.is_some_and(|(_, s)| s.zero) {
+        "for this slot"
+    } else {
+        return Ok(());
+    };
+    Err(Error::invalid(format!(
+        "zero mode is on {how}: nothing was saved to `{name}`; turn it off with {}",
+        match how {
+            "for this session" => "`slot` action `zero` with `on: false`".to_string(),
+            "for every slot" => "`cairn slot zero off`".to_string(),
+            _ => format!("`cairn slot zero off --slot {name}`"),
+        }
+    )))
+}
+
 /// Append an entry to a slot (never replacing one), or, with `progress`,
 /// an extractive summary of the text. Refused, writing nothing, in zero
 /// mode.
@@ -104,25 +131,7 @@ pub fn slot_save(cairn: &Cairn, caller: &Caller, input: SaveInput) -> Result<Sav
     let tenant = caller.tenant.as_str();
     let name = normalize_slot_name(&input.name)?;
     let found = record(cairn, tenant, &name)?;
-    let off = |how: &str| {
-        Err(Error::invalid(format!(
-            "zero mode is on {how}: nothing was saved to `{name}`; turn it off with {}",
-            match how {
-                "for this session" => "`slot` action `zero` with `on: false`".to_string(),
-                "for every slot" => "`cairn slot zero off`".to_string(),
-                _ => format!("`cairn slot zero off --slot {name}`"),
-            }
-        )))
-    };
-    if input.session_zero {
-        return off("for this session");
-    }
-    if tenant_zero(cairn, tenant)? {
-        return off("for every slot");
-    }
-    if found.as_ref().is_some_and(|(_, s)| s.zero) {
-        return off("for this slot");
-    }
+    refuse_in_zero_mode(cairn, caller, &name, input.session_zero)?;
     if input.text.trim().is_empty() {
         return Err(Error::invalid("nothing to save: the text is empty"));
     }

@@ -6,10 +6,12 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::super::{Caller, ForeignFile};
+use super::entries::refuse_in_zero_mode;
 use crate::collections::CollectionKind;
 use crate::engine::{Cairn, UpdateRequest};
 use crate::memory::{normalize_slot_name, Memory, MemoryId};
 use crate::rank::cosine;
+use crate::wire::MemoryRecord;
 use crate::{Error, Result};
 
 use super::*;
@@ -84,6 +86,8 @@ pub fn slot_export(
                     "last_summary_at": s.last_summary_at,
                     "contributors": s.contributors,
                 },
+                // memcord's fields, and the whole record (every field,
+                // as `cairn export` writes it), which import restores.
                 "entries": read.entries.iter().map(|e| serde_json::json!({
                     "id": e.memory.record.id,
                     "type": e.entry_type,
@@ -91,6 +95,7 @@ pub fn slot_export(
                     "timestamp": e.memory.record.created_at,
                     "original_length": e.original_length,
                     "summary_length": e.summary_length,
+                    "record": e.memory.record,
                 })).collect::<Vec<_>>(),
             });
             let mut text = serde_json::to_string_pretty(&value).map_err(Error::storage)?;
@@ -218,12 +223,67 @@ pub struct SlotImportReport {
     pub files: Vec<ImportedFile>,
 }
 
+/// What a file gives a slot.
+enum FileEntries {
+    /// Texts, each saved as a new entry.
+    Texts(Vec<String>),
+    /// Whole entries of a slot's own JSON export (`record`s), restored
+    /// with their ids, times and fields, and the slot's description, tags,
+    /// group and priority (for a slot the import makes).
+    Records(Vec<MemoryRecord>, SlotInput),
+}
+
+/// The records of a slot's JSON export (its entries' `record`s) and the
+/// slot's fields, if it is one.
+fn exported_records(text: &str) -> Result<Option<(Vec<MemoryRecord>, SlotInput)>> {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Ok(None);
+    };
+    let Some(entries) = value.get("entries").and_then(|e| e.as_array()) else {
+        return Ok(None);
+    };
+    if entries.is_empty() || !entries.iter().all(|e| e.get("record").is_some()) {
+        return Ok(None);
+    }
+    let records = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            serde_json::from_value(e["record"].clone())
+                .map_err(|err| Error::invalid(format!("entry {}: {err}", i + 1)))
+        })
+        .collect::<Result<_>>()?;
+    let text = |k: &str| value.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let slot = SlotInput {
+        description: text("description"),
+        tags: value
+            .get("tags")
+            .and_then(|t| serde_json::from_value(t.clone()).ok()),
+        group: text("group_path"),
+        priority: value
+            .get("priority")
+            .and_then(|p| p.as_u64())
+            .and_then(|p| u8::try_from(p).ok()),
+        ..Default::default()
+    };
+    Ok(Some((records, slot)))
+}
+
 /// The entries of one file: `.md` and `.txt` cut by [`split_document`],
-/// `.json` a memcord slot file's entries, `.jsonl` Cairn's JSON Lines
-/// records' contents.
-fn file_entries(name: &str, text: &str) -> Result<Vec<String>> {
+/// `.json` a slot's own JSON export's records or a memcord slot file's
+/// entries, `.jsonl` Cairn's JSON Lines records' contents.
+fn file_entries(name: &str, text: &str) -> Result<FileEntries> {
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    match ext.as_deref() {
+    if ext.as_deref() == Some("json") {
+        if let Some((records, slot)) = exported_records(text)? {
+            return Ok(FileEntries::Records(records, slot));
+        }
+    }
+    file_texts(ext.as_deref(), text).map(FileEntries::Texts)
+}
+
+fn file_texts(ext: Option<&str>, text: &str) -> Result<Vec<String>> {
+    match ext {
         Some("md" | "markdown" | "txt" | "text") => Ok(split_document(text)),
         Some("json") => Ok(
             crate::importers::parse(crate::importers::Foreign::Memcord, text)?
@@ -275,7 +335,44 @@ pub fn slot_import(
         };
         match file_entries(&f.name, &f.text) {
             Err(e) => line.error = Some(e.to_string()),
-            Ok(texts) => {
+            Ok(FileEntries::Records(records, _)) if dry_run => line.entries = records.len(),
+            Ok(FileEntries::Records(mut records, fields)) => {
+                refuse_in_zero_mode(cairn, caller, &slot, false)?;
+                if record(cairn, &caller.tenant, &slot)?.is_none() {
+                    slot_set(
+                        cairn,
+                        caller,
+                        SlotInput {
+                            name: slot.clone(),
+                            ..fields
+                        },
+                    )?;
+                }
+                for r in &mut records {
+                    r.slot = Some(slot.clone());
+                }
+                let done = cairn.import(
+                    &caller.tenant,
+                    records.into_iter().enumerate().map(|(i, r)| (i + 1, Ok(r))),
+                    false,
+                    &caller.actor,
+                    &mut |_| {},
+                )?;
+                line.entries = done.imported;
+                let mut problems: Vec<String> = done
+                    .errors
+                    .iter()
+                    .map(|(n, e)| format!("entry {n}: {e}"))
+                    .collect();
+                if done.skipped_existing > 0 {
+                    problems.push(format!(
+                        "{} entries skipped: their ids are stored already",
+                        done.skipped_existing
+                    ));
+                }
+                line.error = (!problems.is_empty()).then(|| problems.join("; "));
+            }
+            Ok(FileEntries::Texts(texts)) => {
                 for text in texts {
                     if !dry_run {
                         slot_save(
