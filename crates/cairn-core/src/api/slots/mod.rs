@@ -80,6 +80,9 @@ pub struct SlotView {
     pub last_summary_at: Option<String>,
     /// Who wrote its entries.
     pub contributors: Vec<String>,
+    /// Its search keywords: the words its entries use most (stop words
+    /// aside), most used first.
+    pub keywords: Vec<String>,
     /// When it or an entry was last written or recalled (RFC 3339).
     pub last_access: String,
     /// While archived: its long entries compressed at rest.
@@ -118,6 +121,31 @@ impl From<&SlotPacking> for CompressionView {
             saved_bytes: p.original_bytes.saturating_sub(p.stored_bytes),
         }
     }
+}
+
+/// Search keywords a slot view lists.
+const KEYWORDS: usize = 10;
+
+/// The `n` words `entries` use most, stop words and one-letter words
+/// aside (ties: the word first met first).
+fn keywords(entries: &[Memory], n: usize) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let mut at = std::collections::HashMap::new();
+    for m in entries {
+        for term in crate::store::query_terms(&m.content) {
+            if term.chars().count() < 2 || crate::store::STOP_WORDS.contains(&term.as_str()) {
+                continue;
+            }
+            let i = *at.entry(term.clone()).or_insert_with(|| {
+                counts.push((term, 0));
+                counts.len() - 1
+            });
+            counts[i].1 += 1;
+        }
+    }
+    // Stable: equal counts keep the order the words were met in.
+    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.into_iter().take(n).map(|(t, _)| t).collect()
 }
 
 /// When a slot or one of its entries was last written or recalled.
@@ -203,6 +231,7 @@ fn view(record: &CollectionRecord, slot: &Slot, entries: &[Memory]) -> SlotView 
         characters: entries.iter().map(|m| m.content.chars().count()).sum(),
         last_summary_at: slot.last_summary_at.map(format_timestamp),
         contributors,
+        keywords: keywords(entries, KEYWORDS),
         last_access: format_timestamp(last_access(record, entries)),
         compression: slot.packed.as_ref().map(CompressionView::from),
     }

@@ -328,3 +328,21 @@ fn renames_groups_tags_and_bad_names() {
     let md = slot_export(&c, &caller, "plan", ExportFormat::Markdown).unwrap();
     assert!(md.contains("**Group:** projects/alpha/dev"), "{md}");
 }
+
+#[test]
+fn a_slot_lists_its_entries_most_used_words_as_keywords() {
+    let (c, _) = engine();
+    save(
+        &c,
+        "ops",
+        "The deploy pipeline failed: the deploy key expired.",
+    );
+    let out = save(&c, "ops", "Rotated the deploy key; pipeline green again.");
+    assert_eq!(
+        out.slot.keywords[..3],
+        ["deploy", "pipeline", "key"],
+        "{:?}",
+        out.slot.keywords
+    );
+    assert!(!out.slot.keywords.iter().any(|k| k == "the"));
+}
