@@ -28,6 +28,7 @@ pub mod ingest;
 pub mod keys;
 pub mod memory;
 pub mod memstore;
+pub mod migrate;
 pub mod project;
 pub mod rank;
 pub mod redact;
@@ -56,8 +57,8 @@ pub use memory::{
 };
 pub use memstore::MemoryStore;
 pub use store::{
-    Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, Store, StoreCaches, StoreStats,
-    TermRarity, ThreadScope, WriteBatch,
+    Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store, StoreCaches,
+    StoreStats, TermRarity, ThreadScope, WriteBatch,
 };
 
 #[cfg(test)]

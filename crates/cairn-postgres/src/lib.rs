@@ -72,6 +72,7 @@
 //! never reads or writes outside its schema (the `vector` extension
 //! aside).
 
+mod bulk;
 mod collections;
 mod db;
 mod keys;
