@@ -11,6 +11,7 @@ mod crash;
 mod foreign;
 mod ingest;
 mod keys;
+mod migrate;
 mod pg;
 mod redact;
 mod same_json;

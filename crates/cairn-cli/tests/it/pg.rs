@@ -21,7 +21,7 @@ use tokio::sync::watch;
 use crate::{http, served_address};
 
 /// The test database's URL, or a failure saying how to get one.
-fn url() -> String {
+pub(crate) fn url() -> String {
     match std::env::var("CAIRN_TEST_POSTGRES_URL") {
         Ok(url) if !url.is_empty() => url,
         _ => panic!(
@@ -33,12 +33,12 @@ fn url() -> String {
 }
 
 /// A schema of its own for one test, dropped when the test ends.
-struct Schema {
-    name: String,
+pub(crate) struct Schema {
+    pub(crate) name: String,
 }
 
 impl Schema {
-    fn new() -> Schema {
+    pub(crate) fn new() -> Schema {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
@@ -49,14 +49,14 @@ impl Schema {
     }
 
     /// `base` (a PostgreSQL URL) naming this schema.
-    fn url(&self, base: &str) -> String {
+    pub(crate) fn url(&self, base: &str) -> String {
         let sep = if base.contains('?') { '&' } else { '?' };
         format!("{base}{sep}schema={}", self.name)
     }
 
     /// The ids stored in this schema, read directly (as the superuser the
     /// test URL names, so every tenant's).
-    fn ids(&self) -> HashSet<String> {
+    pub(crate) fn ids(&self) -> HashSet<String> {
         let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
         client
             .query(&format!("SELECT id::text FROM {}.memories", self.name), &[])
