@@ -38,7 +38,17 @@ pub struct PostgresOptions {
     /// (unless the URL gives `connect_timeout`) and a wait for a pooled
     /// connection. Default [`CONNECT_TIMEOUT`].
     pub connect_timeout: Duration,
+    /// The HNSW search's candidate list (`hnsw.ef_search`) at least: larger
+    /// finds the true nearest neighbours more often, slower. A search for
+    /// more results than this uses its limit. Default
+    /// [`DEFAULT_EF_SEARCH`]; the URL's `?ef_search=N` wins.
+    pub ef_search: usize,
 }
+
+/// The default [`PostgresOptions::ef_search`]: 100, with which hybrid
+/// recall on LoCoMo matches SQLite's exact vector search (see
+/// `docs/BENCHMARKS.md`).
+pub const DEFAULT_EF_SEARCH: usize = 100;
 
 /// The default [`PostgresOptions::connect_timeout`]: 3 seconds. Long
 /// enough for a connection across a data centre (and PostgreSQL's own
@@ -62,6 +72,7 @@ impl Default for PostgresOptions {
             schema: "cairn".into(),
             pool_size: 16,
             connect_timeout: CONNECT_TIMEOUT,
+            ef_search: DEFAULT_EF_SEARCH,
         }
     }
 }
@@ -69,24 +80,30 @@ impl Default for PostgresOptions {
 /// The URL without Cairn's own parameter, `schema` (which PostgreSQL's
 /// URL syntax does not have), and that parameter's value.
 fn split_schema(url: &str) -> (String, Option<String>) {
+    split_param(url, "schema")
+}
+
+/// The URL without the query parameter `name`, and its value.
+fn split_param(url: &str, name: &str) -> (String, Option<String>) {
     let Some((base, query)) = url.split_once('?') else {
         return (url.to_string(), None);
     };
-    let mut schema = None;
+    let mut value = None;
+    let prefix = format!("{name}=");
     let rest: Vec<&str> = query
         .split('&')
-        .filter(|pair| match pair.strip_prefix("schema=") {
-            Some(value) => {
-                schema = Some(value.to_string());
+        .filter(|pair| match pair.strip_prefix(prefix.as_str()) {
+            Some(v) => {
+                value = Some(v.to_string());
                 false
             }
             None => !pair.is_empty(),
         })
         .collect();
     if rest.is_empty() {
-        (base.to_string(), schema)
+        (base.to_string(), value)
     } else {
-        (format!("{base}?{}", rest.join("&")), schema)
+        (format!("{base}?{}", rest.join("&")), value)
     }
 }
 
@@ -98,6 +115,8 @@ pub struct PostgresStore {
     /// Whether this process dropped the vector index for a bulk load (see
     /// `bulk.rs`) and owes the store its rebuild.
     index_deferred: std::sync::atomic::AtomicBool,
+    /// [`PostgresOptions::ef_search`].
+    ef_search: usize,
 }
 
 /// The statement inserting one memory (see [`memory_values`]).
@@ -308,6 +327,16 @@ impl PostgresStore {
         if let Some(name) = named {
             options.schema = name;
         }
+        let (url, ef_search) = split_param(&url, "ef_search");
+        if let Some(ef) = ef_search {
+            options.ef_search = ef
+                .parse()
+                .ok()
+                .filter(|n| (1..=1000).contains(n))
+                .ok_or_else(|| {
+                    Error::invalid(format!("ef_search={ef}: give a number from 1 to 1000"))
+                })?;
+        }
         schema::check_schema_name(&options.schema)?;
         let mut config: postgres::Config = url
             .parse()
@@ -339,6 +368,7 @@ impl PostgresStore {
             threads: PgCollections { db: db.clone() },
             db,
             index_deferred: std::sync::atomic::AtomicBool::new(false),
+            ef_search: options.ef_search,
         };
         // A bulk load that died before its end left the vector index to
         // whoever opens the store next.
@@ -763,7 +793,7 @@ impl Store for PostgresStore {
             check_dimension(read_model(tx)?.as_ref(), vector)?;
             // HNSW keeps scanning until the filter has let `limit` rows
             // through (pgvector's iterative scan).
-            let ef_search = limit.clamp(40, 1000);
+            let ef_search = limit.max(self.ef_search).min(1000);
             tx.batch_execute(&format!(
                 "SET LOCAL hnsw.ef_search = {ef_search}; \
                  SET LOCAL hnsw.iterative_scan = strict_order"
