@@ -69,6 +69,11 @@ enum Cmd {
         /// Keep the store files in this directory (for `fresh`).
         #[arg(long)]
         keep: Option<PathBuf>,
+        /// Measure PostgreSQL instead of SQLite: the database's URL (each
+        /// size in a schema of its own, dropped after; `?ef_search=N`
+        /// sets the HNSW search's candidate list).
+        #[arg(long, value_name = "URL")]
+        postgres: Option<String>,
     },
     /// The context-window optimiser on a long session (synthetic
     /// embeddings: the time without the query's embedding).
@@ -142,6 +147,10 @@ enum Cmd {
         /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
         #[arg(long, default_value = "cairn")]
         profile: Profile,
+        /// Store the conversations in PostgreSQL (this database's URL, a
+        /// schema per conversation, dropped after) instead of SQLite.
+        #[arg(long, value_name = "URL")]
+        postgres: Option<String>,
     },
     /// Retrieval quality on Cairn's own evaluation set: every case's
     /// memories among thousands of distractors in one store, every question
@@ -217,7 +226,8 @@ fn main() -> Result<()> {
             sizes,
             queries,
             keep,
-        } => store(&sizes, queries, keep),
+            postgres,
+        } => store(&sizes, queries, keep, postgres.as_deref()),
         Cmd::Embed { sentences } => embed(sentences),
         Cmd::Window {
             exchanges,
@@ -238,6 +248,7 @@ fn main() -> Result<()> {
             entity_boost,
             candidates,
             profile,
+            postgres,
         } => {
             let fusion = Fusion {
                 k: rrf_k,
@@ -255,6 +266,7 @@ fn main() -> Result<()> {
                 embed_cache,
                 fusion,
                 profile,
+                postgres.as_deref(),
             )
         }
         Cmd::Eval {
@@ -306,7 +318,7 @@ fn main() -> Result<()> {
 /// first, untimed, beside the store, and removed after.
 fn fill(
     cairn: &Cairn,
-    store: &SqliteStore,
+    sqlite: Option<&SqliteStore>,
     corpus: &Corpus,
     embedder: &SyntheticEmbedder,
     n: usize,
@@ -331,7 +343,9 @@ fn fill(
     let mut lines = JsonLines::spawn(reader, Box::new(|_| {}));
     let report = cairn.import("default", lines.by_ref(), false, LOCAL_ACTOR, &mut |_| {})?;
     lines.finish()?;
-    store.wait_for_checkpoints();
+    if let Some(store) = sqlite {
+        store.wait_for_checkpoints();
+    }
     let seconds = t.elapsed().as_secs_f64();
     std::fs::remove_file(&path)?;
     if report.imported != n || !report.errors.is_empty() {
@@ -342,6 +356,43 @@ fn fill(
         );
     }
     Ok(seconds)
+}
+
+/// A PostgreSQL schema of the benchmark's own, dropped when done.
+struct PgSchema {
+    url: String,
+    name: String,
+}
+
+impl PgSchema {
+    /// `bench_<what>_<pid>` in the database at `url`.
+    fn new(url: &str, what: &str) -> PgSchema {
+        let what: String = what
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+            .collect();
+        PgSchema {
+            url: url.to_string(),
+            name: format!("bench_{what}_{}", std::process::id()),
+        }
+    }
+
+    /// A store in this schema.
+    fn open(&self) -> Result<cairn_postgres::PostgresStore> {
+        let sep = if self.url.contains('?') { '&' } else { '?' };
+        let url = format!("{}{sep}schema={}", self.url, self.name);
+        Ok(cairn_postgres::PostgresStore::open(&url)?)
+    }
+}
+
+impl Drop for PgSchema {
+    fn drop(&mut self) {
+        // The URL without Cairn's own parameters.
+        let base = self.url.split('?').next().unwrap_or(&self.url);
+        if let Ok(mut client) = postgres::Client::connect(base, postgres::NoTls) {
+            let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
+        }
+    }
 }
 
 /// `p`-th percentile (0–100) of sorted samples.
@@ -372,7 +423,12 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
+fn store(
+    sizes: &[usize],
+    queries: usize,
+    keep: Option<PathBuf>,
+    postgres: Option<&str>,
+) -> Result<()> {
     println!("| memories | import (pre-embedded JSONL) | preload | hybrid p50 | hybrid p95 | keyword p50 | vector p50 | file size | peak RSS |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &n in sizes {
@@ -383,10 +439,18 @@ fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
         let _ = std::fs::remove_file(&path);
         let corpus = Corpus::new(42);
         let embedder = Arc::new(SyntheticEmbedder::new(corpus.clone()));
-        let sqlite = Arc::new(SqliteStore::open(&path)?);
-        let store: Arc<dyn Store> = sqlite.clone();
+        let (store, sqlite, schema): (Arc<dyn Store>, _, _) = match postgres {
+            Some(url) => {
+                let schema = PgSchema::new(url, &format!("store_{n}"));
+                (Arc::new(schema.open()?), None, Some(schema))
+            }
+            None => {
+                let sqlite = Arc::new(SqliteStore::open(&path)?);
+                (sqlite.clone(), Some(sqlite), None)
+            }
+        };
         let cairn = Cairn::new(store.clone(), embedder.clone());
-        let import_s = fill(&cairn, &sqlite, &corpus, &embedder, n, &dir)?;
+        let import_s = fill(&cairn, sqlite.as_deref(), &corpus, &embedder, n, &dir)?;
         let mut hybrid = Vec::new();
         let mut keyword = Vec::new();
         let mut vector = Vec::new();
@@ -414,7 +478,11 @@ fn store(sizes: &[usize], queries: usize, keep: Option<PathBuf>) -> Result<()> {
         let (h50, h95) = ms(&mut hybrid);
         let (k50, _) = ms(&mut keyword);
         let (v50, _) = ms(&mut vector);
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1_048_576.0;
+        let size = match &schema {
+            Some(_) => store.stats("default", 0)?.size_bytes.unwrap_or(0),
+            None => std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+        } as f64
+            / 1_048_576.0;
         println!(
             "| {n} | {:.0}/s | {preload_s:.2} s | {h50:.2} ms | {h95:.2} ms | {k50:.2} ms | {v50:.2} ms | {size:.0} MiB | {:.0} MiB |",
             n as f64 / import_s,
@@ -545,6 +613,7 @@ fn locomo_bench(
     embed_cache: Option<PathBuf>,
     fusion: Fusion,
     profile: Profile,
+    postgres: Option<&str>,
 ) -> Result<()> {
     use locomo::{category_name, Harness, ModeResult, CATEGORIES};
     use metrics::KS;
@@ -566,7 +635,16 @@ fn locomo_bench(
     let (mut turns, mut ingest_s) = (0usize, 0.0f64);
     for conv in &conversations {
         let tmp = tempfile::tempdir()?;
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("locomo.db"))?);
+        let (store, _schema): (Arc<dyn Store>, _) = match postgres {
+            Some(url) => {
+                let schema = PgSchema::new(url, &format!("locomo_{}", conv.id));
+                (Arc::new(schema.open()?), Some(schema))
+            }
+            None => (
+                Arc::new(SqliteStore::open(tmp.path().join("locomo.db"))?),
+                None,
+            ),
+        };
         let mut h = Harness::new(store, embedder.clone(), fusion);
         h.profile = profile;
         let t = Instant::now();

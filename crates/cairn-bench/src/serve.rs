@@ -265,7 +265,7 @@ impl Bench {
         let synthetic = Cairn::new(store.clone(), embedder.clone());
         crate::fill(
             &synthetic,
-            &sqlite,
+            Some(&sqlite),
             &corpus,
             &embedder,
             memories,

@@ -140,6 +140,17 @@ pub enum Command {
     /// Export every memory as JSON Lines (the format `import` reads), in id
     /// order.
     Export(ExportArgs),
+    /// Copy a whole store into another, SQLite or PostgreSQL, either way.
+    ///
+    /// Everything is copied as it is: memories (ids, times, embeddings),
+    /// their versions and deletion receipts, every tenant, API keys (as
+    /// their stored hashes), sessions, conversations, topics and slots,
+    /// and the embedding model. Memories go in id order, a transaction per
+    /// batch; run again after an interruption, it skips what is there and
+    /// copies the rest. At the end each kind of record is counted and
+    /// checksummed on both sides, and a difference is an error. Stores of
+    /// different embedding models are refused.
+    Migrate(MigrateArgs),
     /// Counts by type and project, model, file size.
     Stats,
     /// Delete expired memories.
@@ -1076,4 +1087,22 @@ pub struct ExportArgs {
     /// Include each memory's embedding.
     #[arg(long)]
     pub embeddings: bool,
+}
+
+/// `cairn migrate`
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// The store to copy: a SQLite file (`sqlite:PATH` or a path) or a
+    /// `postgres://` URL (`?schema=NAME` chooses the schema).
+    #[arg(long, value_name = "URL_OR_PATH")]
+    pub from: String,
+    /// The store to copy into (made if missing), as `--from`.
+    #[arg(long, value_name = "URL_OR_PATH")]
+    pub to: String,
+    /// Memories per transaction.
+    #[arg(long, default_value_t = cairn_core::migrate::DEFAULT_BATCH)]
+    pub batch: usize,
+    /// Stop after writing this many memories (tests of resuming).
+    #[arg(long, hide = true)]
+    pub stop_after: Option<usize>,
 }

@@ -114,6 +114,95 @@ fn open_postgres(_url: &str) -> Result<Arc<dyn Store>> {
     .into())
 }
 
+/// The store `text` names (see [`StoreSpec::parse`]); a SQLite file is made
+/// when `create`, else it must exist.
+fn open_store(text: &str, create: bool) -> Result<Arc<dyn Store>> {
+    Ok(match StoreSpec::parse(text) {
+        StoreSpec::Postgres(url) => open_postgres(&url)?,
+        StoreSpec::Sqlite(path) if create => Arc::new(SqliteStore::open(path)?),
+        StoreSpec::Sqlite(path) => Arc::new(SqliteStore::open_existing(path)?),
+    })
+}
+
+/// `cairn migrate`: copy, then compare both stores' counts and checksums.
+fn migrate(a: MigrateArgs, json: bool) -> Result<()> {
+    use cairn_core::migrate::{self, MigrateOptions};
+    if StoreSpec::parse(&a.from) == StoreSpec::parse(&a.to) {
+        return Err(Error::invalid("--from and --to name the same store").into());
+    }
+    let from = open_store(&a.from, false)?;
+    // A PostgreSQL schema is made when opened: a mistyped one is empty.
+    if from.model()?.is_none() && from.every_tenant()?.is_empty() {
+        return Err(Error::invalid(format!("{}: the store to copy is empty", a.from)).into());
+    }
+    let to = open_store(&a.to, true)?;
+    let bar = progress_bar(0);
+    bar.set_message("migrating");
+    let outcome = migrate::migrate(
+        &*from,
+        &*to,
+        MigrateOptions {
+            batch: a.batch,
+            stop_after: a.stop_after,
+            progress: &mut |done, total| {
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+            },
+        },
+    );
+    bar.finish_and_clear();
+    let report = outcome?;
+    if report.stopped {
+        if json {
+            return print_json(&serde_json::json!({ "report": report }));
+        }
+        println!(
+            "stopped after {} memories (--stop-after); run the same command again to finish",
+            report.memories
+        );
+        return Ok(());
+    }
+    let (source, copy) = (migrate::checksums(&*from)?, migrate::checksums(&*to)?);
+    let same = source == copy;
+    if json {
+        print_json(&serde_json::json!({
+            "report": report,
+            "source": source,
+            "destination": copy,
+            "identical": same,
+        }))?;
+    } else {
+        println!(
+            "{} {} memories, {} receipts, {} keys, {} collection records ({} memories already there)",
+            paint("copied", out::GREEN),
+            report.memories,
+            report.receipts,
+            report.keys,
+            report.collections,
+            report.skipped
+        );
+        println!("{:<12} {:>9} {:>9}  sha256", "records", "source", "copy");
+        for (s, c) in source.iter().zip(&copy) {
+            let mark = if s == c { "=" } else { "DIFFERENT" };
+            println!(
+                "{:<12} {:>9} {:>9}  {} {mark}",
+                s.table,
+                s.count,
+                c.count,
+                &s.sha256[..16]
+            );
+        }
+    }
+    if !same {
+        return Err(Error::storage(
+            "the copy differs from the source (see the table): was either store written to \
+             during the migration?",
+        )
+        .into());
+    }
+    Ok(())
+}
+
 fn open(cli: &Cli) -> Result<Cairn> {
     let store: Arc<dyn Store> = match store_spec(cli)? {
         None => Arc::new(SqliteStore::open(default_db_path())?),
@@ -136,6 +225,7 @@ pub fn run(mut cli: Cli) -> Result<()> {
     match cli.command {
         Command::Model { ref action } => return model(action, cli.json),
         Command::Init(a) => return crate::serve::init(a),
+        Command::Migrate(a) => return migrate(a, cli.json),
         Command::Setup(a) => return crate::serve::setup(cli.db, a),
         _ => {}
     }
@@ -195,7 +285,7 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Keys { action } => crate::keys::run(&cairn, action, json),
         Command::Conversation { action } => crate::conversation::run(&cairn, action, json),
         Command::Slot { action } => crate::slot::run(&cairn, action, json),
-        Command::Model { .. } | Command::Init(_) | Command::Setup(_) => {
+        Command::Model { .. } | Command::Init(_) | Command::Setup(_) | Command::Migrate(_) => {
             unreachable!("handled above")
         }
     }

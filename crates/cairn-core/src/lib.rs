@@ -29,6 +29,7 @@ pub mod ingest;
 pub mod keys;
 pub mod memory;
 pub mod memstore;
+pub mod migrate;
 pub mod packing;
 pub mod project;
 pub mod rank;
@@ -58,8 +59,8 @@ pub use memory::{
 };
 pub use memstore::MemoryStore;
 pub use store::{
-    Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, Store, StoreCaches, StoreStats,
-    TermRarity, ThreadScope, WriteBatch,
+    Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store, StoreCaches,
+    StoreStats, TermRarity, ThreadScope, WriteBatch,
 };
 
 #[cfg(test)]

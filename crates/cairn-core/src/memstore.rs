@@ -599,6 +599,34 @@ impl Store for MemoryStore {
         Ok(())
     }
 
+    fn every_tenant(&self) -> Result<Vec<String>> {
+        let mut set: std::collections::BTreeSet<String> = self.tenants()?.into_iter().collect();
+        set.extend(self.read()?.receipts.values().map(|r| r.tenant.clone()));
+        set.extend(self.threads.lock()?.keys().map(|(t, _, _)| t.clone()));
+        Ok(set.into_iter().collect())
+    }
+
+    fn restore(&self, batch: crate::store::Restore) -> Result<()> {
+        let mut state = self.write_lock()?;
+        let mut new_ids = HashSet::new();
+        for (m, v, _) in &batch.memories {
+            check_dimension(state.model.as_ref(), v)?;
+            if state.memories.contains_key(&m.id) || !new_ids.insert(m.id) {
+                return Err(Error::DuplicateId(m.id.to_string()));
+            }
+        }
+        for (m, v, versions) in batch.memories {
+            if !versions.is_empty() {
+                state.versions.insert(m.id, versions);
+            }
+            state.memories.insert(m.id, (m, v));
+        }
+        for r in batch.receipts {
+            state.receipts.insert(r.id, r);
+        }
+        Ok(())
+    }
+
     fn tenants(&self) -> Result<Vec<String>> {
         let state = self.read()?;
         let set: std::collections::BTreeSet<String> = state

@@ -407,6 +407,17 @@ impl WriteBatch {
     }
 }
 
+/// Records copied from another store, written as they are by
+/// [`Store::restore`] (`cairn migrate`): nothing about them is recorded anew.
+#[derive(Debug, Clone, Default)]
+pub struct Restore {
+    /// Memories, each with its embedding and every version it has
+    /// (oldest first, numbers as they were).
+    pub memories: Vec<(Memory, Vec<f32>, Vec<Version>)>,
+    /// Deletion receipts; one whose id is stored replaces it.
+    pub receipts: Vec<DeletionReceipt>,
+}
+
 /// Counts for `stats`.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct StoreStats {
@@ -594,6 +605,45 @@ pub trait Store: Send + Sync {
     /// Check the store's own consistency (SQLite: `PRAGMA integrity_check`).
     /// An error describes the damage.
     fn verify(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Every version of each of these memories of `tenant`, in the order
+    /// asked (oldest first; empty for an id that is not stored). The
+    /// default asks [`Store::history`] once per id.
+    fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
+        ids.iter().map(|id| self.history(tenant, *id)).collect()
+    }
+
+    /// Every tenant with anything stored: memories, deletion receipts or
+    /// collections (API keys name theirs: [`crate::keys::KeyStore::keys`]).
+    /// Sorted bytewise.
+    fn every_tenant(&self) -> Result<Vec<String>>;
+
+    /// Write records copied from another store exactly as they were, in
+    /// one transaction: memories with their ids, times, embeddings and
+    /// versions (numbers, kinds, actors, reasons, times and states kept),
+    /// and deletion receipts. A memory whose id is stored is
+    /// [`crate::Error::DuplicateId`] and nothing is written; a vector of
+    /// another dimension than the recorded model's is
+    /// [`crate::Error::InvalidInput`].
+    fn restore(&self, batch: Restore) -> Result<()>;
+
+    /// A bulk load of about `rows` new memories begins (a large import or
+    /// migration): the backend may put off index maintenance until
+    /// [`Store::end_bulk`] (PostgreSQL builds its vector index once
+    /// instead of row by row). Every call answers correctly meanwhile,
+    /// if more slowly; a process that dies before `end_bulk` loses
+    /// nothing (the next process to open the store finishes the work).
+    /// Default: nothing.
+    fn begin_bulk(&self, rows: usize) -> Result<()> {
+        let _ = rows;
+        Ok(())
+    }
+
+    /// The bulk load [`Store::begin_bulk`] announced is over (also after
+    /// it failed): bring the indexes up to date. Default: nothing.
+    fn end_bulk(&self) -> Result<()> {
         Ok(())
     }
 

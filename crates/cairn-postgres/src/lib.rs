@@ -72,6 +72,7 @@
 //! never reads or writes outside its schema (the `vector` extension
 //! aside).
 
+mod bulk;
 mod collections;
 mod db;
 mod keys;
@@ -81,4 +82,6 @@ mod sql;
 mod store;
 
 pub use schema::{APP_ROLE, SCHEMA_VERSION};
-pub use store::{PostgresOptions, PostgresStore, CONNECT_TIMEOUT, TCP_USER_TIMEOUT};
+pub use store::{
+    PostgresOptions, PostgresStore, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, TCP_USER_TIMEOUT,
+};

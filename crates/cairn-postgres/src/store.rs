@@ -15,6 +15,7 @@ use postgres::types::ToSql;
 use postgres::{NoTls, Transaction};
 use uuid::Uuid;
 
+use crate::bulk;
 use crate::collections::PgCollections;
 use crate::db::{Db, Scope};
 use crate::keys::PgKeys;
@@ -38,7 +39,17 @@ pub struct PostgresOptions {
     /// (unless the URL gives `connect_timeout`) and a wait for a pooled
     /// connection. Default [`CONNECT_TIMEOUT`].
     pub connect_timeout: Duration,
+    /// The HNSW search's candidate list (`hnsw.ef_search`) at least: larger
+    /// finds the true nearest neighbours more often, slower. A search for
+    /// more results than this uses its limit. Default
+    /// [`DEFAULT_EF_SEARCH`]; the URL's `?ef_search=N` wins.
+    pub ef_search: usize,
 }
+
+/// The default [`PostgresOptions::ef_search`]: 100, with which hybrid
+/// recall on LoCoMo matches SQLite's exact vector search (see
+/// `docs/BENCHMARKS.md`).
+pub const DEFAULT_EF_SEARCH: usize = 100;
 
 /// The default [`PostgresOptions::connect_timeout`]: 3 seconds. Long
 /// enough for a connection across a data centre (and PostgreSQL's own
@@ -62,6 +73,7 @@ impl Default for PostgresOptions {
             schema: "cairn".into(),
             pool_size: 16,
             connect_timeout: CONNECT_TIMEOUT,
+            ef_search: DEFAULT_EF_SEARCH,
         }
     }
 }
@@ -69,24 +81,30 @@ impl Default for PostgresOptions {
 /// The URL without Cairn's own parameter, `schema` (which PostgreSQL's
 /// URL syntax does not have), and that parameter's value.
 fn split_schema(url: &str) -> (String, Option<String>) {
+    split_param(url, "schema")
+}
+
+/// The URL without the query parameter `name`, and its value.
+fn split_param(url: &str, name: &str) -> (String, Option<String>) {
     let Some((base, query)) = url.split_once('?') else {
         return (url.to_string(), None);
     };
-    let mut schema = None;
+    let mut value = None;
+    let prefix = format!("{name}=");
     let rest: Vec<&str> = query
         .split('&')
-        .filter(|pair| match pair.strip_prefix("schema=") {
-            Some(value) => {
-                schema = Some(value.to_string());
+        .filter(|pair| match pair.strip_prefix(prefix.as_str()) {
+            Some(v) => {
+                value = Some(v.to_string());
                 false
             }
             None => !pair.is_empty(),
         })
         .collect();
     if rest.is_empty() {
-        (base.to_string(), schema)
+        (base.to_string(), value)
     } else {
-        (format!("{base}?{}", rest.join("&")), schema)
+        (format!("{base}?{}", rest.join("&")), value)
     }
 }
 
@@ -95,6 +113,11 @@ pub struct PostgresStore {
     db: Db,
     keys: PgKeys,
     threads: PgCollections,
+    /// Whether this process dropped the vector index for a bulk load (see
+    /// `bulk.rs`) and owes the store its rebuild.
+    index_deferred: std::sync::atomic::AtomicBool,
+    /// [`PostgresOptions::ef_search`].
+    ef_search: usize,
 }
 
 /// The statement inserting one memory (see [`memory_values`]).
@@ -129,7 +152,10 @@ const INSERT_VERSION: &str = "INSERT INTO versions \
 /// The 29 values of [`INSERT_MEMORY`] and [`UPDATE_MEMORY`]. A memory's
 /// words are the core's terms (`query_terms`) of each field, so that a
 /// document is split exactly as a query is; PostgreSQL stems them.
-fn memory_values(m: &Memory, embedding: Option<&[f32]>) -> Vec<Box<dyn ToSql + Sync + Send>> {
+pub(crate) fn memory_values(
+    m: &Memory,
+    embedding: Option<&[f32]>,
+) -> Vec<Box<dyn ToSql + Sync + Send>> {
     let fields = [
         query_terms(&m.content),
         query_terms(&m.tags.join(" ")),
@@ -302,6 +328,16 @@ impl PostgresStore {
         if let Some(name) = named {
             options.schema = name;
         }
+        let (url, ef_search) = split_param(&url, "ef_search");
+        if let Some(ef) = ef_search {
+            options.ef_search = ef
+                .parse()
+                .ok()
+                .filter(|n| (1..=1000).contains(n))
+                .ok_or_else(|| {
+                    Error::invalid(format!("ef_search={ef}: give a number from 1 to 1000"))
+                })?;
+        }
         schema::check_schema_name(&options.schema)?;
         let mut config: postgres::Config = url
             .parse()
@@ -328,10 +364,41 @@ impl PostgresStore {
             // for a pooled connection too.
             wait,
         )?;
-        Ok(PostgresStore {
+        let store = PostgresStore {
             keys: PgKeys { db: db.clone() },
             threads: PgCollections { db: db.clone() },
             db,
+            index_deferred: std::sync::atomic::AtomicBool::new(false),
+            ef_search: options.ef_search,
+        };
+        // A bulk load that died before its end left the vector index to
+        // whoever opens the store next.
+        store.ensure_vector_index()?;
+        Ok(store)
+    }
+
+    /// Build the recorded model's vector index if it is missing (cheap
+    /// when it is there).
+    fn ensure_vector_index(&self) -> Result<()> {
+        self.db.tx(Scope::Unscoped, |tx| {
+            let Some(model) = read_model(tx)? else {
+                return Ok(());
+            };
+            let present = tx
+                .query_opt(
+                    "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() \
+                     AND indexname = $1",
+                    &[&format!("memories_hnsw_{}", model.dim)],
+                )
+                .map_err(|e| pg_err("looking for the vector index", e))?
+                .is_some();
+            if present {
+                return Ok(());
+            }
+            // The graph is built in memory when it fits: far faster.
+            tx.batch_execute("SET LOCAL maintenance_work_mem = '1GB'")
+                .map_err(|e| pg_err("setting the index build's memory", e))?;
+            self.index_dimension(tx, model.dim)
         })
     }
 
@@ -395,7 +462,10 @@ impl Store for PostgresStore {
             {
                 check_dimension(model.as_ref(), v)?;
             }
-            if !batch.inserts.is_empty() {
+            let copied = batch.inserts.len() >= bulk::COPY_MIN_ROWS;
+            if copied {
+                bulk::copy_memories(tx, &batch.inserts)?;
+            } else if !batch.inserts.is_empty() {
                 let insert = tx
                     .prepare(INSERT_MEMORY)
                     .map_err(|e| pg_err("preparing an insert", e))?;
@@ -417,11 +487,23 @@ impl Store for PostgresStore {
                     }
                 }
             }
-            if !batch.changes.is_empty() {
+            // The first versions of copied memories are copied too; the
+            // others are numbered after the memory's stored ones.
+            let inserted: std::collections::HashSet<MemoryId> = match copied {
+                true => batch.inserts.iter().map(|(m, _)| m.id).collect(),
+                false => Default::default(),
+            };
+            let (first, later): (Vec<_>, Vec<_>) = batch
+                .changes
+                .iter()
+                .zip(&versioned)
+                .partition(|(change, _)| inserted.contains(&change.id));
+            bulk::copy_first_versions(tx, &first)?;
+            if !later.is_empty() {
                 let version = tx
                     .prepare(INSERT_VERSION)
                     .map_err(|e| pg_err("preparing a version", e))?;
-                for (change, m) in batch.changes.iter().zip(&versioned) {
+                for (change, m) in later {
                     insert_version(tx, &version, change, m)?;
                 }
             }
@@ -746,7 +828,7 @@ impl Store for PostgresStore {
             check_dimension(read_model(tx)?.as_ref(), vector)?;
             // HNSW keeps scanning until the filter has let `limit` rows
             // through (pgvector's iterative scan).
-            let ef_search = limit.clamp(40, 1000);
+            let ef_search = limit.max(self.ef_search).min(1000);
             tx.batch_execute(&format!(
                 "SET LOCAL hnsw.ef_search = {ef_search}; \
                  SET LOCAL hnsw.iterative_scan = strict_order"
@@ -866,6 +948,153 @@ impl Store for PostgresStore {
             tx.batch_execute("SELECT 1")
                 .map_err(|e| pg_err("checking the connection", e))
         })
+    }
+
+    fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
+        let wanted: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
+        let rows = self.db.tx(Scope::Tenant(tenant), |tx| {
+            tx.query(
+                "SELECT memory_id, number, kind, actor, reason, at, memory FROM versions \
+                 WHERE tenant = $1 AND memory_id = ANY($2) ORDER BY memory_id, number",
+                &[&tenant, &wanted],
+            )
+            .map_err(|e| pg_err("reading histories", e))
+        })?;
+        let mut by_id: std::collections::HashMap<Uuid, Vec<Version>> = Default::default();
+        for row in &rows {
+            let number: i32 = get(row, 1)?;
+            let kind: String = get(row, 2)?;
+            let memory: String = get(row, 6)?;
+            by_id.entry(get(row, 0)?).or_default().push(Version {
+                number: number.max(0) as u32,
+                kind: kind.parse()?,
+                actor: get(row, 3)?,
+                reason: get(row, 4)?,
+                at: get(row, 5)?,
+                memory: serde_json::from_str(&memory)
+                    .map_err(|e| Error::storage_from("a stored version is not JSON", e))?,
+            });
+        }
+        Ok(wanted
+            .iter()
+            .map(|id| by_id.get(id).cloned().unwrap_or_default())
+            .collect())
+    }
+
+    fn every_tenant(&self) -> Result<Vec<String>> {
+        let rows = self.db.tx(Scope::Every, |tx| {
+            tx.query(
+                "SELECT tenant FROM (SELECT tenant FROM memories UNION SELECT tenant \
+                 FROM deletions UNION SELECT tenant FROM collections) t \
+                 ORDER BY tenant COLLATE \"C\"",
+                &[],
+            )
+            .map_err(|e| pg_err("listing tenants", e))
+        })?;
+        rows.iter().map(|row| get(row, 0)).collect()
+    }
+
+    fn restore(&self, batch: cairn_core::Restore) -> Result<()> {
+        if batch.memories.is_empty() && batch.receipts.is_empty() {
+            return Ok(());
+        }
+        self.db.tx(Scope::Every, |tx| {
+            let model = read_model(tx)?;
+            for (_, v, _) in &batch.memories {
+                check_dimension(model.as_ref(), v)?;
+            }
+            let inserts: Vec<(Memory, Vec<f32>)> = batch
+                .memories
+                .iter()
+                .map(|(m, v, _)| (m.clone(), v.clone()))
+                .collect();
+            if inserts.len() >= bulk::COPY_MIN_ROWS {
+                bulk::copy_memories(tx, &inserts)?;
+            } else if !inserts.is_empty() {
+                let insert = tx
+                    .prepare(INSERT_MEMORY)
+                    .map_err(|e| pg_err("preparing an insert", e))?;
+                for (m, v) in &inserts {
+                    insert_memory(tx, &insert, m, v)?;
+                }
+            }
+            let versions: Vec<Version> = batch
+                .memories
+                .iter()
+                .flat_map(|(m, _, versions)| {
+                    // A version is its memory's, whatever its state says.
+                    versions.iter().map(|v| {
+                        let mut v = v.clone();
+                        v.memory.id = m.id;
+                        v.memory.tenant = m.tenant.clone();
+                        v
+                    })
+                })
+                .collect();
+            bulk::copy_versions(tx, &versions)?;
+            if !batch.receipts.is_empty() {
+                let receipt = tx
+                    .prepare(
+                        "INSERT INTO deletions (id, tenant, actor, reason, at, versions) \
+                         VALUES ($1, $2, $3, $4, $5, $6) \
+                         ON CONFLICT (id) DO UPDATE SET tenant = excluded.tenant, \
+                         actor = excluded.actor, reason = excluded.reason, at = excluded.at, \
+                         versions = excluded.versions",
+                    )
+                    .map_err(|e| pg_err("preparing a receipt", e))?;
+                for r in &batch.receipts {
+                    let versions = i32::try_from(r.versions).unwrap_or(i32::MAX);
+                    tx.execute(
+                        &receipt,
+                        &[
+                            &r.id.0,
+                            &r.tenant,
+                            &r.deletion.actor,
+                            &r.deletion.reason,
+                            &r.deletion.at,
+                            &versions,
+                        ],
+                    )
+                    .map_err(|e| pg_err("restoring a receipt", e))?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn begin_bulk(&self, rows: usize) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        if self.index_deferred.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let dropped = self.db.tx(Scope::Every, |tx| {
+            let Some(model) = read_model(tx)? else {
+                return Ok(false);
+            };
+            let stored: i64 = tx
+                .query_one("SELECT count(*) FROM memories", &[])
+                .and_then(|r| r.try_get(0))
+                .map_err(|e| pg_err("counting memories", e))?;
+            // Building the index over everything costs less than inserting
+            // this many rows into it only when the store is smaller.
+            if usize::try_from(stored).unwrap_or(usize::MAX) >= rows {
+                return Ok(false);
+            }
+            self.db.as_owner(tx)?;
+            tx.batch_execute(&format!("DROP INDEX IF EXISTS memories_hnsw_{}", model.dim))
+                .map_err(|e| pg_err("dropping the vector index for a bulk load", e))?;
+            Ok(true)
+        })?;
+        self.index_deferred.store(dropped, Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn end_bulk(&self) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        if self.index_deferred.swap(false, Ordering::SeqCst) {
+            self.ensure_vector_index()?;
+        }
+        Ok(())
     }
 
     fn key_store(&self) -> &dyn KeyStore {

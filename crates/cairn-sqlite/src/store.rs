@@ -1067,6 +1067,26 @@ impl Store for SqliteStore {
         crate::packing::pack_contents(&mut *self.conn()?, tenant, ids, pack)
     }
 
+    fn every_tenant(&self) -> Result<Vec<String>> {
+        let conn = self.reader()?;
+        conn.prepare(
+            "SELECT tenant FROM memories UNION SELECT tenant FROM deletions \
+             UNION SELECT tenant FROM collections ORDER BY tenant",
+        )
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .map_err(sql_err)
+    }
+
+    fn restore(&self, batch: cairn_core::Restore) -> Result<()> {
+        if batch.memories.is_empty() && batch.receipts.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn()?;
+        crate::write::restore_batch(&mut conn, batch)?;
+        self.checkpointer.request();
+        Ok(())
+    }
+
     fn tenants(&self) -> Result<Vec<String>> {
         let conn = self.reader()?;
         conn.prepare("SELECT DISTINCT tenant FROM memories ORDER BY tenant")

@@ -346,3 +346,101 @@ pub(crate) fn write_batch(conn: &mut Connection, batch: WriteBatch) -> Result<()
     drop(writer);
     tx.commit().map_err(sql_err)
 }
+
+/// Write records copied from another store as they were, in one
+/// transaction (see [`cairn_core::Store::restore`]). A version is kept in
+/// full unless it is the memory's latest and its state is the memory's
+/// row (then, as [`record_version`] leaves it, its state is the row).
+pub(crate) fn restore_batch(conn: &mut Connection, batch: cairn_core::Restore) -> Result<()> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let model = recorded_model(&tx)?;
+    for (_, v, _) in &batch.memories {
+        cairn_core::memstore::check_dimension(model.as_ref(), v)?;
+    }
+    let rev = bump(&tx, "rev")?;
+    let mut writer = RowWriter::new(&tx, rev)?;
+    for (m, v, versions) in &batch.memories {
+        let rowid = writer.write(m, None, Some(v))?;
+        for (i, version) in versions.iter().enumerate() {
+            let state = &version.memory;
+            let latest = i + 1 == versions.len() && state == m;
+            tx.prepare_cached(
+                "INSERT INTO versions (memory, number, change, actor, reason, at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    rowid,
+                    version.number,
+                    version.kind.as_str(),
+                    version.actor,
+                    version.reason,
+                    version.at
+                ])
+            })
+            .map_err(sql_err)?;
+            if latest {
+                continue;
+            }
+            let metadata = serde_json::to_string(&state.metadata).map_err(Error::storage)?;
+            let [session, conversation, topic] = thread_columns(state.thread.as_ref());
+            tx.prepare_cached(concat!(
+                "UPDATE versions SET (",
+                snapshot_columns!(),
+                ") = (?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
+                 ?19, ?20, ?21, ?22, ?23, ?24) WHERE memory = ?1 AND number = ?2"
+            ))
+            .and_then(|mut s| {
+                s.execute(params![
+                    rowid,
+                    version.number,
+                    state.content,
+                    state.kind.as_str(),
+                    state.project,
+                    tags_json(&state.tags),
+                    metadata,
+                    state.importance,
+                    state.weight,
+                    state.source,
+                    state.created_at,
+                    state.updated_at,
+                    state.last_accessed_at,
+                    state.access_count as i64,
+                    state.expires_at,
+                    state.valid_from,
+                    state.valid_to,
+                    state.supersedes.map(|i| i.to_string()),
+                    state.superseded_by.map(|i| i.to_string()),
+                    session,
+                    conversation,
+                    topic,
+                    state.search_context,
+                    state.slot,
+                ])
+            })
+            .map_err(sql_err)?;
+        }
+    }
+    add_docs(&tx, batch.memories.len() as i64)?;
+    drop(writer);
+    for r in &batch.receipts {
+        tx.prepare_cached(
+            "INSERT OR REPLACE INTO deletions (id, tenant, actor, reason, deleted_at, versions) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                r.id.to_string(),
+                r.tenant,
+                r.deletion.actor,
+                r.deletion.reason,
+                r.deletion.at,
+                r.versions as i64
+            ])
+        })
+        .map_err(sql_err)?;
+    }
+    tx.commit().map_err(sql_err)
+}

@@ -15,7 +15,15 @@ fn ids(results: &Value) -> Vec<String> {
 
 #[test]
 fn the_quick_start_finds_the_right_memory() {
-    let env = Env::new();
+    the_quick_start_finds_the_right_memory_on(Env::new());
+}
+
+#[test]
+fn the_quick_start_finds_the_right_memory_on_postgres() {
+    the_quick_start_finds_the_right_memory_on(Env::postgres());
+}
+
+fn the_quick_start_finds_the_right_memory_on(env: Env) {
     let hetzner = env.remember(&[
         "atlas staging DB runs on a Hetzner box in Falkenstein",
         "--type",
@@ -117,7 +125,15 @@ fn the_quick_start_finds_the_right_memory() {
 
 #[test]
 fn explain_shows_every_factor() {
-    let env = Env::new();
+    explain_shows_every_factor_on(Env::new());
+}
+
+#[test]
+fn explain_shows_every_factor_on_postgres() {
+    explain_shows_every_factor_on(Env::postgres());
+}
+
+fn explain_shows_every_factor_on(env: Env) {
     env.remember(&["the billing service retries failed payments three times"]);
     let out = env.ok(&["recall", "billing retries", "--explain"]);
     for col in [
@@ -147,7 +163,15 @@ fn explain_shows_every_factor() {
 
 #[test]
 fn hostile_queries_never_error() {
-    let env = Env::new();
+    hostile_queries_never_error_on(Env::new());
+}
+
+#[test]
+fn hostile_queries_never_error_on_postgres() {
+    hostile_queries_never_error_on(Env::postgres());
+}
+
+fn hostile_queries_never_error_on(env: Env) {
     env.remember(&["pre-production database \"quoted\" (parenthesised) emoji 🦀 AND OR NEAR"]);
     for q in [
         "\"",
@@ -187,7 +211,15 @@ fn hostile_queries_never_error() {
 
 #[test]
 fn id_prefixes_errors_and_exit_codes() {
-    let env = Env::new();
+    id_prefixes_errors_and_exit_codes_on(Env::new());
+}
+
+#[test]
+fn id_prefixes_errors_and_exit_codes_on_postgres() {
+    id_prefixes_errors_and_exit_codes_on(Env::postgres());
+}
+
+fn id_prefixes_errors_and_exit_codes_on(env: Env) {
     // Two ids that share their first 8 characters. (Ids made a second apart
     // share them only when no 65.5 s boundary of the UUIDv7 clock falls
     // between, so the test brings its own.)
@@ -264,7 +296,15 @@ fn id_prefixes_errors_and_exit_codes() {
 
 #[test]
 fn dedup_contradictions_supersede_ttl_and_forget() {
-    let env = Env::new();
+    dedup_contradictions_supersede_ttl_and_forget_on(Env::new());
+}
+
+#[test]
+fn dedup_contradictions_supersede_ttl_and_forget_on_postgres() {
+    dedup_contradictions_supersede_ttl_and_forget_on(Env::postgres());
+}
+
+fn dedup_contradictions_supersede_ttl_and_forget_on(env: Env) {
     let first = env.json(&[
         "remember",
         "The API server listens on port 8080",
@@ -350,7 +390,15 @@ fn dedup_contradictions_supersede_ttl_and_forget() {
 
 #[test]
 fn update_reembeds_and_tags() {
-    let env = Env::new();
+    update_reembeds_and_tags_on(Env::new());
+}
+
+#[test]
+fn update_reembeds_and_tags_on_postgres() {
+    update_reembeds_and_tags_on(Env::postgres());
+}
+
+fn update_reembeds_and_tags_on(env: Env) {
     let id = env.remember(&["the cat sleeps on the sofa"]);
     env.remember(&["quarterly revenue grew by twelve percent"]);
     env.ok(&[
@@ -384,7 +432,15 @@ fn update_reembeds_and_tags() {
 
 #[test]
 fn history_revert_and_the_receipt_of_a_forgotten_memory() {
-    let env = Env::new();
+    history_revert_and_the_receipt_of_a_forgotten_memory_on(Env::new());
+}
+
+#[test]
+fn history_revert_and_the_receipt_of_a_forgotten_memory_on_postgres() {
+    history_revert_and_the_receipt_of_a_forgotten_memory_on(Env::postgres());
+}
+
+fn history_revert_and_the_receipt_of_a_forgotten_memory_on(env: Env) {
     let id = env.remember(&["the staging database lives on db-3", "--tag", "infra"]);
     env.ok(&[
         "update",
@@ -442,7 +498,15 @@ fn export(env: &Env) -> String {
 
 #[test]
 fn import_export_round_trip_and_bad_lines() {
-    let env = Env::new();
+    import_export_round_trip_and_bad_lines_on(Env::new());
+}
+
+#[test]
+fn import_export_round_trip_and_bad_lines_on_postgres() {
+    import_export_round_trip_and_bad_lines_on(Env::postgres());
+}
+
+fn import_export_round_trip_and_bad_lines_on(env: Env) {
     let input = [
         r#"{"content":"imported fact about the lighthouse keeper","type":"fact","project":"coast","tags":["Sea","sea"],"created_at":"2024-03-01T10:00:00Z","metadata":{"speaker":"Ada"}}"#,
         r#"{"id":"0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","content":"a rule with a fixed id","type":"rule","importance":0.9}"#,

@@ -11,6 +11,7 @@ mod crash;
 mod foreign;
 mod ingest;
 mod keys;
+mod migrate;
 mod pg;
 mod redact;
 mod same_json;
@@ -25,9 +26,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-/// One temporary store and helpers to run `cairn` against it.
+/// One temporary store and helpers to run `cairn` against it: a SQLite
+/// file in a temporary directory, or ([`Env::postgres`]) a schema of its
+/// own in the test database.
 pub struct Env {
     pub dir: tempfile::TempDir,
+    /// The PostgreSQL schema, when the store is one.
+    pg: Option<pg::Schema>,
 }
 
 impl Default for Env {
@@ -40,6 +45,16 @@ impl Env {
     pub fn new() -> Self {
         Env {
             dir: tempfile::tempdir().expect("tempdir"),
+            pg: None,
+        }
+    }
+
+    /// A store in a fresh schema of the test database
+    /// (`CAIRN_TEST_POSTGRES_URL`, required), dropped when done.
+    pub fn postgres() -> Self {
+        Env {
+            dir: tempfile::tempdir().expect("tempdir"),
+            pg: Some(pg::Schema::new()),
         }
     }
 
@@ -49,9 +64,13 @@ impl Env {
 
     pub fn cmd(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_cairn"));
-        c.env("CAIRN_DB", self.db())
-            .env_remove("CAIRN_PROJECT")
-            .env("NO_COLOR", "1");
+        match &self.pg {
+            Some(schema) => c
+                .env("CAIRN_STORE", schema.url(&pg::url()))
+                .env_remove("CAIRN_DB"),
+            None => c.env("CAIRN_DB", self.db()).env_remove("CAIRN_STORE"),
+        };
+        c.env_remove("CAIRN_PROJECT").env("NO_COLOR", "1");
         c
     }
 
@@ -108,9 +127,15 @@ impl Env {
         self.json(&all)["id"].as_str().expect("id").to_string()
     }
 
-    /// `PRAGMA integrity_check` on the store file.
+    /// `PRAGMA integrity_check` on the store file; on PostgreSQL, that
+    /// the store opens and counts.
     pub fn assert_healthy(&self) {
-        assert_healthy(&self.db());
+        match &self.pg {
+            Some(_) => {
+                self.ok(&["stats"]);
+            }
+            None => assert_healthy(&self.db()),
+        }
     }
 }
 

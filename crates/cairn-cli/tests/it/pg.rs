@@ -21,7 +21,7 @@ use tokio::sync::watch;
 use crate::{http, served_address};
 
 /// The test database's URL, or a failure saying how to get one.
-fn url() -> String {
+pub(crate) fn url() -> String {
     match std::env::var("CAIRN_TEST_POSTGRES_URL") {
         Ok(url) if !url.is_empty() => url,
         _ => panic!(
@@ -33,12 +33,12 @@ fn url() -> String {
 }
 
 /// A schema of its own for one test, dropped when the test ends.
-struct Schema {
-    name: String,
+pub(crate) struct Schema {
+    pub(crate) name: String,
 }
 
 impl Schema {
-    fn new() -> Schema {
+    pub(crate) fn new() -> Schema {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
@@ -49,14 +49,14 @@ impl Schema {
     }
 
     /// `base` (a PostgreSQL URL) naming this schema.
-    fn url(&self, base: &str) -> String {
+    pub(crate) fn url(&self, base: &str) -> String {
         let sep = if base.contains('?') { '&' } else { '?' };
         format!("{base}{sep}schema={}", self.name)
     }
 
     /// The ids stored in this schema, read directly (as the superuser the
     /// test URL names, so every tenant's).
-    fn ids(&self) -> HashSet<String> {
+    pub(crate) fn ids(&self) -> HashSet<String> {
         let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
         client
             .query(&format!("SELECT id::text FROM {}.memories", self.name), &[])
@@ -86,6 +86,8 @@ fn json(body: &str) -> Value {
 struct Server {
     child: Child,
     addr: String,
+    /// Its stderr (the logs).
+    log: tempfile::NamedTempFile,
 }
 
 impl Drop for Server {
@@ -99,6 +101,7 @@ impl Server {
     /// `cairn serve` with `args` (the store given by them or by `env`),
     /// once `/readyz` answers 200.
     fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
+        let log = tempfile::NamedTempFile::new().unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_cairn"));
         cmd.env_remove("CAIRN_DB")
             .env_remove("CAIRN_STORE")
@@ -108,10 +111,10 @@ impl Server {
             .args(args)
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::from(log.reopen().unwrap()));
         let mut child = cmd.spawn().expect("spawn cairn serve");
         let addr = served_address(&mut child);
-        let server = Server { child, addr };
+        let server = Server { child, addr, log };
         server.wait_ready(Duration::from_secs(60));
         server
     }
@@ -149,6 +152,11 @@ impl Server {
             .iter()
             .map(|r| r["id"].as_str().unwrap().to_string())
             .collect()
+    }
+
+    /// What it logged so far.
+    fn logs(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap()
     }
 
     fn alive(&mut self) -> bool {
@@ -528,4 +536,258 @@ fn two_servers_on_one_schema_share_their_memories() {
         assert_eq!(outcomes[0].1, outcomes[1].1, "round {round}: one memory");
     }
     assert_eq!(schema.ids().len(), 2 + facts.len());
+}
+
+/// The rows of `table` in the schema (every tenant's).
+fn count(schema: &Schema, table: &str, condition: &str) -> i64 {
+    let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
+    client
+        .query_one(
+            &format!("SELECT count(*) FROM {}.{table} WHERE {condition}", schema.name),
+            &[],
+        )
+        .unwrap()
+        .get(0)
+}
+
+#[test]
+fn two_servers_sweep_expired_memories_once_between_them() {
+    let schema = Schema::new();
+    let store = schema.url(&url());
+    let servers = [
+        Server::start(&["--store", &store, "--sweep-every", "300ms"], &[]),
+        Server::start(&["--store", &store, "--sweep-every", "300ms"], &[]),
+    ];
+    // Expiring memories written through both, and some that stay.
+    for i in 0..30 {
+        let body = serde_json::json!({
+            "content": format!("short-lived note {i}: build {} is green", i * 7919),
+            "ttl": "2s",
+            "dedup": false,
+        });
+        let (status, _, reply) = servers[i % 2].post("/v1/memories", &body);
+        assert_eq!(status, 201, "{reply}");
+    }
+    for i in 0..10 {
+        let body = serde_json::json!({
+            "content": format!("lasting fact {i}: service {} owns the billing table", i * 104_729),
+            "dedup": false,
+        });
+        assert_eq!(servers[i % 2].post("/v1/memories", &body).0, 201);
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while count(&schema, "memories", "true") > 10 {
+        assert!(Instant::now() < deadline, "the expired memories stayed");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Several more sweeps by both, with nothing left to do.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(count(&schema, "memories", "true"), 10);
+    // One receipt per memory, however many sweeps saw it.
+    assert_eq!(
+        count(
+            &schema,
+            "deletions",
+            "actor = 'system' AND reason = 'expired'"
+        ),
+        30
+    );
+    // The sweeps' own reports add up to the memories deleted: none was
+    // deleted twice, and none failed.
+    let mut swept = 0;
+    for server in &servers {
+        let logs = server.logs();
+        assert!(!logs.contains("sweep of expired memories failed"), "{logs}");
+        assert!(!logs.contains("ERROR"), "{logs}");
+        for line in logs.lines().filter(|l| l.contains("swept expired memories")) {
+            let n = line
+                .split("deleted=")
+                .nth(1)
+                .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+                .and_then(|n| n.parse::<i64>().ok())
+                .unwrap_or_else(|| panic!("no count in {line:?}"));
+            swept += n;
+        }
+    }
+    assert_eq!(swept, 30, "each expired memory swept once");
+}
+
+#[test]
+fn every_acknowledged_write_survives_a_kill_9_of_the_server() {
+    let schema = Schema::new();
+    let store = schema.url(&url());
+    let server = Server::start(&["--store", &store], &[]);
+    let addr = server.addr.clone();
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let (addr, acked, stop) = (addr.clone(), acked.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let body = serde_json::json!({
+                        "content": format!("writer {w} fact {i}: ticket {} was closed", i * 7919 + w),
+                        "dedup": false,
+                    });
+                    i += 1;
+                    // A write cut by the kill has no answer: not acknowledged.
+                    match http(&addr, "POST", "/v1/memories", &body.to_string()) {
+                        Some((201, _, reply)) => acked
+                            .lock()
+                            .unwrap()
+                            .push(json(&reply)["id"].as_str().unwrap().to_string()),
+                        Some((status, _, reply)) => panic!("{status}: {reply}"),
+                        None => return,
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(3));
+    // Child::kill is SIGKILL: no shutdown, no flush.
+    drop(server);
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() >= 20, "only {} writes before the kill", acked.len());
+    let stored = schema.ids();
+    let lost: Vec<&String> = acked.iter().filter(|id| !stored.contains(*id)).collect();
+    assert!(lost.is_empty(), "{} acknowledged writes lost: {lost:?}", lost.len());
+    // A new server on the same schema serves them.
+    let again = Server::start(&["--store", &store], &[]);
+    for id in acked.iter().step_by(7) {
+        let (status, _, body) = again.get(&format!("/v1/memories/{id}"));
+        assert_eq!(status, 200, "{body}");
+    }
+}
+
+/// A PostgreSQL cluster of one test's own (`scripts/postgres.sh` with its
+/// own data directory and port), so that the test can stop and start it
+/// without touching the shared one; stopped and removed when dropped.
+struct Cluster {
+    dir: std::path::PathBuf,
+    port: u16,
+}
+
+impl Cluster {
+    fn script(&self, action: &str) -> String {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres.sh");
+        let out = Command::new("bash")
+            .arg(script)
+            .arg(action)
+            .env("CAIRN_PG_DIR", &self.dir)
+            .env("CAIRN_PG_PORT", self.port.to_string())
+            .output()
+            .expect("run scripts/postgres.sh");
+        assert!(
+            out.status.success(),
+            "postgres.sh {action}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().lines().last().unwrap_or("").to_string()
+    }
+
+    fn start() -> Cluster {
+        // A free port: bound, then released for the cluster.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let cluster = Cluster {
+            dir: std::env::temp_dir().join(format!("cairn-pg-test-{}-{port}", std::process::id())),
+            port,
+        };
+        cluster.script("start");
+        cluster
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres.sh"))
+            .arg("stop")
+            .env("CAIRN_PG_DIR", &self.dir)
+            .env("CAIRN_PG_PORT", self.port.to_string())
+            .output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn postgres_restarted_under_load_costs_503s_and_no_acknowledged_write() {
+    // Needs the shared database's variable like every test here, though it
+    // runs its own cluster.
+    let _ = url();
+    let cluster = Cluster::start();
+    let db = cluster.script("url");
+    let mut server = Server::start(&["--store", &db], &[]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let unavailable = Arc::new(Mutex::new(0));
+    let writers: Vec<_> = (0..3)
+        .map(|w| {
+            let (addr, stop, acked, unavailable) = (
+                server.addr.clone(),
+                stop.clone(),
+                acked.clone(),
+                unavailable.clone(),
+            );
+            std::thread::spawn(move || {
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let body = serde_json::json!({
+                        "content": format!("writer {w} during a restart: fact {} of many", i * 7919 + w),
+                        "dedup": false,
+                    });
+                    i += 1;
+                    let (status, head, reply) =
+                        http(&addr, "POST", "/v1/memories", &body.to_string()).expect("an answer");
+                    match status {
+                        201 => acked
+                            .lock()
+                            .unwrap()
+                            .push(json(&reply)["id"].as_str().unwrap().to_string()),
+                        503 => {
+                            assert!(retry_after(&head), "{head}");
+                            *unavailable.lock().unwrap() += 1;
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                        other => panic!("{other}: {reply}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(2));
+    cluster.script("stop");
+    std::thread::sleep(Duration::from_secs(3));
+    let during = acked.lock().unwrap().len();
+    cluster.script("start");
+    // Writes succeed again by themselves.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while acked.lock().unwrap().len() < during + 20 {
+        assert!(Instant::now() < deadline, "writes never recovered");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    assert!(*unavailable.lock().unwrap() > 0, "the outage was never seen");
+    assert!(server.alive());
+    let mut client = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+    let stored: HashSet<String> = client
+        .query("SELECT id::text FROM cairn.memories", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let acked = acked.lock().unwrap().clone();
+    let lost: Vec<&String> = acked.iter().filter(|id| !stored.contains(*id)).collect();
+    assert!(lost.is_empty(), "{} acknowledged writes lost: {lost:?}", lost.len());
 }

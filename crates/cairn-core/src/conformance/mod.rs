@@ -1298,6 +1298,227 @@ pub fn check_wrong_dimension_is_a_clear_error(store: Arc<dyn Store>) {
     assert_eq!(store.count(&filter_all("default")).unwrap(), 1);
 }
 
+/// Everything a store holds, read through the trait: per tenant, its
+/// memories (id order) with embeddings and histories, and its receipts.
+#[allow(clippy::type_complexity)]
+pub fn everything(
+    store: &dyn Store,
+) -> Vec<(
+    String,
+    Vec<(Memory, Option<Vec<f32>>, Vec<crate::history::Version>)>,
+    Vec<crate::history::DeletionReceipt>,
+)> {
+    store
+        .every_tenant()
+        .unwrap()
+        .into_iter()
+        .map(|tenant| {
+            let ms = store
+                .list(
+                    &filter_all(&tenant).everything(),
+                    ListOrder::Id,
+                    usize::MAX >> 1,
+                    0,
+                )
+                .unwrap();
+            let ids: Vec<MemoryId> = ms.iter().map(|m| m.id).collect();
+            let vectors = store.embeddings(&tenant, &ids).unwrap();
+            let histories = store.histories(&tenant, &ids).unwrap();
+            let receipts = store.receipts(&tenant, "", usize::MAX >> 1).unwrap();
+            let rows = ms
+                .into_iter()
+                .zip(vectors)
+                .zip(histories)
+                .map(|((m, v), h)| (m, v, h))
+                .collect();
+            (tenant, rows, receipts)
+        })
+        .collect()
+}
+
+/// Bulk writes (a batch of hundreds of inserts, which a backend may copy
+/// rather than insert row by row) keep a batch's guarantees: a stored or
+/// repeated id refuses the whole batch, first versions are version 1, and
+/// keyword and vector search find every row, inside and after a bulk load.
+pub fn check_bulk_writes(store: Arc<dyn Store>) {
+    store
+        .set_model(&ModelInfo {
+            name: "lexical-test".into(),
+            dim: DIM,
+        })
+        .unwrap();
+    let make = |from: u32, n: u32| -> Vec<(Memory, Vec<f32>)> {
+        (from..from + n)
+            .map(|i| {
+                let m = sample(
+                    i,
+                    "default",
+                    None,
+                    MemoryType::Note,
+                    &format!("bulk row r{i} zebra"),
+                );
+                (m, axis(i as usize, DIM))
+            })
+            .collect()
+    };
+    let first = make(0, 300);
+    store.begin_bulk(first.len()).unwrap();
+    let changes = first
+        .iter()
+        .map(|(m, _)| Change::new(m.id, ChangeKind::Imported, LOCAL_ACTOR, T0))
+        .collect();
+    store
+        .write(WriteBatch {
+            inserts: first.clone(),
+            changes,
+            ..Default::default()
+        })
+        .unwrap();
+    // A stored id anywhere in a big batch refuses it whole, naming the id.
+    let mut second = make(300, 300);
+    second.push(first[7].clone());
+    match store.write(WriteBatch {
+        inserts: second.clone(),
+        ..Default::default()
+    }) {
+        Err(Error::DuplicateId(id)) => assert_eq!(id, first[7].0.id.to_string()),
+        other => panic!("expected DuplicateId, got {other:?}"),
+    }
+    // So does an id given twice.
+    second.pop();
+    second.push(second[0].clone());
+    assert!(matches!(
+        store.write(WriteBatch {
+            inserts: second.clone(),
+            ..Default::default()
+        }),
+        Err(Error::DuplicateId(_))
+    ));
+    assert!(store.get("default", &[second[1].0.id]).unwrap().is_empty());
+    let all = Filter::new("default", T0 + 10_000_000).everything();
+    assert_eq!(store.count(&all).unwrap(), 300);
+    // Searches answer during the bulk load and after it.
+    for round in 0..2 {
+        let hits = store.keyword_search("r123", &all, 5).unwrap();
+        assert_eq!(
+            hits.first().map(|h| h.id),
+            Some(first[123].0.id),
+            "round {round}"
+        );
+        let hits = store.vector_search(&axis(42, DIM), &all, 3).unwrap();
+        assert_eq!(
+            hits.first().map(|h| h.id),
+            Some(first[42].0.id),
+            "round {round}"
+        );
+        store.end_bulk().unwrap();
+    }
+    let history = store.history("default", first[299].0.id).unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(
+        (history[0].number, history[0].kind, &history[0].memory),
+        (1, ChangeKind::Imported, &first[299].0)
+    );
+    assert_eq!(
+        store.embeddings("default", &[first[5].0.id]).unwrap(),
+        vec![Some(first[5].1.clone())]
+    );
+}
+
+/// [`Store::restore`] writes another store's records as they were: every
+/// memory with its embedding and history, every receipt, every tenant;
+/// a stored id refuses the batch; a wrong dimension is refused.
+pub fn check_restore(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
+    let model = ModelInfo {
+        name: "lexical-test".into(),
+        dim: DIM,
+    };
+    store.set_model(&model).unwrap();
+    let a = sample(
+        1,
+        "default",
+        Some("atlas"),
+        MemoryType::Fact,
+        "first memory",
+    );
+    let b = sample(2, "default", None, MemoryType::Note, "second memory");
+    let c = sample(3, "other", None, MemoryType::Note, "other tenant's memory");
+    let changes = [&a, &b, &c]
+        .iter()
+        .map(|m| Change::new(m.id, ChangeKind::Created, LOCAL_ACTOR, m.created_at))
+        .collect();
+    store
+        .write(WriteBatch {
+            inserts: vec![
+                (a.clone(), axis(1, DIM)),
+                (b.clone(), axis(2, DIM)),
+                (c.clone(), axis(3, DIM)),
+            ],
+            changes,
+            ..Default::default()
+        })
+        .unwrap();
+    let mut a2 = a.clone();
+    a2.content = "first memory, changed".into();
+    a2.updated_at += 5;
+    store
+        .write(WriteBatch {
+            updates: vec![(a2.clone(), Some(axis(4, DIM)))],
+            changes: vec![
+                Change::new(a.id, ChangeKind::Updated, "alice", a2.updated_at).because("typo"),
+            ],
+            ..Default::default()
+        })
+        .unwrap();
+    store
+        .record_access("default", &[a.id], T0 + 99_000)
+        .unwrap();
+    store.delete("default", &[b.id], &forgotten()).unwrap();
+    store
+        .collections()
+        .put_collection(&crate::collections::CollectionRecord {
+            tenant: "third".into(),
+            kind: crate::collections::CollectionKind::Session,
+            id: "s1".into(),
+            parent: None,
+            body: Default::default(),
+            created_at: T0,
+            updated_at: T0,
+        })
+        .unwrap();
+    assert_eq!(store.every_tenant().unwrap(), ["default", "other", "third"]);
+
+    let source = everything(&*store);
+    assert_eq!(source[0].1.len(), 1, "a remains in default");
+    assert_eq!(source[0].1[0].2.len(), 2, "a has two versions");
+    assert_eq!(source[0].2.len(), 1, "b's receipt");
+    let batch = crate::store::Restore {
+        memories: source
+            .iter()
+            .flat_map(|(_, rows, _)| rows.clone())
+            .map(|(m, v, h)| (m, v.unwrap(), h))
+            .collect(),
+        receipts: source.iter().flat_map(|(_, _, r)| r.clone()).collect(),
+    };
+    // A wrong dimension is refused once a model is recorded.
+    empty.set_model(&model).unwrap();
+    let mut wrong = batch.clone();
+    wrong.memories[0].1.push(0.0);
+    assert!(matches!(empty.restore(wrong), Err(Error::InvalidInput(_))));
+    empty.restore(batch.clone()).unwrap();
+    let copied = everything(&*empty);
+    // The collection's tenant has nothing but its collection, which the
+    // store keeps apart: compare the tenants with records.
+    let with_records = |all: &[(String, _, Vec<_>)]| -> Vec<String> {
+        all.iter().map(|(t, _, _)| t.clone()).collect()
+    };
+    assert_eq!(with_records(&copied), ["default", "other"]);
+    assert_eq!(copied, source[..2].to_vec());
+    // Again: the ids are stored, nothing is written twice.
+    assert!(matches!(empty.restore(batch), Err(Error::DuplicateId(_))));
+    assert_eq!(everything(&*empty), copied);
+}
+
 /// Embeddings and id neighbours of many ids in one call: in the order
 /// asked, confined to the tenant, `None` for what is not there.
 pub fn check_batched_reads(store: Arc<dyn Store>) {
@@ -1758,6 +1979,20 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_wrong_dimension_is_a_clear_error(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn bulk_writes() {
+                {
+                    let fixture = $make;
+                    c::check_bulk_writes(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn restore() {
+                {
+                    let (a, b) = ($make, $make);
+                    c::check_restore(c::Fixture::store(&a), c::Fixture::store(&b))
                 }
             }
             #[test]

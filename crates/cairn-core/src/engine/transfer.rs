@@ -27,6 +27,10 @@ const EMBED_BATCH: usize = 256;
 /// Records per transaction when importing records that carry embeddings.
 const WRITE_BATCH: usize = 8192;
 
+/// A first transaction of at least this many records makes an import a
+/// bulk load ([`crate::Store::begin_bulk`]).
+const BULK_ROWS: usize = 4096;
+
 impl Cairn {
     /// Import records (line number, parsed record or parse error).
     ///
@@ -108,11 +112,31 @@ impl Cairn {
         actor: &str,
         progress: &mut dyn FnMut(usize),
     ) -> Result<ImportReport> {
-        let mut report = ImportReport::default();
         let mut records = records.peekable();
         if records.peek().is_some() {
             self.ensure_model()?;
         }
+        let mut bulk = false;
+        let outcome = self.write_imported_chunks(tenant, &mut records, actor, progress, &mut bulk);
+        // The store's deferred indexes are brought up to date whatever
+        // happened to the import.
+        let ended = if bulk { self.store.end_bulk() } else { Ok(()) };
+        let report = outcome?;
+        ended?;
+        Ok(report)
+    }
+
+    /// [`Cairn::write_imported`]'s chunks; `bulk` says whether it told the
+    /// store a bulk load began.
+    fn write_imported_chunks(
+        &self,
+        tenant: &str,
+        records: &mut std::iter::Peekable<impl Iterator<Item = (Memory, Option<Vec<f32>>, bool)>>,
+        actor: &str,
+        progress: &mut dyn FnMut(usize),
+        bulk: &mut bool,
+    ) -> Result<ImportReport> {
+        let mut report = ImportReport::default();
         let mut done = 0;
         let now = self.now();
         while records.peek().is_some() {
@@ -127,6 +151,10 @@ impl Cairn {
                 chunk.push(record);
             }
             done += chunk.len();
+            if !*bulk && chunk.len() >= BULK_ROWS {
+                self.store.begin_bulk(chunk.len())?;
+                *bulk = true;
+            }
             // A named id is stored already as itself, or as this tenant's
             // copy of another tenant's memory (see `copy_id`).
             let named: Vec<MemoryId> = chunk
