@@ -44,7 +44,7 @@ fn records(n: usize) -> String {
 
 /// A SQLite store with something of everything: imported memories, one
 /// updated (two versions), one forgotten (a receipt), API keys of two
-/// tenants (one revoked), a slot with an entry.
+/// tenants (one revoked), a slot with an entry, an archived slot.
 fn populated(n: usize) -> Env {
     let env = Env::new();
     let out = env.run_with(&["import", "-"], Some(&records(n)));
@@ -69,6 +69,11 @@ fn populated(n: usize) -> Env {
     env.ok(&["keys", "revoke", bob["id"].as_str().unwrap()]);
     env.ok(&["slot", "create", "atlas-dev", "-d", "the atlas project"]);
     env.ok(&["slot", "save", "atlas-dev", "deploys go out on Tuesdays"]);
+    // An archived slot whose long entry is kept compressed: it migrates
+    // as its text.
+    let long = "the retired gateway's runbook, step by step. ".repeat(60);
+    env.ok(&["slot", "save", "old-gateway", &long]);
+    env.ok(&["slot", "archive", "old-gateway", "--reason", "retired"]);
     env
 }
 
@@ -95,7 +100,8 @@ fn snapshot(env: &Env, store: &str) -> Vec<String> {
         export,
         run(&["--json", "history", &id, "--full"]),
         run(&["--json", "keys", "list"]),
-        run(&["--json", "slot", "list"]),
+        run(&["--json", "slot", "list", "--include-archived"]),
+        run(&["--json", "slot", "read", "old-gateway"]),
         run(&["--json", "list", "--sort", "oldest", "--limit", "20"]),
     ]
 }
@@ -139,8 +145,8 @@ fn a_round_trip_through_postgres_is_byte_identical_and_resumes_after_a_stop() {
     assert!(!done.contains("DIFFERENT"), "{done}");
     assert_eq!(
         schema.ids().len(),
-        5000,
-        "5000 imported, one forgotten, one slot entry"
+        5001,
+        "5000 imported, one forgotten, two slot entries"
     );
     // A third run copies nothing and still agrees.
     let again = ok(migrate(&env, &source, &pg, &["--json"]));
@@ -159,10 +165,10 @@ fn a_round_trip_through_postgres_is_byte_identical_and_resumes_after_a_stop() {
         })
         .collect();
     let count = |name: &str| tables.iter().find(|(t, _)| t == name).unwrap().1;
-    assert_eq!(count("memories"), 5000, "4999 and the slot's entry");
+    assert_eq!(count("memories"), 5001, "4999 and the slots' two entries");
     assert_eq!(count("receipts"), 1);
     assert_eq!(count("keys"), 2);
-    assert!(count("versions") >= 5001);
+    assert!(count("versions") >= 5002);
     assert!(count("collections") >= 1);
 
     // And back into a new SQLite file: the same store, byte for byte.
