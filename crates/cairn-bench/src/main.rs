@@ -22,6 +22,7 @@
 
 mod embed_cache;
 mod eval;
+mod ingest;
 mod locomo;
 mod mcp;
 mod metrics;
@@ -87,6 +88,20 @@ enum Cmd {
         /// The window's token budget.
         #[arg(long, default_value_t = 2000)]
         budget: usize,
+    },
+    /// `cairn ingest` of LoCoMo's conversations as text: throughput
+    /// against the model's batched rate, and whether recall over the
+    /// chunks finds each question's evidence.
+    Ingest {
+        /// locomo10.json.
+        path: PathBuf,
+        /// Only the first N conversations.
+        #[arg(long)]
+        conversations: Option<usize>,
+        /// Embed each chunk whole instead of pooling its sentences'
+        /// vectors.
+        #[arg(long)]
+        exact_vectors: bool,
     },
     /// The local embedding model's speed.
     Embed {
@@ -229,6 +244,11 @@ fn main() -> Result<()> {
             postgres,
         } => store(&sizes, queries, keep, postgres.as_deref()),
         Cmd::Embed { sentences } => embed(sentences),
+        Cmd::Ingest {
+            path,
+            conversations,
+            exact_vectors,
+        } => ingest::run(&path, conversations, exact_vectors),
         Cmd::Window {
             exchanges,
             runs,
@@ -611,6 +631,8 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
     Ok(())
 }
 
+// The arguments are the command's flags, passed through.
+#[allow(clippy::too_many_arguments)]
 fn locomo_bench(
     path: &std::path::Path,
     limit: Option<usize>,

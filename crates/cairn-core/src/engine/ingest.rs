@@ -5,6 +5,11 @@
 //! raw text → clean → redact → chunk → embed → importance → route → store or skip
 //! ```
 //!
+//! The text is embedded once: every sentence, for the subject breaks, and
+//! each chunk's vector is its sentences' vectors pooled ([`pooled`]);
+//! `exact_vectors` embeds each chunk whole instead (slower, a chunk past
+//! the model's window cut off; measured with `cairn-bench ingest`).
+//!
 //! Every chunk ends in the receipt with what became of it — stored as what,
 //! merged into which memory at what similarity, or skipped and why —
 //! so nothing is dropped silently; a dry run computes the same receipt
@@ -50,6 +55,9 @@ pub struct IngestRequest {
     pub redact: bool,
     /// How the text is cut.
     pub chunking: ChunkOptions,
+    /// Embed each chunk whole (a second pass over the text) instead of
+    /// pooling its sentences' vectors (see [`pooled`]).
+    pub exact_vectors: bool,
 }
 
 impl IngestRequest {
@@ -66,6 +74,7 @@ impl IngestRequest {
             dry_run: false,
             redact: true,
             chunking: ChunkOptions::default(),
+            exact_vectors: false,
         }
     }
 }
@@ -121,6 +130,27 @@ pub struct IngestReceipt {
     pub dry_run: bool,
 }
 
+/// A chunk's vector from its sentences' (vector, characters): their mean
+/// weighted by length, normalised — as the model's own mean pooling weighs
+/// each token alike. One embedding pass serves both the subject breaks
+/// and the chunks' vectors, and a chunk longer than the model's 256-token
+/// window is represented whole rather than cut off.
+pub fn pooled(sentences: &[(Vec<f32>, usize)]) -> Vec<f32> {
+    let dim = sentences.first().map_or(0, |(v, _)| v.len());
+    let mut sum = vec![0f32; dim];
+    for (v, weight) in sentences {
+        let w = (*weight).max(1) as f32;
+        for (s, x) in sum.iter_mut().zip(v) {
+            *s += w * x;
+        }
+    }
+    let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        sum.iter_mut().for_each(|x| *x /= norm);
+    }
+    sum
+}
+
 impl Cairn {
     /// Ingest `req.text` (see the module docs); `progress` is told how
     /// many chunks of how many are done.
@@ -152,11 +182,18 @@ impl Cairn {
         }
         self.ensure_model()?;
         let mut embed_error = None;
-        let chunks = chunk(&text, &req.chunking, &mut |sentences| {
-            self.embedder.embed_batch(sentences).unwrap_or_else(|e| {
+        let mut sentences: Vec<(Vec<f32>, usize)> = Vec::new();
+        let chunks = chunk(&text, &req.chunking, &mut |texts| {
+            let vectors = self.embedder.embed_batch(texts).unwrap_or_else(|e| {
                 embed_error = Some(e);
                 Vec::new()
-            })
+            });
+            sentences = vectors
+                .iter()
+                .zip(texts)
+                .map(|(v, t)| (v.clone(), t.chars().count()))
+                .collect();
+            vectors
         });
         if let Some(e) = embed_error {
             return Err(e);
@@ -170,9 +207,17 @@ impl Cairn {
         // Vectors of the chunks kept so far: a chunk repeating one of them
         // is not new, stored yet or not (a dry run stores nothing).
         let mut kept: Vec<Vec<f32>> = Vec::new();
+        let pool = !req.exact_vectors && chunks.iter().all(|c| c.sentences.end <= sentences.len());
         for batch in chunks.chunks(EMBED_BATCH) {
-            let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
-            let vectors = self.embedder.embed_batch(&texts)?;
+            let vectors = if pool {
+                batch
+                    .iter()
+                    .map(|c| pooled(&sentences[c.sentences.clone()]))
+                    .collect()
+            } else {
+                let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
+                self.embedder.embed_batch(&texts)?
+            };
             if vectors.len() != batch.len() {
                 return Err(Error::embedding("embedder returned too few vectors"));
             }
@@ -311,6 +356,20 @@ mod tests {
     fn count(c: &Cairn) -> usize {
         let f = Filter::new("t", c.now()).everything();
         c.store().list(&f, ListOrder::Id, 1000, 0).unwrap().len()
+    }
+
+    #[test]
+    fn a_pooled_vector_weighs_sentences_by_length_and_is_unit_length() {
+        let one = pooled(&[(vec![3.0, 4.0], 10)]);
+        assert_eq!(one, vec![0.6, 0.8]);
+        // Three times as long, three times the weight.
+        let two = pooled(&[(vec![1.0, 0.0], 30), (vec![0.0, 1.0], 10)]);
+        let expected = [3.0 / 10f32.sqrt(), 1.0 / 10f32.sqrt()];
+        assert!(
+            two.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-6),
+            "{two:?}"
+        );
+        assert!(pooled(&[]).is_empty());
     }
 
     #[test]

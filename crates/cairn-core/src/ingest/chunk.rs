@@ -68,6 +68,9 @@ pub struct Chunk {
     pub end: usize,
     /// The exact number of tokens in `text`.
     pub tokens: usize,
+    /// Its sentences: their indexes among the sentences [`chunk`] handed
+    /// to its `embed` (those of the whole input).
+    pub sentences: Range<usize>,
 }
 
 /// Why a chunk may end before a sentence.
@@ -191,6 +194,7 @@ pub fn chunk(
                 start,
                 end,
                 tokens: piece.tokens,
+                sentences: piece.first..piece.last + 1,
             }
         })
         .collect()
@@ -241,7 +245,12 @@ mod tests {
             assert!(ends.contains(&c.end), "{:?} ends mid-sentence", c.text);
             assert_eq!(c.tokens, options.tokenizer.count(&c.text));
             assert_eq!(c.start, starts[next_sentence], "a sentence was skipped");
+            assert_eq!(
+                c.sentences.start, next_sentence,
+                "its first sentence's index"
+            );
             next_sentence = ends.iter().position(|e| *e == c.end).unwrap() + 1;
+            assert_eq!(c.sentences.end, next_sentence, "its last sentence's index");
             let sentences = split_sentences(&c.text).len();
             assert!(
                 c.tokens <= options.max_tokens || sentences == 1,

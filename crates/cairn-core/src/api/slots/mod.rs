@@ -144,7 +144,7 @@ fn keywords(entries: &[Memory], n: usize) -> Vec<String> {
         }
     }
     // Stable: equal counts keep the order the words were met in.
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     counts.into_iter().take(n).map(|(t, _)| t).collect()
 }
 
