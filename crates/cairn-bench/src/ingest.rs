@@ -104,11 +104,11 @@ pub fn run(path: &Path, conversations: Option<usize>, exact_vectors: bool) -> Re
         eprintln!("{}: {} chunks", conv.id, receipt.chunks.len());
     }
     println!(
-        "Ingestion of LoCoMo's conversations as text ({} vectors), release build.\n",
+        "Ingestion of LoCoMo's conversations as text, release build; chunk vectors: {}.\n",
         if exact_vectors {
             "each chunk embedded whole"
         } else {
-            "chunks pooled from their sentences"
+            "its sentences' vectors pooled"
         }
     );
     println!("| text | chunks | stored | tokens | ingest | embedding once | throughput | of the embedding-bound rate |");
