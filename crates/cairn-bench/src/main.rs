@@ -369,7 +369,13 @@ impl PgSchema {
     fn new(url: &str, what: &str) -> PgSchema {
         let what: String = what
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '_'
+                }
+            })
             .collect();
         PgSchema {
             url: url.to_string(),

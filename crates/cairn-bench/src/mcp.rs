@@ -40,7 +40,14 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let sqlite = Arc::new(SqliteStore::open(&path)?);
     let store: Arc<dyn Store> = sqlite.clone();
     let cairn = Cairn::new(store.clone(), embedder.clone());
-    crate::fill(&cairn, Some(&sqlite), &corpus, &embedder, memories, tmp.path())?;
+    crate::fill(
+        &cairn,
+        Some(&sqlite),
+        &corpus,
+        &embedder,
+        memories,
+        tmp.path(),
+    )?;
     // What `cairn serve` and `cairn mcp` do at start.
     sqlite.preload()?;
     let texts: Vec<String> = (0..queries)

@@ -543,7 +543,10 @@ fn count(schema: &Schema, table: &str, condition: &str) -> i64 {
     let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
     client
         .query_one(
-            &format!("SELECT count(*) FROM {}.{table} WHERE {condition}", schema.name),
+            &format!(
+                "SELECT count(*) FROM {}.{table} WHERE {condition}",
+                schema.name
+            ),
             &[],
         )
         .unwrap()
@@ -555,8 +558,8 @@ fn two_servers_sweep_expired_memories_once_between_them() {
     let schema = Schema::new();
     let store = schema.url(&url());
     let servers = [
-        Server::start(&["--store", &store, "--sweep-every", "300ms"], &[]),
-        Server::start(&["--store", &store, "--sweep-every", "300ms"], &[]),
+        Server::start(&["--store", &store, "--sweep-every", "1s"], &[]),
+        Server::start(&["--store", &store, "--sweep-every", "1s"], &[]),
     ];
     // Expiring memories written through both, and some that stay.
     for i in 0..30 {
@@ -599,7 +602,10 @@ fn two_servers_sweep_expired_memories_once_between_them() {
         let logs = server.logs();
         assert!(!logs.contains("sweep of expired memories failed"), "{logs}");
         assert!(!logs.contains("ERROR"), "{logs}");
-        for line in logs.lines().filter(|l| l.contains("swept expired memories")) {
+        for line in logs
+            .lines()
+            .filter(|l| l.contains("swept expired memories"))
+        {
             let n = line
                 .split("deleted=")
                 .nth(1)
@@ -652,10 +658,18 @@ fn every_acknowledged_write_survives_a_kill_9_of_the_server() {
         w.join().unwrap();
     }
     let acked = acked.lock().unwrap().clone();
-    assert!(acked.len() >= 20, "only {} writes before the kill", acked.len());
+    assert!(
+        acked.len() >= 20,
+        "only {} writes before the kill",
+        acked.len()
+    );
     let stored = schema.ids();
     let lost: Vec<&String> = acked.iter().filter(|id| !stored.contains(*id)).collect();
-    assert!(lost.is_empty(), "{} acknowledged writes lost: {lost:?}", lost.len());
+    assert!(
+        lost.is_empty(),
+        "{} acknowledged writes lost: {lost:?}",
+        lost.len()
+    );
     // A new server on the same schema serves them.
     let again = Server::start(&["--store", &store], &[]);
     for id in acked.iter().step_by(7) {
@@ -674,7 +688,8 @@ struct Cluster {
 
 impl Cluster {
     fn script(&self, action: &str) -> String {
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres.sh");
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres.sh");
         let out = Command::new("bash")
             .arg(script)
             .arg(action)
@@ -687,7 +702,13 @@ impl Cluster {
             "postgres.sh {action}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        String::from_utf8(out.stdout).unwrap().trim().lines().last().unwrap_or("").to_string()
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string()
     }
 
     fn start() -> Cluster {
@@ -778,7 +799,10 @@ fn postgres_restarted_under_load_costs_503s_and_no_acknowledged_write() {
     for w in writers {
         w.join().unwrap();
     }
-    assert!(*unavailable.lock().unwrap() > 0, "the outage was never seen");
+    assert!(
+        *unavailable.lock().unwrap() > 0,
+        "the outage was never seen"
+    );
     assert!(server.alive());
     let mut client = postgres::Client::connect(&db, postgres::NoTls).unwrap();
     let stored: HashSet<String> = client
@@ -789,5 +813,9 @@ fn postgres_restarted_under_load_costs_503s_and_no_acknowledged_write() {
         .collect();
     let acked = acked.lock().unwrap().clone();
     let lost: Vec<&String> = acked.iter().filter(|id| !stored.contains(*id)).collect();
-    assert!(lost.is_empty(), "{} acknowledged writes lost: {lost:?}", lost.len());
+    assert!(
+        lost.is_empty(),
+        "{} acknowledged writes lost: {lost:?}",
+        lost.len()
+    );
 }
