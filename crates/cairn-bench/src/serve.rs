@@ -205,6 +205,11 @@ fn rss_kib(pid: u32) -> Option<u64> {
 }
 
 fn start_server(bin: &Path, db: &Path) -> Result<(Child, String)> {
+    start_server_on(bin, &db.to_string_lossy())
+}
+
+/// `cairn serve` on the store `store` names (a path or a URL).
+fn start_server_on(bin: &Path, store: &str) -> Result<(Child, String)> {
     use std::io::BufRead;
     let mut child = Command::new(bin)
         .args(["serve", "--listen", "127.0.0.1:0"])
@@ -217,7 +222,8 @@ fn start_server(bin: &Path, db: &Path) -> Result<(Child, String)> {
             "0",
         ])
         .args(["--max-concurrent", "256"])
-        .env("CAIRN_DB", db)
+        .env("CAIRN_STORE", store)
+        .env_remove("CAIRN_DB")
         .env("CAIRN_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -232,6 +238,133 @@ fn start_server(bin: &Path, db: &Path) -> Result<(Child, String)> {
         .with_context(|| format!("cairn serve printed {line:?}"))?
         .to_string();
     Ok((child, addr))
+}
+
+/// Wait until the server at `addr` is ready (its model loaded).
+fn wait_ready(rt: &tokio::runtime::Runtime, addr: &str, key: &str) -> Result<()> {
+    rt.block_on(async {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            if let Ok(mut c) = Conn::open(addr, key).await {
+                if c.send("GET", "/readyz", "").await.ok() == Some(200) {
+                    return anyhow::Ok(());
+                }
+            }
+            if Instant::now() > deadline {
+                bail!("cairn serve never became ready");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+}
+
+/// One PostgreSQL schema of `memories` synthetic memories, served by one
+/// `cairn serve` and then by two (the clients split between them), under
+/// the same load: throughput and latency of each.
+pub fn pg_pair(
+    url: &str,
+    memories: usize,
+    clients: usize,
+    seconds: f64,
+    cairn_bin: &Path,
+) -> Result<()> {
+    if !cairn_bin.is_file() {
+        bail!(
+            "{} not found: build it with `cargo build --release -p cairn-cli`",
+            cairn_bin.display()
+        );
+    }
+    let tmp = tempfile::tempdir()?;
+    let schema = crate::PgSchema::new(url, "serve_pair");
+    let store: Arc<dyn Store> = Arc::new(schema.open()?);
+    let corpus = Arc::new(Corpus::new(42));
+    let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
+    let synthetic = Cairn::new(store.clone(), embedder.clone());
+    crate::fill(&synthetic, None, &corpus, &embedder, memories, tmp.path())?;
+    store.set_model(&cairn_embed::model_info())?;
+    let key = api::create_key(
+        &synthetic,
+        CreateKeyInput {
+            tenant: "default".into(),
+            role: "write".into(),
+            ..Default::default()
+        },
+    )?
+    .key;
+    let ids: Vec<String> = synthetic
+        .list(
+            &synthetic.filter("default"),
+            cairn_core::ListOrder::Id,
+            5000,
+            0,
+        )?
+        .iter()
+        .map(|m| m.id.to_string())
+        .collect();
+    let ids = Arc::new(ids);
+    drop(synthetic);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let url = schema.url_with_schema();
+    let mut servers = Vec::new();
+    for _ in 0..2 {
+        let (child, addr) = start_server_on(cairn_bin, &url)?;
+        wait_ready(&rt, &addr, &key)?;
+        servers.push((child, addr));
+    }
+    println!("| {memories} memories in PostgreSQL, {clients} clients, {seconds:.0} s each | servers | requests/s | p50 | p99 | errors | 5xx |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for scenario in [
+        Scenario::Hybrid,
+        Scenario::Keyword,
+        Scenario::Get,
+        Scenario::Remember,
+        Scenario::Mixed,
+    ] {
+        for n in [1usize, 2] {
+            let run = |s: usize| {
+                load(
+                    &servers[s].1,
+                    &key,
+                    scenario,
+                    clients / n,
+                    seconds,
+                    corpus.clone(),
+                    ids.clone(),
+                )
+            };
+            let outcomes = rt.block_on(async {
+                if n == 1 {
+                    anyhow::Ok(vec![run(0).await?])
+                } else {
+                    let (a, b) = tokio::join!(run(0), run(1));
+                    anyhow::Ok(vec![a?, b?])
+                }
+            })?;
+            let mut latencies: Vec<f64> =
+                outcomes.iter().flat_map(|o| o.latencies.clone()).collect();
+            latencies.sort_by(f64::total_cmp);
+            let rate: f64 = outcomes
+                .iter()
+                .map(|o| o.latencies.len() as f64 / o.seconds)
+                .sum();
+            println!(
+                "| {} | {n} | {rate:.0} | {:.2} ms | {:.2} ms | {} | {} |",
+                scenario.label(),
+                percentile(&latencies, 50.0),
+                percentile(&latencies, 99.0),
+                outcomes.iter().map(|o| o.errors).sum::<usize>(),
+                outcomes.iter().map(|o| o.server_errors).sum::<usize>(),
+            );
+        }
+    }
+    for (mut child, _) in servers {
+        child.kill()?;
+        child.wait()?;
+    }
+    Ok(())
 }
 
 /// A store of `memories` synthetic memories and a `cairn serve` over it,

@@ -41,7 +41,8 @@
 //!   the same transaction), so PostgreSQL ranks as SQLite's FTS5 and the
 //!   in-memory store do. `tsvector` limits apply: a word's occurrences
 //!   beyond 256, and positions past 16,383, are not counted.
-//! - **Writes.** Every `WriteBatch` is one transaction;
+//! - **Writes.** Every `WriteBatch` is one transaction (64 inserts or more
+//!   go by binary `COPY` through a staging table: `bulk.rs`);
 //!   `insert_unless_duplicate` holds an advisory lock per tenant from its
 //!   check to its commit, so writers in different processes never both
 //!   insert.
@@ -63,9 +64,12 @@
 //! Works: the `Store` contract (the conformance suite), row-level
 //! security, migrations, `cairn serve --store postgres://…` (REST and MCP),
 //! 503s and `/readyz` during an outage with recovery after, and several
-//! servers on one schema (tested end to end in `cairn-cli`). Not yet:
-//! `COPY` for bulk import, `cairn migrate` between backends, and starting
-//! `cairn serve` while the database is down (it exits, code 4).
+//! servers on one schema, bulk writes by binary `COPY` with the vector
+//! index built once after a bulk load (`bulk.rs`), and copying whole
+//! stores in and out (`Store::restore`, for `cairn migrate`; tested end to
+//! end in `cairn-cli`). Not yet: starting `cairn serve` while the database
+//! is down (it exits, code 4), and keyword search that keeps up with
+//! SQLite's at 100,000 memories (it scores every candidate client-side).
 //!
 //! ## Never
 //! This crate never interprets user text as SQL or `tsquery` syntax, and

@@ -558,8 +558,8 @@ fn two_servers_sweep_expired_memories_once_between_them() {
     let schema = Schema::new();
     let store = schema.url(&url());
     let servers = [
-        Server::start(&["--store", &store, "--sweep-every", "300ms"], &[]),
-        Server::start(&["--store", &store, "--sweep-every", "300ms"], &[]),
+        Server::start(&["--store", &store, "--sweep-every", "1s"], &[]),
+        Server::start(&["--store", &store, "--sweep-every", "1s"], &[]),
     ];
     // Expiring memories written through both, and some that stay.
     for i in 0..30 {

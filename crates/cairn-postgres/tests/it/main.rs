@@ -12,6 +12,7 @@ use std::sync::Arc;
 use cairn_core::Store;
 use cairn_postgres::{PostgresOptions, PostgresStore};
 
+mod bulk;
 mod rls;
 mod server;
 
