@@ -30,7 +30,7 @@ const TENANT: &str = "default";
 const KS: [usize; 4] = [1, 3, 5, 10];
 
 /// Runs the benchmark and prints its tables.
-pub fn run(path: &Path, conversations: Option<usize>, exact_vectors: bool) -> Result<()> {
+pub fn run(path: &Path, conversations: Option<usize>, pooled_vectors: bool) -> Result<()> {
     let mut all = locomo::load(path)?;
     all.truncate(conversations.unwrap_or(usize::MAX));
     let embedder: Arc<dyn Embedder> = Arc::new(
@@ -47,7 +47,7 @@ pub fn run(path: &Path, conversations: Option<usize>, exact_vectors: bool) -> Re
         let store = Arc::new(SqliteStore::open(tmp.path().join("ingest.db"))?);
         let cairn = Cairn::new(store, embedder.clone());
         let mut req = IngestRequest::new(TENANT, text.clone());
-        req.exact_vectors = exact_vectors;
+        req.pooled_vectors = pooled_vectors;
         let t = Instant::now();
         let receipt = cairn.ingest(req, &mut |_, _| {})?;
         ingest_s += t.elapsed().as_secs_f64();
@@ -105,10 +105,10 @@ pub fn run(path: &Path, conversations: Option<usize>, exact_vectors: bool) -> Re
     }
     println!(
         "Ingestion of LoCoMo's conversations as text, release build; chunk vectors: {}.\n",
-        if exact_vectors {
-            "each chunk embedded whole"
-        } else {
+        if pooled_vectors {
             "its sentences' vectors pooled"
+        } else {
+            "each chunk embedded whole"
         }
     );
     println!("| text | chunks | stored | tokens | ingest | embedding once | throughput | of the embedding-bound rate |");

@@ -98,10 +98,10 @@ enum Cmd {
         /// Only the first N conversations.
         #[arg(long)]
         conversations: Option<usize>,
-        /// Embed each chunk whole instead of pooling its sentences'
-        /// vectors.
+        /// Pool each chunk's vector from its sentences' (`cairn ingest
+        /// --fast`) instead of embedding it whole.
         #[arg(long)]
-        exact_vectors: bool,
+        pooled_vectors: bool,
     },
     /// The local embedding model's speed.
     Embed {
@@ -251,8 +251,8 @@ fn main() -> Result<()> {
         Cmd::Ingest {
             path,
             conversations,
-            exact_vectors,
-        } => ingest::run(&path, conversations, exact_vectors),
+            pooled_vectors,
+        } => ingest::run(&path, conversations, pooled_vectors),
         Cmd::Window {
             exchanges,
             runs,

@@ -814,6 +814,11 @@ pub struct IngestArgs {
     /// Keep secrets as given (no `[REDACTED:kind]`).
     #[arg(long)]
     pub no_redact: bool,
+    /// Embed the text once, each chunk's vector pooled from its
+    /// sentences' (about 1.5× faster; on LoCoMo's text hit@10 0.854
+    /// against 0.870, and more chunks skipped as not new).
+    #[arg(long)]
+    pub fast: bool,
 }
 
 /// `cairn prompt`.

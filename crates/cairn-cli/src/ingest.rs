@@ -36,6 +36,7 @@ pub fn run(cairn: &Cairn, a: IngestArgs, json: bool) -> Result<()> {
         dry_run: a.dry_run,
         redact: Some(!a.no_redact),
         source: None,
+        pooled_vectors: a.fast,
     };
     let bar = styled(
         ProgressBar::new(0),

@@ -31,6 +31,9 @@ pub struct IngestInput {
     pub redact: Option<bool>,
     /// Where it came from (default `ingest`).
     pub source: Option<String>,
+    /// Embed the text once, each chunk's vector pooled from its
+    /// sentences': about 1.5× faster, slightly worse recall.
+    pub pooled_vectors: bool,
 }
 
 /// One chunk of an ingest, and what became of it.
@@ -142,6 +145,7 @@ pub fn ingest(
     req.dry_run = input.dry_run;
     req.redact = input.redact.unwrap_or(true);
     req.source = non_empty(input.source.as_deref());
+    req.pooled_vectors = input.pooled_vectors;
     req.actor.clone_from(&caller.actor);
     cairn.ingest(req, progress).map(IngestOutput::of)
 }

@@ -5,10 +5,10 @@
 //! raw text → clean → redact → chunk → embed → importance → route → store or skip
 //! ```
 //!
-//! The text is embedded once: every sentence, for the subject breaks, and
-//! each chunk's vector is its sentences' vectors pooled ([`pooled`]);
-//! `exact_vectors` embeds each chunk whole instead (slower, a chunk past
-//! the model's window cut off; measured with `cairn-bench ingest`).
+//! Every sentence is embedded, for the subject breaks, then every chunk
+//! whole, for its memory's vector; with `pooled_vectors` a chunk's vector
+//! pools its sentences' ([`pooled`]) and the text is embedded once
+//! (faster, slightly worse recall: `cairn-bench ingest` measures both).
 //!
 //! Every chunk ends in the receipt with what became of it — stored as what,
 //! merged into which memory at what similarity, or skipped and why —
@@ -55,9 +55,12 @@ pub struct IngestRequest {
     pub redact: bool,
     /// How the text is cut.
     pub chunking: ChunkOptions,
-    /// Embed each chunk whole (a second pass over the text) instead of
-    /// pooling its sentences' vectors (see [`pooled`]).
-    pub exact_vectors: bool,
+    /// Make each chunk's vector by pooling its sentences' vectors
+    /// ([`pooled`]) instead of embedding the chunk whole: the text is
+    /// embedded once, about 1.5× faster, at a small cost in recall (on
+    /// LoCoMo's text, hit@10 0.854 against 0.870) and more chunks skipped
+    /// as not new (pooled vectors of neighbouring chunks are closer).
+    pub pooled_vectors: bool,
 }
 
 impl IngestRequest {
@@ -74,7 +77,7 @@ impl IngestRequest {
             dry_run: false,
             redact: true,
             chunking: ChunkOptions::default(),
-            exact_vectors: false,
+            pooled_vectors: false,
         }
     }
 }
@@ -207,7 +210,7 @@ impl Cairn {
         // Vectors of the chunks kept so far: a chunk repeating one of them
         // is not new, stored yet or not (a dry run stores nothing).
         let mut kept: Vec<Vec<f32>> = Vec::new();
-        let pool = !req.exact_vectors && chunks.iter().all(|c| c.sentences.end <= sentences.len());
+        let pool = req.pooled_vectors && chunks.iter().all(|c| c.sentences.end <= sentences.len());
         for batch in chunks.chunks(EMBED_BATCH) {
             let vectors = if pool {
                 batch
@@ -370,6 +373,45 @@ mod tests {
             "{two:?}"
         );
         assert!(pooled(&[]).is_empty());
+    }
+
+    #[test]
+    fn pooled_vectors_are_the_chunks_sentences_pooled_and_exact_ones_the_chunks_own() {
+        use crate::Embedder;
+        let one = |t: &str| LexicalEmbedder.embed_batch(&[t]).unwrap().remove(0);
+        for pool in [false, true] {
+            let c = engine();
+            let mut req = IngestRequest::new("t", TEXT);
+            small_chunks(&mut req);
+            req.redact = false;
+            req.pooled_vectors = pool;
+            let receipt = c.ingest(req, &mut |_, _| {}).unwrap();
+            let stored = receipt
+                .chunks
+                .iter()
+                .filter(|l| l.decision == Decision::Stored);
+            assert!(stored.clone().count() >= 2);
+            for line in stored {
+                let id = line.id.unwrap();
+                let stored = c.store().embeddings("t", &[id]).unwrap().remove(0).unwrap();
+                let text = &line.chunk.text;
+                let expected = if pool {
+                    let sentences: Vec<(Vec<f32>, usize)> =
+                        crate::analysis::sentences::split_sentences(text)
+                            .iter()
+                            .map(|s| (one(s), s.chars().count()))
+                            .collect();
+                    pooled(&sentences)
+                } else {
+                    one(text)
+                };
+                let similarity = cosine(&stored, &expected);
+                assert!(
+                    similarity > 0.9999,
+                    "pooled {pool}: {similarity} for {text:?}"
+                );
+            }
+        }
     }
 
     #[test]
