@@ -11,7 +11,7 @@ mod memories;
 pub mod openapi;
 mod search;
 mod slots;
-mod transfer;
+pub(crate) mod transfer;
 
 use axum::extract::DefaultBodyLimit;
 use axum::extract::FromRequestParts;
