@@ -24,6 +24,7 @@ fn head(title: &str) -> Markup {
             meta name="viewport" content="width=device-width, initial-scale=1";
             meta name="htmx-config" content=r#"{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"historyCacheSize":0}"#;
             title { (title) " · Cairn" }
+            link rel="icon" href="data:,";
             link rel="stylesheet" href="/ui/assets/app.css";
             script src="/ui/assets/htmx.min.js" defer {}
             script src="/ui/assets/app.js" defer {}
