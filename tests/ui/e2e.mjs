@@ -268,6 +268,20 @@ await step("keys: create (shown once, copy), list, revoke", async () => {
   check(after.status === 401, "the revoked key stops working");
 });
 
+await step("activity: writes and deletions, newest first, by key", async () => {
+  await page.goto(URL + "/ui/activity");
+  const text = await page.textContent("main");
+  check(text.includes("deleted") && text.includes("reverted") && text.includes("superseded"), "the changes made above");
+  await axe(page, "activity");
+  await shot(page, "desktop-activity");
+});
+
+await step("similar memories with their similarity", async () => {
+  await page.goto(URL + "/ui/memories/" + seeded.db);
+  check(await page.getByRole("heading", { name: "Similar memories" }).isVisible(), "the section");
+  check(await page.locator("table.counts meter").count() >= 1, "similarity bars");
+});
+
 await step("what the agent sees: context and recall with token counts", async () => {
   await page.goto(URL + "/ui/agent?project=atlas&topic=deploy&budget=600");
   check((await page.textContent("main")).includes("of 600 tokens"), "the budget");
@@ -336,7 +350,7 @@ await step("a read key can look but not edit", async () => {
 await step("phone width (390 px): screens usable, accessible", async () => {
   const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
   const p = await signIn(ctx, ADMIN, "phone");
-  for (const [path, name] of [["/ui", "overview"], ["/ui/memories", "memories"], ["/ui/memories?q=PostgreSQL", "search"], ["/ui/memories/" + seeded.db, "memory"], ["/ui/agent?topic=tests", "agent"], ["/ui/keys", "keys"]]) {
+  for (const [path, name] of [["/ui", "overview"], ["/ui/memories", "memories"], ["/ui/memories?q=PostgreSQL", "search"], ["/ui/memories/" + seeded.db, "memory"], ["/ui/agent?topic=tests", "agent"], ["/ui/keys", "keys"], ["/ui/activity", "activity"], ["/ui/transfer", "transfer"]]) {
     await p.goto(URL + path);
     const wide = await p.evaluate(() => document.documentElement.scrollWidth);
     check(wide <= 400, `${name}: no sideways scrolling of the page (${wide} px)`);

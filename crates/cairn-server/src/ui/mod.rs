@@ -69,6 +69,7 @@ pub fn routes(state: AppState) -> Router<AppState> {
         .route("/memories/{id}/revert", post(pages::revert))
         .route("/memories/{id}/supersede", post(pages::supersede))
         .route("/memories/{id}/forget", post(pages::forget))
+        .route("/activity", get(pages::activity))
         .route("/agent", get(pages::agent))
         .route("/transfer", get(pages::transfer))
         .route("/export", get(pages::export))

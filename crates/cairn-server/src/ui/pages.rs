@@ -412,7 +412,7 @@ fn results(ui: &Ui, q: &BrowseQuery, found: &Found) -> Markup {
                             @for (m, hit) in &rows {
                                 tr.row data-href=(format!("/ui/memories/{}", m.id())) .superseded[m.record.superseded_by.is_some()] {
                                     @if can_write { td { input type="checkbox" name="ids" value=(m.id()) aria-label=(format!("Select {}", m.short_id)); } }
-                                    td { a href=(format!("/ui/memories/{}", m.id())) { code { (m.short_id) } } }
+                                    td.idcell { a href=(format!("/ui/memories/{}", m.id())) { code { (m.short_id) } } }
                                     td { (m.record.kind.as_deref().unwrap_or("")) }
                                     td { (m.record.project.as_deref().unwrap_or("global")) }
                                     td.tags { @for t in &m.record.tags { span.tag { (t) } " " } }
@@ -579,12 +579,14 @@ pub async fn bulk(State(state): State<AppState>, ui: Ui, body: Bytes) -> Page {
 /// `GET /ui/memories/{id}`: the memory (`GET /v1/memories/{id}`), its
 /// history (`…/history`), and the forms that change it.
 pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
-    let (m, history) = run(&state, &ui, move |c, caller| {
+    let (m, history, similar) = run(&state, &ui, move |c, caller| {
         let history = api::history(c, caller, &id)?;
         if history.versions.is_empty() {
-            return Ok((None, history));
+            return Ok((None, history, None));
         }
-        Ok((Some(api::get(c, caller, &history.id)?), history))
+        let m = api::get(c, caller, &history.id)?;
+        let similar = api::similar(c, caller, &history.id, api::SimilarInput { limit: Some(8) })?;
+        Ok((Some(m), history, Some(similar)))
     })
     .await?;
     let Some(m) = m else {
@@ -660,6 +662,22 @@ pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String
                         }
                     }
                 }
+            }
+        }
+        @if let Some(similar) = &similar {
+            section {
+                h2 { "Similar memories" }
+                @if similar.similar.is_empty() { p.hint { "None." } }
+                div.tablewrap { table.counts {
+                    @for n in &similar.similar {
+                        tr {
+                            td { a href=(format!("/ui/memories/{}", n.memory.id)) { code { (n.memory.short_id) } } }
+                            td { (excerpt(&n.memory.content, 120)) @if n.may_contradict { " " span.tag.warn { "may contradict" } } }
+                            td { meter min="0" max="1" value=(n.memory.similarity.max(0.0)) aria-label=(format!("similarity {:.3}", n.memory.similarity)) {} }
+                            td.n { (num(n.memory.similarity as f64, 3)) }
+                        }
+                    }
+                } }
             }
         }
         @if can_write {
@@ -847,6 +865,40 @@ pub async fn forget(State(state): State<AppState>, ui: Ui, Path(id): Path<String
     };
     run(&state, &ui, move |c, caller| api::forget(c, caller, input)).await?;
     Ok(see_other(&format!("/ui/memories/{id}")))
+}
+
+// --------------------------------------------------------------- activity
+
+/// `GET /ui/activity`: `GET /v1/activity`, and for admins the keys' last
+/// use (`GET /v1/keys`).
+pub async fn activity(State(state): State<AppState>, ui: Ui) -> Page {
+    let out = run(&state, &ui, |c, caller| {
+        api::activity(c, caller, api::ActivityInput { limit: Some(100) })
+    })
+    .await?;
+    let body = html! {
+        p.summary { "The latest " (out.entries.len()) " changes and deletions of tenant " strong { (ui.who.tenant) } "'s memories, newest first." }
+        div.tablewrap {
+            table.activity {
+                thead { tr { th scope="col" { "When" } th scope="col" { "Who" } th scope="col" { "Change" } th scope="col" { "Memory" } th scope="col" { "What" } } }
+                tbody {
+                    @for e in &out.entries {
+                        tr {
+                            td { (when(Some(&e.at))) }
+                            td { code { (e.actor) } }
+                            td { (e.change) @if let Some(v) = e.version { " (v" (v) ")" } }
+                            td { a href=(format!("/ui/memories/{}", e.id)) { code { (e.id.get(..13).unwrap_or(&e.id)) } } }
+                            td {
+                                @if let Some(c) = &e.content { (excerpt(c, 100)) }
+                                @if let Some(r) = &e.reason { " " span.hint { (r) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    Ok(page(&ui, "/ui/activity", "Activity", body).into_response())
 }
 
 // -------------------------------------------------------- the agent's view

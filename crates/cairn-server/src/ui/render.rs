@@ -9,9 +9,10 @@ use pulldown_cmark::{CowStr, Event, Options, Parser, Tag};
 use super::{Ui, CSRF_FIELD, CSRF_HEADER};
 
 /// One entry of the navigation: its path and label.
-const NAV: [(&str, &str); 5] = [
+const NAV: [(&str, &str); 6] = [
     ("/ui", "Overview"),
     ("/ui/memories", "Memories"),
+    ("/ui/activity", "Activity"),
     ("/ui/agent", "What the agent sees"),
     ("/ui/transfer", "Import / export"),
     ("/ui/keys", "Keys"),

@@ -581,3 +581,34 @@ async fn the_browser_pages_filters_and_imports() {
     assert_eq!(last["report"]["imported"], 2);
     assert_eq!(last["report"]["errors"][0][0], 2);
 }
+
+#[tokio::test]
+async fn similar_memories_and_activity_are_the_same_over_rest_and_in_the_ui() {
+    let state = keyed_state();
+    let key = make_key(&state.cairn, "alice", "write");
+    let a = remember(&state, "alice", "the deploy runs from the ci runner");
+    let near = remember(
+        &state,
+        "alice",
+        "the deploy runs from the ci runner at night",
+    );
+    let theirs = remember(&state, "bob", "the deploy runs from the ci runner");
+    let rest = crate::rest::Client::new(state.clone(), Some(key.clone()));
+    let out = rest
+        .raw("GET", &format!("/v1/memories/{a}/similar"), Body::empty())
+        .await;
+    assert_eq!(out.status, StatusCode::OK, "{}", out.body);
+    assert_eq!(out.body["similar"][0]["id"], near.as_str());
+    assert!(!out.body.to_string().contains(&theirs));
+    let activity = rest.raw("GET", "/v1/activity", Body::empty()).await;
+    assert_eq!(activity.status, StatusCode::OK);
+    assert_eq!(activity.body["entries"].as_array().unwrap().len(), 2);
+
+    let b = Browser::sign_in(&state, &key).await;
+    let page = b.get(&format!("/ui/memories/{a}")).await;
+    assert!(page.html.contains("Similar memories") && page.html.contains(&near));
+    assert!(!page.html.contains(&theirs));
+    let feed = b.get("/ui/activity").await;
+    assert_eq!(feed.status, StatusCode::OK);
+    assert!(feed.html.contains("created") && !feed.html.contains(&theirs));
+}
