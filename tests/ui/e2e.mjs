@@ -138,6 +138,8 @@ await step("overview", async () => {
   await page.goto(URL + "/ui");
   check(await page.getByRole("heading", { name: "Overview" }).isVisible(), "heading");
   check((await page.textContent("main")).includes("memories"), "counts");
+  await page.locator("#growth svg rect.bar").first().waitFor();
+  check(await page.locator("#growth svg rect.bar").count() === 12, "the growth chart, loaded by htmx");
   await axe(page, "overview");
   await shot(page, "desktop-overview");
 });

@@ -59,6 +59,7 @@ pub fn is_ui(path: &str) -> bool {
 pub fn routes(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/", get(pages::overview))
+        .route("/growth", get(pages::growth_page))
         .route("/login", get(pages::login_page).post(pages::login))
         .route("/logout", post(pages::logout))
         .route("/assets/{file}", get(assets::serve))

@@ -113,7 +113,7 @@ pub async fn not_found() -> UiError {
 /// `GET /ui`: counts (`GET /v1/stats`), the most used and the newest
 /// memories (`GET /v1/memories?sort=…`).
 pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
-    let (stats, used, newest, growth) = run(&state, &ui, |c, caller| {
+    let (stats, used, newest) = run(&state, &ui, |c, caller| {
         let top = |sort: &str| {
             api::list(
                 c,
@@ -129,9 +129,7 @@ pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
                 },
             )
         };
-        let stats = api::stats(c, caller)?;
-        let growth = growth(c, caller, stats.oldest.as_deref())?;
-        Ok((stats, top("accessed")?, top("newest")?, growth))
+        Ok((api::stats(c, caller)?, top("accessed")?, top("newest")?))
     })
     .await?;
     let rejected = state.metrics.rate_limited_counts();
@@ -164,7 +162,10 @@ pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
         }
         section {
             h2 { "Growth" }
-            (growth_chart(&growth))
+            // Thirteen counts of the whole store: fetched after the page.
+            div #growth hx-get="/ui/growth" hx-trigger="load" hx-swap="innerHTML" {
+                p.hint { a href="/ui/growth" { "Memories over time" } " (loading…)" }
+            }
         }
         div.grid2 {
             section { h2 { "By type" } (bars(&stats.by_type)) }
@@ -180,6 +181,21 @@ pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
         }
     };
     Ok(page(&ui, "/ui", "Overview", body).into_response())
+}
+
+/// `GET /ui/growth`: the overview's growth chart (a fragment for htmx, a
+/// page otherwise).
+pub async fn growth_page(State(state): State<AppState>, ui: Ui, headers: HeaderMap) -> Page {
+    let points = run(&state, &ui, |c, caller| {
+        let oldest = api::stats(c, caller)?.oldest;
+        growth(c, caller, oldest.as_deref())
+    })
+    .await?;
+    let chart = growth_chart(&points);
+    if headers.contains_key("hx-request") {
+        return Ok(chart.into_response());
+    }
+    Ok(page(&ui, "/ui", "Growth", chart).into_response())
 }
 
 /// Points of the growth chart: how many memories (all projects, expired
