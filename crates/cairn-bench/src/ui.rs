@@ -113,7 +113,7 @@ pub fn run(memories: usize, runs: usize) -> Result<()> {
             bytes.push((name, fetch(&app, get(asset, &cookie)).await?.2.len()));
         }
 
-        let pages: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+        let pages: Vec<(&str, PathOf<'_>)> = vec![
             ("memory browser, first page (50 rows, newest first)", Box::new(|_| "/ui/memories".into())),
             ("memory browser, page 100 (offset cursor)", Box::new(|_| "/ui/memories?cursor=at:4950".into())),
             ("search, keyword, with explain (50 results)", Box::new(|i| format!("/ui/memories?mode=keyword&q={}", query(&corpus, i)))),
@@ -191,6 +191,9 @@ pub fn run(memories: usize, runs: usize) -> Result<()> {
         anyhow::Ok(())
     })
 }
+
+/// The path of a page's `i`-th request.
+type PathOf<'a> = Box<dyn Fn(usize) -> String + 'a>;
 
 /// A query's text for a URL.
 fn query(corpus: &Corpus, i: usize) -> String {

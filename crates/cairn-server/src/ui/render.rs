@@ -130,15 +130,14 @@ fn safe_url(url: &str) -> bool {
 /// links (the page loads nothing from elsewhere).
 pub fn markdown(text: &str) -> Markup {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
-    let mut in_image = false;
-    let events = Parser::new_ext(text, options).filter_map(|event| match event {
-        Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+    let events = Parser::new_ext(text, options).map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
         Event::Start(Tag::Link {
             link_type,
             dest_url,
             title,
             id,
-        }) => Some(Event::Start(Tag::Link {
+        }) => Event::Start(Tag::Link {
             link_type,
             dest_url: if safe_url(&dest_url) {
                 dest_url
@@ -147,30 +146,24 @@ pub fn markdown(text: &str) -> Markup {
             },
             title,
             id,
-        })),
+        }),
         Event::Start(Tag::Image {
             link_type,
             dest_url,
             title,
             id,
-        }) => {
-            in_image = true;
-            Some(Event::Start(Tag::Link {
-                link_type,
-                dest_url: if safe_url(&dest_url) {
-                    dest_url
-                } else {
-                    CowStr::Borrowed("#")
-                },
-                title,
-                id,
-            }))
-        }
-        Event::End(pulldown_cmark::TagEnd::Image) if in_image => {
-            in_image = false;
-            Some(Event::End(pulldown_cmark::TagEnd::Link))
-        }
-        other => Some(other),
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: if safe_url(&dest_url) {
+                dest_url
+            } else {
+                CowStr::Borrowed("#")
+            },
+            title,
+            id,
+        }),
+        Event::End(pulldown_cmark::TagEnd::Image) => Event::End(pulldown_cmark::TagEnd::Link),
+        other => other,
     });
     let mut out = String::new();
     pulldown_cmark::html::push_html(&mut out, events);
@@ -230,7 +223,7 @@ mod tests {
     #[test]
     fn markdown_renders_html_inert() {
         let html = markdown(
-            "<script>alert(1)</script>\n\n**bold** <img src=x onerror=alert(2)> [x](javascript:alert(3)) ![i](https://e.example/i.png)",
+            "<script>alert(1)</script>\n\n**bold** <img src=x onerror=alert(2)> [x](javascript:alert(3)) ![i](https://e.example/i.png) ![a ![b](x.png)](y.png)",
         )
         .into_string();
         assert!(!html.contains("<script"), "{html}");
