@@ -274,6 +274,7 @@ await step("activity: writes and deletions, newest first, by key", async () => {
   await page.goto(URL + "/ui/activity");
   const text = await page.textContent("main");
   check(text.includes("deleted") && text.includes("reverted") && text.includes("superseded"), "the changes made above");
+  check(await page.getByRole("heading", { name: "Key use" }).isVisible(), "key use, for an admin");
   await axe(page, "activity");
   await shot(page, "desktop-activity");
 });

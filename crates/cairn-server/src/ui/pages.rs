@@ -972,6 +972,13 @@ pub async fn activity(State(state): State<AppState>, ui: Ui) -> Page {
         api::activity(c, caller, api::ActivityInput { limit: Some(100) })
     })
     .await?;
+    let keys = match ui.may(Method::GET, "/v1/keys") {
+        true => {
+            let tenant = ui.who.tenant.clone();
+            cairn_mcp::on_engine(&state.cairn, move |c| api::list_keys(c, Some(&tenant))).await?
+        }
+        false => Vec::new(),
+    };
     let body = html! {
         p.summary { "The latest " (out.entries.len()) " changes and deletions of tenant " strong { (ui.who.tenant) } "'s memories, newest first." }
         div.tablewrap {
@@ -987,6 +994,24 @@ pub async fn activity(State(state): State<AppState>, ui: Ui) -> Page {
                             td {
                                 @if let Some(c) = &e.content { (excerpt(c, 100)) }
                                 @if let Some(r) = &e.reason { " " span.hint { (r) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let body = html! {
+        (body)
+        @if !keys.is_empty() {
+            section {
+                h2 #key-use { "Key use" }
+                div.tablewrap tabindex="0" role="region" aria-labelledby="key-use" {
+                    table {
+                        thead { tr { th scope="col" { "Key" } th scope="col" { "Role" } th scope="col" { "Label" } th scope="col" { "Status" } th scope="col" { "Last used" } } }
+                        tbody {
+                            @for k in &keys {
+                                tr { td { code { (k.id) } } td { (k.role.as_str()) } td { (k.label.as_deref().unwrap_or("")) } td { (k.status) } td { (when(k.last_used_at.as_deref())) } }
                             }
                         }
                     }
