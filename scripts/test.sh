@@ -42,6 +42,9 @@ scripts/schemathesis.sh
 echo "==> Python SDK against a live server (sync and async)"
 scripts/sdk-test.sh
 
+echo "==> web UI end to end (headless Chromium + playwright-core, axe-core; screenshots in target/ui-screenshots)"
+scripts/ui-test.sh
+
 echo "==> benchmark smoke run (numbers are printed, not asserted)"
 cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
 cargo run --release --locked -q -p cairn-bench -- mcp --memories 2000 --queries 50

@@ -28,6 +28,7 @@ mod mcp;
 mod metrics;
 mod serve;
 mod synth;
+mod ui;
 mod window;
 
 use std::io::Write;
@@ -212,6 +213,17 @@ enum Cmd {
         #[arg(long, default_value = "target/release/cairn")]
         cairn: PathBuf,
     },
+    /// The web UI's server time at scale (the memory browser, search with
+    /// explain, a memory's page, the overview) and the bytes of the
+    /// browser's first load.
+    Ui {
+        /// Memories in the store.
+        #[arg(long, default_value_t = 100_000)]
+        memories: usize,
+        /// Requests per page.
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
+    },
     /// The REST API of `cairn serve` under load from concurrent clients.
     Serve {
         /// Memories in the store.
@@ -322,6 +334,7 @@ fn main() -> Result<()> {
             queries,
             cairn,
         } => mcp::run(memories, queries, &cairn),
+        Cmd::Ui { memories, runs } => ui::run(memories, runs),
         Cmd::Serve {
             memories,
             clients,

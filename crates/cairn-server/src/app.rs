@@ -1,9 +1,8 @@
 //! The application: an axum router with the MCP endpoint (streamable HTTP)
 //! at `/mcp`, the REST API at `/v1` ([`crate::rest`]) with its OpenAPI
 //! document (`/openapi.json`) and reference page (`/docs`), `/healthz`,
-//! `/readyz` and `/metrics`, behind the authentication of [`crate::auth`]. Later front
-//! ends (the web UI) are more routes on this router, over the same
-//! [`AppState`].
+//! `/readyz` and `/metrics`, and the web UI at `/ui` ([`crate::ui`]), behind
+//! the authentication of [`crate::auth`], over the same [`AppState`].
 
 use std::sync::Arc;
 
@@ -49,6 +48,11 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         .nest(
             "/v1",
             crate::rest::routes().layer(DefaultBodyLimit::max(MAX_REST_BODY)),
+        )
+        .nest(crate::ui::UI_PATH, crate::ui::routes(state.clone()))
+        .route(
+            "/",
+            get(|| async { axum::response::Redirect::to(crate::ui::UI_PATH) }),
         )
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))

@@ -6,6 +6,13 @@
 //! (and, for MCP, the tenant as [`RequestCaller`] and a read-only key's
 //! [`ReadOnly`] mark); routes read the caller from there and nowhere else.
 //! The open paths (`/healthz`, `/readyz`) carry no caller.
+//!
+//! The web UI (`/ui`) is identified here too: by the key its session
+//! cookie stands for ([`crate::ui::session`]), checked by the same
+//! [`api::authenticate`] on every request, so a revoked key signs its
+//! browsers out at once. A UI page without a caller sends the browser to
+//! sign in; each UI action asks [`may`] with the REST route it mirrors, so
+//! a role allows the same things in both.
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method};
@@ -16,6 +23,7 @@ use cairn_core::keys::Role;
 use cairn_core::{Cairn, Error, DEFAULT_TENANT};
 use cairn_mcp::{ReadOnly, RequestCaller};
 
+use crate::ui::session;
 use crate::{ApiError, AppState, MCP_PATH};
 
 /// How a server decides who a request is.
@@ -61,6 +69,13 @@ fn needed(method: &Method, path: &str) -> Role {
         Method::POST if is_search(path) => Role::Read,
         _ => Role::Write,
     }
+}
+
+/// Whether `who` may do what `method` on the REST route `rest_path` (under
+/// `/v1`) does: the web UI asks this before each of its actions, every one
+/// of which is a REST operation.
+pub fn may(who: &Authenticated, method: &Method, rest_path: &str) -> Result<(), Error> {
+    who.require(needed(method, rest_path))
 }
 
 /// Whether a POST only reads: recall, the session-start context, a
@@ -120,6 +135,9 @@ fn identify(cairn: &Cairn, auth: Auth, headers: &HeaderMap) -> Result<Authentica
 /// hand the caller to the routes.
 pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
+    if crate::ui::is_ui(&path) {
+        return ui_request(state, req, next).await;
+    }
     if !guarded(&path) {
         return next.run(req).await;
     }
@@ -143,6 +161,49 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
         ext.insert(ReadOnly);
     }
     ext.insert(who);
+    next.run(req).await
+}
+
+/// A web UI request: its caller (the session's key, or the local user of
+/// a server without authentication) and its CSRF token go into the
+/// request's extensions when it has them; the UI's routes decide what a
+/// request without them gets (the sign-in page).
+async fn ui_request(state: AppState, mut req: Request, next: Next) -> Response {
+    let (who, csrf) = match state.auth {
+        Auth::Open => (
+            Some(local_user()),
+            Some(state.sessions.open_csrf().to_string()),
+        ),
+        Auth::Keys => match session::cookie(req.headers())
+            .map(|id| (id.to_string(), state.sessions.get(id)))
+        {
+            Some((id, Some(s))) => {
+                let cairn = state.cairn.clone();
+                let key = s.key.clone();
+                let who = tokio::task::spawn_blocking(move || api::authenticate(&cairn, &key))
+                    .await
+                    .unwrap_or_else(|e| Err(Error::storage(format!("task failed: {e}"))));
+                match who {
+                    Ok(who) => (Some(who), Some(s.csrf)),
+                    Err(e) if e.kind() == cairn_core::ErrorKind::Unauthenticated => {
+                        state.sessions.end(&id);
+                        (None, None)
+                    }
+                    Err(e) => return ApiError::from(e).into_response(),
+                }
+            }
+            _ => (None, None),
+        },
+    };
+    let ext = req.extensions_mut();
+    if let (Some(who), Some(csrf)) = (who, csrf) {
+        ext.insert(RequestCaller {
+            tenant: who.tenant.clone(),
+            actor: who.key_id.clone(),
+        });
+        ext.insert(session::UiSession { csrf });
+        ext.insert(who);
+    }
     next.run(req).await
 }
 

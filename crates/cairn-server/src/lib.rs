@@ -4,6 +4,7 @@
 //! the REST API of [`rest`], health) behind API-key authentication
 //! ([`auth`]), over shared state ([`AppState`]: the engine, the MCP
 //! handler, the authentication mode), the
+//! the web UI of [`ui`], the
 //! background jobs a server runs ([`jobs`]: expiry sweep, cache saving,
 //! warm-up; later consolidation), and graceful shutdown ([`serve`]).
 //! `cairn serve` is this crate behind a command line.
@@ -25,6 +26,7 @@ pub mod jobs;
 pub mod limits;
 pub mod metrics;
 pub mod rest;
+pub mod ui;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -60,6 +62,8 @@ pub struct AppState {
     pub metrics: Arc<metrics::Metrics>,
     /// Requests in progress and how long each may take.
     pub capacity: Arc<capacity::Capacity>,
+    /// The web UI's signed-in browsers.
+    pub sessions: Arc<ui::session::Sessions>,
 }
 
 /// The hosts MCP accepts by default: loopback names.
@@ -79,6 +83,7 @@ impl AppState {
             )),
             metrics: Arc::default(),
             capacity: Arc::new(capacity::Capacity::new(CapacityLimits::default())),
+            sessions: Arc::default(),
         }
     }
 

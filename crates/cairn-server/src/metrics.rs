@@ -116,6 +116,13 @@ impl Metrics {
         self.rate_limited[class_index(class)].fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Requests refused by a rate limit since the server started, by
+    /// class (`write`, `recall`, `read`).
+    pub fn rate_limited_counts(&self) -> [(&'static str, u64); 3] {
+        let n = |i: usize| self.rate_limited[i].load(Ordering::Relaxed);
+        [("write", n(0)), ("recall", n(1)), ("read", n(2))]
+    }
+
     fn record(&self, route: &str, method: &str, status: u16, secs: f64) {
         let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
         *requests

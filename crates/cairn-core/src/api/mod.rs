@@ -24,6 +24,7 @@ mod foreign;
 mod history;
 mod ingest;
 mod keys;
+mod neighbours;
 mod prompt;
 mod read;
 mod selection;
@@ -49,6 +50,10 @@ pub use ingest::{ingest, ChunkView, IngestInput, IngestOutput};
 pub use keys::{
     authenticate, create_key, list_keys, revoke_key, tenant_name, Authenticated, CreateKeyInput,
     CreatedKey, KeyView,
+};
+pub use neighbours::{
+    activity, similar, ActivityEntry, ActivityInput, ActivityOutput, Neighbour, SimilarInput,
+    SimilarOutput, MAX_NEIGHBOURS,
 };
 pub use prompt::{prompt, PromptInput, DEFAULT_PROMPT_BUDGET};
 pub use read::{

@@ -1,13 +1,14 @@
-//! `/v1/memories`: remember, list, get, update, forget, history and
-//! revert.
+//! `/v1/memories`: remember, list, get, update, forget, history,
+//! revert and nearest neighbours; `/v1/activity`.
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cairn_core::api::{
-    self, ForgetInput, ForgetOutput, HistoryOutput, IngestInput, IngestOutput, ListInput,
-    ListOutput, MemoryView, RememberInput, RevertInput, RevertOutput, UpdateInput, UpdateOutput,
+    self, ActivityInput, ActivityOutput, ForgetInput, ForgetOutput, HistoryOutput, IngestInput,
+    IngestOutput, ListInput, ListOutput, MemoryView, RememberInput, RevertInput, RevertOutput,
+    SimilarInput, SimilarOutput, UpdateInput, UpdateOutput,
 };
 use cairn_core::engine::WriteStatus;
 
@@ -95,6 +96,34 @@ pub async fn history(
     run(&state, &who, move |c, caller| api::history(c, caller, &id))
         .await
         .map(Json)
+}
+
+/// `GET /v1/memories/{id}/similar?limit=…`: the nearest memories by
+/// meaning.
+pub async fn similar(
+    State(state): State<AppState>,
+    who: Who,
+    Path(id): Path<String>,
+    QueryParams(input): QueryParams<SimilarInput>,
+) -> Result<Json<SimilarOutput>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::similar(c, caller, &id, input)
+    })
+    .await
+    .map(Json)
+}
+
+/// `GET /v1/activity?limit=…`: the latest changes and deletions.
+pub async fn activity(
+    State(state): State<AppState>,
+    who: Who,
+    QueryParams(input): QueryParams<ActivityInput>,
+) -> Result<Json<ActivityOutput>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::activity(c, caller, input)
+    })
+    .await
+    .map(Json)
 }
 
 /// `POST /v1/memories/{id}/revert`: `{"version": N}`.

@@ -11,7 +11,7 @@ mod memories;
 pub mod openapi;
 mod search;
 mod slots;
-mod transfer;
+pub(crate) mod transfer;
 
 use axum::extract::DefaultBodyLimit;
 use axum::extract::FromRequestParts;
@@ -21,12 +21,13 @@ use axum::http::StatusCode;
 use axum::routing::{delete, get, patch, post, MethodRouter};
 use axum::Router;
 use cairn_core::api::{
-    Authenticated, Caller, ContextInput, ConversationImportReport, ConversationStats,
-    ConversationTree, ConversationView, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput,
-    HistoryOutput, IngestInput, IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput,
-    MemoryView, PromptInput, RecallInput, RecallOutput, RememberInput, RememberOutput, RevertInput,
-    RevertOutput, SaveOutput, SlotInput, SlotListInput, SlotRead, SlotSearchInput, SlotView,
-    StatsOutput, UpdateInput, UpdateOutput, WindowInput,
+    ActivityInput, ActivityOutput, Authenticated, Caller, ContextInput, ConversationImportReport,
+    ConversationStats, ConversationTree, ConversationView, CreateKeyInput, CreatedKey, ForgetInput,
+    ForgetOutput, HistoryOutput, IngestInput, IngestOutput, KeyView, ListInput, ListOutput,
+    LogInput, LogOutput, MemoryView, PromptInput, RecallInput, RecallOutput, RememberInput,
+    RememberOutput, RevertInput, RevertOutput, SaveOutput, SimilarInput, SimilarOutput, SlotInput,
+    SlotListInput, SlotRead, SlotSearchInput, SlotView, StatsOutput, UpdateInput, UpdateOutput,
+    WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -175,6 +176,30 @@ pub fn operations() -> Vec<Operation> {
                 "Every version of a memory (who, when, why), or a forgotten one's deletion receipt",
                 Role::Read,
                 get(memories::history),
+            )
+        },
+        Operation {
+            query: Some(schema::<SimilarInput>),
+            ok: (StatusCode::OK, schema::<SimilarOutput>),
+            ..op(
+                M::GET,
+                "/memories/{id}/similar",
+                "similar",
+                "A memory's nearest memories by meaning, with their similarity and whether they may contradict it (not counted as an access)",
+                Role::Read,
+                get(memories::similar),
+            )
+        },
+        Operation {
+            query: Some(schema::<ActivityInput>),
+            ok: (StatusCode::OK, schema::<ActivityOutput>),
+            ..op(
+                M::GET,
+                "/activity",
+                "activity",
+                "The latest changes and deletions of the tenant's memories (who, when, what), newest first",
+                Role::Read,
+                get(memories::activity),
             )
         },
         Operation {

@@ -21,6 +21,7 @@ mod conversations;
 mod http;
 mod openapi;
 mod rest;
+mod ui;
 
 /// Fresh state: an in-memory store, the deterministic embedder, API keys
 /// required.
