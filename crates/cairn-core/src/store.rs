@@ -642,7 +642,8 @@ pub trait Store: Send + Sync {
     }
 
     /// The bulk load [`Store::begin_bulk`] announced is over (also after
-    /// it failed): bring the indexes up to date. Default: nothing.
+    /// it failed): bring the indexes (and the planner's statistics) up to
+    /// date. Default: nothing.
     fn end_bulk(&self) -> Result<()> {
         Ok(())
     }

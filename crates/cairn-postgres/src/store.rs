@@ -1094,7 +1094,14 @@ impl Store for PostgresStore {
         if self.index_deferred.swap(false, Ordering::SeqCst) {
             self.ensure_vector_index()?;
         }
-        Ok(())
+        // Fresh statistics, so that the planner does not take a store just
+        // loaded for the empty one it last sampled (autovacuum's analyze
+        // comes later, if at all before the first queries).
+        self.db.tx(Scope::Unscoped, |tx| {
+            self.db.as_owner(tx)?;
+            tx.batch_execute("ANALYZE memories, versions")
+                .map_err(|e| pg_err("analysing the loaded tables", e))
+        })
     }
 
     fn key_store(&self) -> &dyn KeyStore {
