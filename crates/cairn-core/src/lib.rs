@@ -17,6 +17,7 @@
 
 pub mod analysis;
 pub mod api;
+pub mod chat;
 pub mod collections;
 pub mod context;
 pub mod embed;
@@ -40,6 +41,7 @@ pub mod wire;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 
+pub use chat::{ChatProvider, Generated, ProviderInfo};
 pub use embed::{Embedder, ModelInfo};
 
 /// Shortest id prefix in answers (`xxxxxxxx-xxxx`: the creation

@@ -9,6 +9,7 @@
 //! reindex). This file holds the engine itself: ids, reads, deletes.
 
 mod conversation;
+mod generate;
 mod history;
 mod ingest;
 mod recall;
@@ -36,7 +37,7 @@ use crate::rank::Fusion;
 use crate::redact::Redactor;
 use crate::store::{Filter, ListOrder, Store, StoreStats};
 use crate::tokens::TokenCounter;
-use crate::{Embedder, Error, ModelInfo, Result};
+use crate::{ChatProvider, Embedder, Error, ModelInfo, Result};
 
 /// A source of the current time (ms since epoch); swappable in tests.
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
@@ -53,6 +54,7 @@ pub struct Cairn {
     fusion: Fusion,
     tokens: TokenCounter,
     redactor: Option<Redactor>,
+    chat: Option<Arc<dyn ChatProvider>>,
 }
 
 impl Cairn {
@@ -66,6 +68,7 @@ impl Cairn {
             fusion: Fusion::default(),
             tokens: TokenCounter::default(),
             redactor: Some(Redactor::default()),
+            chat: None,
         }
     }
 
@@ -81,6 +84,19 @@ impl Cairn {
         debug_assert_eq!(embedder.model(), self.embedder.model());
         self.embedder = embedder;
         self
+    }
+
+    /// Use a chat model for summaries and titles (consolidation, a slot's
+    /// progress summaries, ingestion titles); without one, or when it fails,
+    /// they are extractive. See [`crate::chat`].
+    pub fn with_chat(mut self, chat: Option<Arc<dyn ChatProvider>>) -> Self {
+        self.chat = chat;
+        self
+    }
+
+    /// The chat model, if one is configured.
+    pub fn chat(&self) -> Option<&Arc<dyn ChatProvider>> {
+        self.chat.as_ref()
     }
 
     /// Replace the clock (tests, benchmarks replaying history).
