@@ -8,6 +8,7 @@
 //! `update.rs`, `transfer.rs` (import, export,
 //! reindex). This file holds the engine itself: ids, reads, deletes.
 
+mod consolidate;
 mod conversation;
 mod generate;
 mod history;
@@ -21,6 +22,10 @@ mod window;
 
 use std::sync::Arc;
 
+pub use consolidate::{
+    ConsolidateRequest, ConsolidatedGroup, ConsolidationReport, CONSOLIDATED_TAG,
+    DEFAULT_KEEP_GROUPS, DEFAULT_MAX_GROUPS, SUMMARY_TOKENS,
+};
 pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
 pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
