@@ -146,6 +146,23 @@ pub enum Command {
     Gc,
     /// Re-embed every memory with the current model.
     Reindex,
+    /// Summarise old conversation sessions into recallable summaries.
+    ///
+    /// A project with more than --keep groups of episodes (sessions, else
+    /// days) has its oldest groups each summarised into one `summary`
+    /// memory (by the chat model when CAIRN_CHAT_URL configures one, else
+    /// extractive), embedded and found by recall. The episodes are kept,
+    /// marked consolidated, and leave default recall (`recall
+    /// --include-consolidated` brings them back; the summary lists them).
+    /// Each group is written at once or not at all. `cairn serve` runs this
+    /// periodically.
+    ///
+    /// Example: cairn consolidate --dry-run --keep 5
+    Consolidate(ConsolidateArgs),
+    /// The optional model providers configured by the environment (chat:
+    /// CAIRN_CHAT_URL, CAIRN_CHAT_MODEL; embeddings: CAIRN_EMBED_URL,
+    /// CAIRN_EMBED_MODEL, CAIRN_EMBED_API) and whether they answer.
+    Providers(ProvidersArgs),
     /// The local embedding model: status, or fetch it now.
     Model {
         #[command(subcommand)]
@@ -270,7 +287,9 @@ pub enum SlotAction {
         #[arg(long)]
         author: Option<String>,
     },
-    /// Append an extractive summary of the text (`-` reads stdin).
+    /// Append a summary of the text (`-` reads stdin): by the chat model
+    /// when CAIRN_CHAT_URL configures one, else (or when it fails)
+    /// extractive.
     SaveProgress {
         /// The slot.
         name: String,
@@ -673,6 +692,9 @@ pub struct FilterArgs {
     /// Include superseded memories.
     #[arg(long)]
     pub include_superseded: bool,
+    /// Include episodes consolidated into summaries (`cairn consolidate`).
+    #[arg(long)]
+    pub include_consolidated: bool,
     /// Only the messages of this conversation session.
     #[arg(long)]
     pub session: Option<String>,
@@ -758,6 +780,38 @@ pub struct ContextArgs {
 }
 
 /// `cairn ingest`.
+#[derive(Debug, Args)]
+pub struct ConsolidateArgs {
+    /// Show what would be consolidated without writing anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The tenant (default: the local user's, `default`).
+    #[arg(long, conflicts_with = "all_tenants")]
+    pub tenant: Option<String>,
+    /// Every tenant of the store.
+    #[arg(long)]
+    pub all_tenants: bool,
+    /// Only this project's episodes (default: every project, each on its own).
+    #[arg(long, conflicts_with = "global")]
+    pub project: Option<String>,
+    /// Only global episodes.
+    #[arg(long)]
+    pub global: bool,
+    /// Groups each project keeps unconsolidated.
+    #[arg(long, default_value_t = cairn_core::engine::DEFAULT_KEEP_GROUPS)]
+    pub keep: usize,
+    /// Most groups consolidated per tenant by this run.
+    #[arg(long, default_value_t = cairn_core::engine::DEFAULT_MAX_GROUPS)]
+    pub max_groups: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ProvidersArgs {
+    /// Send each configured provider a small request to see that it answers.
+    #[arg(long)]
+    pub check: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct IngestArgs {
     /// The text, a file holding it, or `-` for stdin.

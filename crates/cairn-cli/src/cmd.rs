@@ -12,7 +12,9 @@ use cairn_core::api::{
 };
 use cairn_core::project::detect_project;
 use cairn_core::redact::Redactor;
-use cairn_core::{Cairn, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT};
+use cairn_core::{
+    Cairn, ChatProvider, Embedder, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT,
+};
 use cairn_sqlite::SqliteStore;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value};
@@ -123,12 +125,29 @@ fn open(cli: &Cli) -> Result<Cairn> {
         }
         Some(StoreSpec::Sqlite(path)) => Arc::new(SqliteStore::open_existing(path)?),
     };
-    let embedder = Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir()));
+    engine(cli, store)
+}
+
+/// The engine over `store`, with the command line's redaction and the
+/// providers the environment configures: an embedding endpoint replaces
+/// the local model (the store's model check applies as to any embedder); a
+/// chat model writes summaries and titles.
+fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
+    let providers = cairn_providers::ProviderSettings::from_env()?;
+    let embedder: Arc<dyn Embedder> = match providers.embedder()? {
+        Some(remote) => Arc::new(remote),
+        None => Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir())),
+    };
+    let chat = providers
+        .chat_provider()
+        .map(|c| Arc::new(c) as Arc<dyn ChatProvider>);
     let redaction = match &cli.redact {
         Some(setting) => Redactor::from_setting(setting)?,
         None => Some(Redactor::default()),
     };
-    Ok(Cairn::new(store, embedder).with_redaction(redaction))
+    Ok(Cairn::new(store, embedder)
+        .with_redaction(redaction)
+        .with_chat(chat))
 }
 
 /// Run a parsed command line.
@@ -137,6 +156,11 @@ pub fn run(mut cli: Cli) -> Result<()> {
         Command::Model { ref action } => return model(action, cli.json),
         Command::Init(a) => return crate::serve::init(a),
         Command::Setup(a) => return crate::serve::setup(cli.db, a),
+        // Needs no store: the providers only.
+        Command::Providers(ref a) => {
+            let cairn = engine(&cli, Arc::new(cairn_core::MemoryStore::new()))?;
+            return crate::consolidate::providers(&cairn, a, cli.json);
+        }
         _ => {}
     }
     // A server's settings may name its store.
@@ -190,12 +214,13 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Stats => stats(&cairn, json),
         Command::Gc => gc(&cairn, json),
         Command::Reindex => reindex(&cairn, json),
+        Command::Consolidate(a) => crate::consolidate::run(&cairn, a, json),
         Command::Mcp(a) => crate::serve::mcp(cairn, a),
         Command::Serve(_) => unreachable!("served by `run`"),
         Command::Keys { action } => crate::keys::run(&cairn, action, json),
         Command::Conversation { action } => crate::conversation::run(&cairn, action, json),
         Command::Slot { action } => crate::slot::run(&cairn, action, json),
-        Command::Model { .. } | Command::Init(_) | Command::Setup(_) => {
+        Command::Model { .. } | Command::Init(_) | Command::Setup(_) | Command::Providers(_) => {
             unreachable!("handled above")
         }
     }
@@ -268,6 +293,7 @@ fn selection(f: &FilterArgs) -> Selection {
         valid_at: f.valid_at.clone(),
         include_expired: f.include_expired,
         include_superseded: f.include_superseded,
+        include_consolidated: f.include_consolidated,
         session: f.session.clone(),
         conversation: f.conversation.clone(),
         topic: f.topic.clone(),

@@ -9,7 +9,7 @@
 //! [`MockServer::DIM`] dimensions; a rerank scores documents by the query
 //! words they contain.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -40,10 +40,11 @@ pub enum Mode {
     IgnoresJson,
 }
 
+/// Scripts and fallbacks by path (`*`: every path).
 #[derive(Default)]
 struct Shared {
-    script: Mutex<VecDeque<Mode>>,
-    fallback: Mutex<Option<Mode>>,
+    scripts: Mutex<HashMap<String, VecDeque<Mode>>>,
+    fallbacks: Mutex<HashMap<String, Mode>>,
     requests: Mutex<Vec<(String, Value)>>,
 }
 
@@ -53,8 +54,18 @@ impl Shared {
             .lock()
             .unwrap()
             .push((path.to_string(), body.clone()));
-        let scripted = self.script.lock().unwrap().pop_front();
-        scripted.unwrap_or_else(|| self.fallback.lock().unwrap().unwrap_or(Mode::Ok))
+        let mut scripts = self.scripts.lock().unwrap();
+        for key in [path, "*"] {
+            if let Some(mode) = scripts.get_mut(key).and_then(VecDeque::pop_front) {
+                return mode;
+            }
+        }
+        let fallbacks = self.fallbacks.lock().unwrap();
+        fallbacks
+            .get(path)
+            .or_else(|| fallbacks.get("*"))
+            .copied()
+            .unwrap_or(Mode::Ok)
     }
 }
 
@@ -105,15 +116,28 @@ impl MockServer {
         format!("http://{}", self.addr)
     }
 
-    /// Answer the next requests in these modes, in order (then as
-    /// [`MockServer::always`] says).
+    /// Answer the next requests to any path in these modes, in order
+    /// (then as [`MockServer::always`] says).
     pub fn script(&self, modes: &[Mode]) {
-        self.shared.script.lock().unwrap().extend(modes);
+        self.script_on("*", modes);
+    }
+
+    /// Answer the next requests to `path` (e.g. `/v1/chat/completions`) in
+    /// these modes, before any script for every path.
+    pub fn script_on(&self, path: &str, modes: &[Mode]) {
+        let mut scripts = self.shared.scripts.lock().unwrap();
+        scripts.entry(path.to_string()).or_default().extend(modes);
     }
 
     /// Answer every request not scripted in `mode` (initially [`Mode::Ok`]).
     pub fn always(&self, mode: Mode) {
-        *self.shared.fallback.lock().unwrap() = Some(mode);
+        self.always_on("*", mode);
+    }
+
+    /// Answer every request to `path` not scripted in `mode`.
+    pub fn always_on(&self, path: &str, mode: Mode) {
+        let mut fallbacks = self.shared.fallbacks.lock().unwrap();
+        fallbacks.insert(path.to_string(), mode);
     }
 
     /// The requests received so far: path and JSON body.

@@ -12,6 +12,7 @@ mod foreign;
 mod ingest;
 mod keys;
 mod pg;
+mod providers;
 mod redact;
 mod same_json;
 mod setup;
