@@ -885,6 +885,17 @@ pub struct ServeArgs {
     /// How often expired memories are deleted (30s, 5m, 1h) [default: 1m].
     #[arg(long, env = "CAIRN_SWEEP_EVERY", value_name = "DURATION")]
     pub sweep_every: Option<String>,
+    /// How often old conversation sessions are consolidated into
+    /// summaries, in batches (see `cairn consolidate`) [default: 1h].
+    #[arg(long, env = "CAIRN_CONSOLIDATE_EVERY", value_name = "DURATION")]
+    pub consolidate_every: Option<String>,
+    /// Never consolidate in the background.
+    #[arg(long, env = "CAIRN_NO_CONSOLIDATE")]
+    pub no_consolidate: bool,
+    /// Groups of episodes (sessions, else days) each project keeps
+    /// unconsolidated [default: 10].
+    #[arg(long, env = "CAIRN_CONSOLIDATE_KEEP", value_name = "N")]
+    pub consolidate_keep: Option<usize>,
     /// Serve without API keys: every request acts as the local user
     /// (tenant `default`, admin). Refused unless --listen is a loopback
     /// address.
