@@ -136,6 +136,10 @@ enum Cmd {
         /// Boost memories naming the query's entities.
         #[arg(long)]
         entity_boost: bool,
+        /// Deprioritise memories idle for longer than this many days
+        /// (`rank::staleness`; default off).
+        #[arg(long)]
+        staleness_days: Option<f64>,
         /// Fusion: candidates per result from each side.
         #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
         candidates: usize,
@@ -171,6 +175,10 @@ enum Cmd {
         /// Boost memories naming the query's entities.
         #[arg(long)]
         entity_boost: bool,
+        /// Deprioritise memories idle for longer than this many days
+        /// (`rank::staleness`; default off).
+        #[arg(long)]
+        staleness_days: Option<f64>,
         /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
         #[arg(long, default_value = "cairn")]
         profile: Profile,
@@ -236,6 +244,7 @@ fn main() -> Result<()> {
             vector_weight,
             adaptive_keyword,
             entity_boost,
+            staleness_days,
             candidates,
             profile,
         } => {
@@ -246,6 +255,7 @@ fn main() -> Result<()> {
                 candidates_per_result: candidates,
                 adaptive_keyword,
                 entity_boost,
+                staleness_days,
             };
             locomo_bench(
                 &path,
@@ -266,12 +276,14 @@ fn main() -> Result<()> {
             misses,
             adaptive_keyword,
             entity_boost,
+            staleness_days,
             profile,
         } => eval::run(&eval::Options {
             profile,
             fusion: Fusion {
                 adaptive_keyword,
                 entity_boost,
+                staleness_days,
                 ..Fusion::default()
             },
             dir: path.unwrap_or_else(eval::default_dir),

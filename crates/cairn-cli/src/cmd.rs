@@ -145,9 +145,27 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
         Some(setting) => Redactor::from_setting(setting)?,
         None => Some(Redactor::default()),
     };
+    let mut fusion = cairn_core::rank::Fusion::default();
+    if let Some(days) = std::env::var("CAIRN_STALENESS_DAYS")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
+        let days: f64 = days
+            .trim()
+            .parse()
+            .ok()
+            .filter(|d: &f64| *d >= 0.0)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "CAIRN_STALENESS_DAYS must be a number of days ≥ 0, got {days:?}"
+                ))
+            })?;
+        fusion.staleness_days = Some(days);
+    }
     Ok(Cairn::new(store, embedder)
         .with_redaction(redaction)
-        .with_chat(chat))
+        .with_chat(chat)
+        .with_fusion(fusion))
 }
 
 /// Run a parsed command line.

@@ -11,7 +11,8 @@ use crate::analysis::temporal::split_time;
 use crate::memory::{normalize_tags, Memory, MemoryId, Timestamp};
 use crate::rank::{
     access_boost, entity_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion,
-    scope_weight, vault_score, ScoreBreakdown, VAULT_CANDIDATES_PER_RESULT, VAULT_MIN_IMPORTANCE,
+    scope_weight, staleness, vault_score, ScoreBreakdown, VAULT_CANDIDATES_PER_RESULT,
+    VAULT_MIN_IMPORTANCE,
 };
 use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
@@ -429,7 +430,13 @@ impl Cairn {
                     cosine: v.map(|i| vector[i].score),
                     rrf,
                     boost: access_boost(f.access_count),
-                    decay: recency_decay(f.last_accessed_at, now),
+                    decay: recency_decay(f.last_accessed_at, now)
+                        * staleness(
+                            f.last_accessed_at,
+                            id.created_at(),
+                            now,
+                            self.fusion.staleness_days,
+                        ),
                     scope_weight: scope_weight(f.global),
                     weight: f.weight,
                     entities: 1.0,
