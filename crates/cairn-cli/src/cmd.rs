@@ -165,6 +165,7 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
     Ok(Cairn::new(store, embedder)
         .with_redaction(redaction)
         .with_chat(chat)
+        .with_reranker(providers.reranker())
         .with_fusion(fusion))
 }
 

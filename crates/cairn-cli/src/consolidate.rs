@@ -116,6 +116,13 @@ pub fn providers(cairn: &Cairn, a: &ProvidersArgs, json: bool) -> Result<()> {
         status.embedder.dim,
         check_line(&status.embedder.check)
     );
+    println!(
+        "reranker:   {}",
+        status
+            .reranker
+            .as_deref()
+            .unwrap_or("none (recall's own order)")
+    );
     let failing = [
         status.chat.as_ref().and_then(|c| c.check.as_ref()),
         status.embedder.check.as_ref(),

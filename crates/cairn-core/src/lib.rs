@@ -32,6 +32,7 @@ pub mod memstore;
 pub mod project;
 pub mod rank;
 pub mod redact;
+pub mod rerank;
 pub mod store;
 pub mod time;
 pub mod tokens;

@@ -244,6 +244,50 @@ pub fn recency_decay(last_accessed_at: Option<i64>, now: i64) -> f64 {
     }
 }
 
+/// Maximal marginal relevance (Carbonell & Goldstein, 1998): the order in
+/// which to show candidates so that each adds relevance without repeating
+/// what came before.
+///
+/// ```text
+/// rel(i)  = relevance(i) / max relevance          (0–1)
+/// next    = argmax_{i ∉ S} λ · rel(i) − (1 − λ) · max_{j ∈ S} sim(i, j)
+/// ```
+///
+/// starting from `S = ∅` (the most relevant first), until every index is
+/// placed; ties go to the earlier index. `λ = 1` keeps the relevance
+/// order; smaller `λ` spreads the results out. `sim` is a similarity in
+/// −1..1 (a cosine). Returns indices into `relevance`, best first.
+pub fn mmr(relevance: &[f64], sim: impl Fn(usize, usize) -> f64, lambda: f64) -> Vec<usize> {
+    let lambda = lambda.clamp(0.0, 1.0);
+    let top = relevance.iter().copied().fold(0.0, f64::max);
+    let rel: Vec<f64> = relevance
+        .iter()
+        .map(|r| if top > 0.0 { r / top } else { 0.0 })
+        .collect();
+    let n = rel.len();
+    let mut placed = Vec::with_capacity(n);
+    let mut used = vec![false; n];
+    // The highest similarity of each candidate to those placed so far.
+    let mut nearest = vec![f64::NEG_INFINITY; n];
+    for _ in 0..n {
+        let mut best: Option<(usize, f64)> = None;
+        for i in (0..n).filter(|&i| !used[i]) {
+            let redundancy = if placed.is_empty() { 0.0 } else { nearest[i] };
+            let value = lambda * rel[i] - (1.0 - lambda) * redundancy;
+            if best.is_none_or(|(_, v)| value > v) {
+                best = Some((i, value));
+            }
+        }
+        let Some((pick, _)) = best else { break };
+        used[pick] = true;
+        placed.push(pick);
+        for i in (0..n).filter(|&i| !used[i]) {
+            nearest[i] = nearest[i].max(sim(i, pick));
+        }
+    }
+    placed
+}
+
 /// The least [`staleness`] factor: a long-idle memory still counts half.
 pub const STALE_FLOOR: f64 = 0.5;
 
@@ -429,6 +473,25 @@ mod tests {
         assert!((entity_boost(1, 2) - 1.125).abs() < 1e-12);
         assert!((entity_boost(2, 2) - (1.0 + ENTITY_BOOST)).abs() < 1e-12);
         assert_eq!(entity_boost(5, 2), entity_boost(2, 2));
+    }
+
+    #[test]
+    fn mmr_trades_relevance_for_novelty() {
+        // 0 and 1 say the same thing; 2 says something else.
+        let sim = |i: usize, j: usize| {
+            let group = |k: usize| if k < 2 { 0 } else { 1 };
+            if group(i) == group(j) {
+                1.0
+            } else {
+                0.0
+            }
+        };
+        let rel = [1.0, 0.9, 0.6];
+        assert_eq!(mmr(&rel, sim, 1.0), [0, 1, 2], "relevance only");
+        assert_eq!(mmr(&rel, sim, 0.7), [0, 2, 1], "novelty counts");
+        assert_eq!(mmr(&[], sim, 0.7), Vec::<usize>::new());
+        // Ties go to the earlier candidate; zero relevance is fine.
+        assert_eq!(mmr(&[0.0, 0.0], |_, _| 0.0, 0.5), [0, 1]);
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //!   summaries, titles and fact extraction.
 //! - [`RemoteEmbedder`]: a [`cairn_core::Embedder`] over an
 //!   OpenAI-compatible or Ollama embedding endpoint.
+//! - [`HttpReranker`]: a [`cairn_core::rerank::Reranker`] over a
+//!   `/rerank` endpoint.
 //! - [`Endpoint`] and the retry policy every call shares (`http.rs`):
 //!   timeouts, 429 with `Retry-After`, 5xx and unusable answers are retried
 //!   with backoff, then reported as [`cairn_core::Error::Provider`] — the
@@ -19,12 +21,14 @@
 mod chat;
 mod embed;
 mod http;
+mod rerank;
 mod settings;
 
 pub use chat::OpenAiChat;
 pub use embed::{EmbedApi, RemoteEmbedder};
 pub use http::{Endpoint, DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_WAIT};
-pub use settings::{ChatSettings, EmbedSettings, ProviderSettings};
+pub use rerank::HttpReranker;
+pub use settings::{ChatSettings, EmbedSettings, ProviderSettings, RerankSettings};
 
 #[cfg(feature = "test-server")]
 pub mod testing;

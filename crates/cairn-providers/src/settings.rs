@@ -11,6 +11,10 @@
 //! | `CAIRN_EMBED_API` | `openai` (default: `POST /embeddings`) or `ollama` (`POST /api/embed`) |
 //! | `CAIRN_EMBED_DIM` | the dimension, to skip probing it at start |
 //! | `CAIRN_EMBED_KEY` | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
+//! | `CAIRN_RERANK` | `mmr` (maximal marginal relevance, offline) or `off` (default); with `CAIRN_RERANK_URL`, the endpoint |
+//! | `CAIRN_RERANK_URL` | a `/rerank` endpoint's base URL (`POST {base}/rerank`) |
+//! | `CAIRN_RERANK_MODEL` | its model (required with the URL) |
+//! | `CAIRN_RERANK_KEY` | its API key |
 //! | `CAIRN_PROVIDER_TIMEOUT` | one attempt's limit, in seconds (default 30) |
 //! | `CAIRN_PROVIDER_RETRIES` | retries after the first attempt (default 3) |
 
@@ -42,6 +46,20 @@ pub struct EmbedSettings {
     pub dim: Option<usize>,
 }
 
+/// Which reranker recall uses.
+#[derive(Debug, Clone)]
+pub enum RerankSettings {
+    /// Maximal marginal relevance, offline.
+    Mmr,
+    /// A `/rerank` endpoint.
+    Http {
+        /// Where, with the key and retry policy.
+        endpoint: Endpoint,
+        /// The model.
+        model: String,
+    },
+}
+
 /// The providers the environment configures (none by default).
 #[derive(Debug, Clone, Default)]
 pub struct ProviderSettings {
@@ -49,6 +67,8 @@ pub struct ProviderSettings {
     pub chat: Option<ChatSettings>,
     /// The embedding endpoint, if any.
     pub embed: Option<EmbedSettings>,
+    /// The reranker, if any.
+    pub rerank: Option<RerankSettings>,
 }
 
 impl ProviderSettings {
@@ -108,7 +128,28 @@ impl ProviderSettings {
                 endpoint: endpoint(url, "CAIRN_EMBED_KEY"),
             }),
         };
-        Ok(ProviderSettings { chat, embed })
+        let rerank = match (
+            var("CAIRN_RERANK").map(|s| s.to_ascii_lowercase()),
+            var("CAIRN_RERANK_URL"),
+        ) {
+            (Some(off), _) if off == "off" => None,
+            (_, Some(url)) => Some(RerankSettings::Http {
+                model: model("CAIRN_RERANK_URL", "CAIRN_RERANK_MODEL")?,
+                endpoint: endpoint(url, "CAIRN_RERANK_KEY"),
+            }),
+            (Some(mmr), None) if mmr == "mmr" => Some(RerankSettings::Mmr),
+            (Some(other), None) => {
+                return Err(Error::invalid(format!(
+                    "CAIRN_RERANK is {other:?}: use mmr or off, or set CAIRN_RERANK_URL"
+                )))
+            }
+            (None, None) => None,
+        };
+        Ok(ProviderSettings {
+            chat,
+            embed,
+            rerank,
+        })
     }
 
     /// The chat model, if configured (nothing is sent yet).
@@ -116,6 +157,17 @@ impl ProviderSettings {
         self.chat
             .as_ref()
             .map(|c| OpenAiChat::new(c.endpoint.clone(), c.model.clone()))
+    }
+
+    /// The reranker, if configured.
+    pub fn reranker(&self) -> Option<std::sync::Arc<dyn cairn_core::rerank::Reranker>> {
+        self.rerank.as_ref().map(|r| match r {
+            RerankSettings::Mmr => std::sync::Arc::new(cairn_core::rerank::Mmr::default())
+                as std::sync::Arc<dyn cairn_core::rerank::Reranker>,
+            RerankSettings::Http { endpoint, model } => {
+                std::sync::Arc::new(crate::HttpReranker::new(endpoint.clone(), model.clone()))
+            }
+        })
     }
 
     /// The embedder, if configured: connects (probing the dimension unless
@@ -151,7 +203,31 @@ mod tests {
     #[test]
     fn nothing_is_configured_by_default() {
         let s = read(&[]).unwrap();
-        assert!(s.chat.is_none() && s.embed.is_none());
+        assert!(s.chat.is_none() && s.embed.is_none() && s.rerank.is_none());
+    }
+
+    #[test]
+    fn rerankers_are_mmr_or_an_endpoint() {
+        let mmr = read(&[("CAIRN_RERANK", "MMR")]).unwrap();
+        assert_eq!(mmr.reranker().unwrap().name(), "mmr (λ = 0.7)");
+        let http = read(&[
+            ("CAIRN_RERANK_URL", "http://localhost:8080/v1"),
+            ("CAIRN_RERANK_MODEL", "bge-reranker"),
+        ])
+        .unwrap();
+        assert!(http
+            .reranker()
+            .unwrap()
+            .name()
+            .starts_with("http:bge-reranker"));
+        assert!(
+            read(&[("CAIRN_RERANK", "off"), ("CAIRN_RERANK_URL", "http://x")])
+                .unwrap()
+                .rerank
+                .is_none()
+        );
+        assert!(read(&[("CAIRN_RERANK", "cross-encoder")]).is_err());
+        assert!(read(&[("CAIRN_RERANK_URL", "http://x")]).is_err());
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! Its "models" are deterministic: a chat answer repeats the request's
 //! text after `Summary: ` (or, for a JSON request, lists its sentences as
 //! `{"facts": […]}`); an embedding is a bag of hashed words in
-//! [`MockServer::DIM`] dimensions; a rerank scores documents by the query
-//! words they contain.
+//! [`MockServer::DIM`] dimensions; a rerank scores documents by how many
+//! of the query's words they contain.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -264,7 +264,8 @@ async fn rerank(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> Respon
                 .enumerate()
                 .map(|(i, d)| {
                     let text = d.as_str().unwrap_or_default();
-                    let hits = words(text).filter(|w| query.contains(w)).count();
+                    let held: std::collections::HashSet<String> = words(text).collect();
+                    let hits = query.iter().filter(|w| held.contains(*w)).count();
                     json!({"index": i, "relevance_score": hits as f64 / (1 + query.len()) as f64})
                 })
                 .collect()

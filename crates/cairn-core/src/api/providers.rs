@@ -52,6 +52,8 @@ pub struct ProvidersOutput {
     pub chat: Option<ChatStatus>,
     /// The embedder.
     pub embedder: EmbedderStatus,
+    /// The reranker of recall's best candidates (none: recall's own order).
+    pub reranker: Option<String>,
 }
 
 fn timed(f: impl FnOnce() -> crate::Result<()>) -> ProviderCheck {
@@ -78,5 +80,9 @@ pub fn providers(cairn: &Cairn, check: bool) -> ProvidersOutput {
         check: check
             .then(|| timed(|| cairn.embedder().embed("Checking the connection.").map(drop))),
     };
-    ProvidersOutput { chat, embedder }
+    ProvidersOutput {
+        chat,
+        embedder,
+        reranker: cairn.reranker().map(|r| r.name()),
+    }
 }

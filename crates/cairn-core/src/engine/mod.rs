@@ -40,6 +40,7 @@ use crate::history::Deletion;
 use crate::memory::{normalize_id_prefix, Memory, MemoryId, Timestamp};
 use crate::rank::Fusion;
 use crate::redact::Redactor;
+use crate::rerank::Reranker;
 use crate::store::{Filter, ListOrder, Store, StoreStats};
 use crate::tokens::TokenCounter;
 use crate::{ChatProvider, Embedder, Error, ModelInfo, Result};
@@ -60,6 +61,7 @@ pub struct Cairn {
     tokens: TokenCounter,
     redactor: Option<Redactor>,
     chat: Option<Arc<dyn ChatProvider>>,
+    reranker: Option<Arc<dyn Reranker>>,
 }
 
 impl Cairn {
@@ -74,6 +76,7 @@ impl Cairn {
             tokens: TokenCounter::default(),
             redactor: Some(Redactor::default()),
             chat: None,
+            reranker: None,
         }
     }
 
@@ -102,6 +105,18 @@ impl Cairn {
     /// The chat model, if one is configured.
     pub fn chat(&self) -> Option<&Arc<dyn ChatProvider>> {
         self.chat.as_ref()
+    }
+
+    /// Rerank recall's best candidates (see [`crate::rerank`]); `None`
+    /// (the default) keeps recall's own order.
+    pub fn with_reranker(mut self, reranker: Option<Arc<dyn Reranker>>) -> Self {
+        self.reranker = reranker;
+        self
+    }
+
+    /// The reranker, if one is configured.
+    pub fn reranker(&self) -> Option<&Arc<dyn Reranker>> {
+        self.reranker.as_ref()
     }
 
     /// Replace the clock (tests, benchmarks replaying history).

@@ -450,6 +450,15 @@ impl Cairn {
         if self.fusion.entity_boost {
             self.boost_shared_entities(&req.query, &filter.tenant, &mut ranked, candidates)?;
         }
+        if let Some(reranker) = &self.reranker {
+            self.rerank(
+                reranker.as_ref(),
+                &req.query,
+                &filter.tenant,
+                &mut ranked,
+                req.limit,
+            )?;
+        }
         // Read the best `limit`; a memory deleted meanwhile by another
         // process is replaced by the next candidate.
         let mut results = Vec::with_capacity(req.limit);
@@ -481,6 +490,59 @@ impl Cairn {
             }));
         }
         Ok(results)
+    }
+
+    /// Reorder the best `limit × RERANK_POOL` of `ranked` as `reranker`
+    /// says; the rest keep their places after them. A reranker that fails
+    /// leaves the order as it was.
+    fn rerank(
+        &self,
+        reranker: &dyn crate::rerank::Reranker,
+        query: &str,
+        tenant: &str,
+        ranked: &mut Vec<(MemoryId, ScoreBreakdown)>,
+        limit: usize,
+    ) -> Result<()> {
+        let pool = ranked.len().min(limit * crate::rerank::RERANK_POOL);
+        if pool < 2 {
+            return Ok(());
+        }
+        let ids: Vec<MemoryId> = ranked[..pool].iter().map(|(id, _)| *id).collect();
+        let mut memories: HashMap<MemoryId, Memory> = self
+            .store
+            .get(tenant, &ids)?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
+        let vectors = self.store.embeddings(tenant, &ids)?;
+        let texts: Vec<String> = ids
+            .iter()
+            .map(|id| memories.remove(id).map(|m| m.content).unwrap_or_default())
+            .collect();
+        let candidates: Vec<crate::rerank::Candidate<'_>> = ranked[..pool]
+            .iter()
+            .zip(&texts)
+            .zip(&vectors)
+            .map(|(((id, explain), text), vector)| crate::rerank::Candidate {
+                id: *id,
+                text,
+                score: explain.score,
+                vector: vector.as_deref(),
+            })
+            .collect();
+        let Ok(order) = reranker.rerank(query, &candidates) else {
+            return Ok(());
+        };
+        let mut seen = vec![false; pool];
+        let mut head = Vec::with_capacity(pool);
+        for i in order.into_iter().filter(|&i| i < pool) {
+            if !std::mem::replace(&mut seen[i], true) {
+                head.push(ranked[i].clone());
+            }
+        }
+        head.extend((0..pool).filter(|&i| !seen[i]).map(|i| ranked[i].clone()));
+        ranked.splice(..pool, head);
+        Ok(())
     }
 
     /// Multiply the scores of the best `pool` candidates by

@@ -202,3 +202,57 @@ fn an_unreachable_endpoint_is_a_provider_error() {
     let err = chat::summarise(&c, "Text.", 40).unwrap_err();
     assert!(matches!(err, Error::Provider { .. }), "{err}");
 }
+
+#[test]
+fn a_rerank_endpoint_orders_recall_and_its_failures_leave_recalls_order() {
+    use cairn_core::rerank::Reranker;
+    use cairn_core::{RecallRequest, RememberRequest};
+    use cairn_providers::HttpReranker;
+
+    let server = MockServer::start();
+    let reranker = HttpReranker::new(endpoint(server.openai_url()), "mock-rerank");
+    let cairn = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder))
+        .with_reranker(Some(Arc::new(reranker) as Arc<dyn Reranker>));
+    for text in [
+        "kiwi kiwi kiwi kiwi",
+        "kiwi parrot lives in lisbon",
+        "kiwi fruit",
+    ] {
+        let mut req = RememberRequest::new("t", text);
+        req.dedup = false;
+        cairn.remember(req).unwrap();
+    }
+    let ask = |q: &str| -> Vec<String> {
+        let mut req = RecallRequest::new("t", q);
+        req.limit = 3;
+        cairn
+            .recall(&req)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.memory.content)
+            .collect()
+    };
+    // The mock scores by the query words a document holds.
+    let found = ask("kiwi parrot lisbon");
+    assert_eq!(found[0], "kiwi parrot lives in lisbon");
+    let (path, body) = server.requests().pop().unwrap();
+    assert_eq!(path, "/v1/rerank");
+    assert_eq!(body["model"], "mock-rerank");
+    assert_eq!(body["documents"].as_array().unwrap().len(), 3);
+
+    server.always(Mode::ServerError);
+    let without = Cairn::new(cairn.store().clone(), Arc::new(LexicalEmbedder));
+    let mut req = RecallRequest::new("t", "kiwi parrot lisbon");
+    req.limit = 3;
+    let plain: Vec<String> = without
+        .recall(&req)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.memory.content)
+        .collect();
+    assert_eq!(
+        ask("kiwi parrot lisbon"),
+        plain,
+        "a failing reranker changes nothing"
+    );
+}
