@@ -140,6 +140,10 @@ enum Cmd {
         /// (`rank::staleness`; default off).
         #[arg(long)]
         staleness_days: Option<f64>,
+        /// Rerank recall's best candidates by maximal marginal relevance
+        /// with this λ (`rerank::Mmr`; default off).
+        #[arg(long, value_name = "LAMBDA")]
+        mmr: Option<f64>,
         /// Fusion: candidates per result from each side.
         #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
         candidates: usize,
@@ -179,6 +183,10 @@ enum Cmd {
         /// (`rank::staleness`; default off).
         #[arg(long)]
         staleness_days: Option<f64>,
+        /// Rerank recall's best candidates by maximal marginal relevance
+        /// with this λ (`rerank::Mmr`; default off).
+        #[arg(long, value_name = "LAMBDA")]
+        mmr: Option<f64>,
         /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
         #[arg(long, default_value = "cairn")]
         profile: Profile,
@@ -245,6 +253,7 @@ fn main() -> Result<()> {
             adaptive_keyword,
             entity_boost,
             staleness_days,
+            mmr,
             candidates,
             profile,
         } => {
@@ -265,6 +274,7 @@ fn main() -> Result<()> {
                 embed_cache,
                 fusion,
                 profile,
+                mmr,
             )
         }
         Cmd::Eval {
@@ -277,9 +287,11 @@ fn main() -> Result<()> {
             adaptive_keyword,
             entity_boost,
             staleness_days,
+            mmr,
             profile,
         } => eval::run(&eval::Options {
             profile,
+            mmr,
             fusion: Fusion {
                 adaptive_keyword,
                 entity_boost,
@@ -557,6 +569,7 @@ fn locomo_bench(
     embed_cache: Option<PathBuf>,
     fusion: Fusion,
     profile: Profile,
+    mmr: Option<f64>,
 ) -> Result<()> {
     use locomo::{category_name, Harness, ModeResult, CATEGORIES};
     use metrics::KS;
@@ -579,7 +592,7 @@ fn locomo_bench(
     for conv in &conversations {
         let tmp = tempfile::tempdir()?;
         let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("locomo.db"))?);
-        let mut h = Harness::new(store, embedder.clone(), fusion);
+        let mut h = Harness::new(store, embedder.clone(), fusion).with_mmr(mmr);
         h.profile = profile;
         let t = Instant::now();
         let ids = h.ingest(conv, ingest)?;

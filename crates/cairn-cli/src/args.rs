@@ -852,6 +852,11 @@ pub struct PromptArgs {
     /// vault (a `<memory>` block), markdown or json.
     #[arg(long, default_value = "vault")]
     pub format: String,
+    /// A TOML file with the block's own header, footer and line per memory
+    /// (`line = "- {text}"`, `[lines] episodic = "- {date}: {text}"`;
+    /// placeholders {text}, {tier}, {date}, {id}); replaces --format.
+    #[arg(long, value_name = "FILE")]
+    pub template: Option<PathBuf>,
 }
 
 /// `cairn mcp`.

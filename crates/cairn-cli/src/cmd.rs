@@ -540,6 +540,16 @@ fn context(cairn: &Cairn, a: ContextArgs, json: bool) -> Result<()> {
 }
 
 fn prompt(cairn: &Cairn, a: PromptArgs, json: bool) -> Result<()> {
+    let template = match &a.template {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the template {}", path.display()))?;
+            let t: cairn_core::template::PromptTemplate = toml_edit::de::from_str(&text)
+                .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
+            Some(t)
+        }
+        None => None,
+    };
     let window = api::prompt(
         cairn,
         &caller(),
@@ -548,7 +558,8 @@ fn prompt(cairn: &Cairn, a: PromptArgs, json: bool) -> Result<()> {
             project: a.project,
             budget: Some(a.budget),
             tokenizer: Some(a.tokenizer),
-            format: Some(a.format),
+            format: template.is_none().then_some(a.format),
+            template,
         },
     )?;
     crate::conversation::print_window(&window, json)

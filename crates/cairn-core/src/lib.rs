@@ -34,6 +34,7 @@ pub mod rank;
 pub mod redact;
 pub mod rerank;
 pub mod store;
+pub mod template;
 pub mod time;
 pub mod tokens;
 pub mod window;

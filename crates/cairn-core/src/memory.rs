@@ -97,7 +97,19 @@ pub fn normalize_id_prefix(input: &str) -> Result<String> {
 }
 
 /// The four memory tiers of Memory Vault AI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Events: what happened, when (episodes).
