@@ -272,9 +272,11 @@ fn main() -> Result<()> {
                 ingest,
                 out,
                 embed_cache,
-                fusion,
-                profile,
-                mmr,
+                Ranking {
+                    fusion,
+                    profile,
+                    mmr,
+                },
             )
         }
         Cmd::Eval {
@@ -561,16 +563,27 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
     Ok(())
 }
 
+/// How LoCoMo's questions are ranked.
+struct Ranking {
+    fusion: Fusion,
+    profile: Profile,
+    /// MMR's λ, when reranking.
+    mmr: Option<f64>,
+}
+
 fn locomo_bench(
     path: &std::path::Path,
     limit: Option<usize>,
     ingest: locomo::Ingest,
     out: Option<PathBuf>,
     embed_cache: Option<PathBuf>,
-    fusion: Fusion,
-    profile: Profile,
-    mmr: Option<f64>,
+    ranking: Ranking,
 ) -> Result<()> {
+    let Ranking {
+        fusion,
+        profile,
+        mmr,
+    } = ranking;
     use locomo::{category_name, Harness, ModeResult, CATEGORIES};
     use metrics::KS;
 

@@ -46,6 +46,9 @@ impl std::str::FromStr for EmbedApi {
     }
 }
 
+/// Reads an answer's vectors for so many texts, or says why it cannot.
+type ReadVectors = fn(&str, usize) -> std::result::Result<Vec<Vec<f32>>, String>;
+
 /// Texts sent per request.
 const BATCH: usize = 64;
 
@@ -97,10 +100,7 @@ impl RemoteEmbedder {
 
     fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let body = json!({"model": self.model, "input": texts});
-        let (path, read): (
-            &str,
-            fn(&str, usize) -> std::result::Result<Vec<Vec<f32>>, String>,
-        ) = match self.api {
+        let (path, read): (&str, ReadVectors) = match self.api {
             EmbedApi::OpenAi => ("/embeddings", read_openai),
             EmbedApi::Ollama => ("/api/embed", read_ollama),
         };
