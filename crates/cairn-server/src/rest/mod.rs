@@ -398,7 +398,7 @@ pub fn operations() -> Vec<Operation> {
                 M::POST,
                 "/slots/{name}/entries",
                 "save_to_slot",
-                "Append an entry (or, with progress, an extractive summary) to a slot; refused in zero mode",
+                "Append an entry (or, with progress, a summary: by the chat model when configured, else extractive) to a slot; refused in zero mode",
                 Role::Write,
                 post(slots::save),
             )
