@@ -128,7 +128,7 @@ async def exercise(session: ClientSession, label: str, project_dir: Path) -> Non
     check(f"{label}: read context resource", "deploy key" in read.contents[0].text)
 
     prompts = (await session.list_prompts()).prompts
-    check(f"{label}: prompt listed", [p.name for p in prompts] == ["memory-protocol"])
+    check(f"{label}: prompt listed", [p.name for p in prompts] == ["memory-protocol", "memory-block"])
     prompt = await session.get_prompt("memory-protocol")
     check(f"{label}: prompt text", "Recall before acting" in prompt.messages[0].content.text)
 

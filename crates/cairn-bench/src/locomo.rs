@@ -220,6 +220,17 @@ pub struct Harness {
 }
 
 impl Harness {
+    /// Rerank recall's best candidates by maximal marginal relevance with
+    /// this λ (`None`: recall's own order).
+    pub fn with_mmr(mut self, lambda: Option<f64>) -> Self {
+        let reranker = lambda.map(|lambda| {
+            std::sync::Arc::new(cairn_core::rerank::Mmr { lambda })
+                as std::sync::Arc<dyn cairn_core::rerank::Reranker>
+        });
+        self.cairn = self.cairn.clone().with_reranker(reranker);
+        self
+    }
+
     /// An engine over `store` and `embedder` with a settable clock.
     pub fn new(
         store: Arc<dyn cairn_core::Store>,

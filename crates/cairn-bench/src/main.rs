@@ -157,6 +157,14 @@ enum Cmd {
         /// Boost memories naming the query's entities.
         #[arg(long)]
         entity_boost: bool,
+        /// Deprioritise memories idle for longer than this many days
+        /// (`rank::staleness`; default off).
+        #[arg(long)]
+        staleness_days: Option<f64>,
+        /// Rerank recall's best candidates by maximal marginal relevance
+        /// with this λ (`rerank::Mmr`; default off).
+        #[arg(long, value_name = "LAMBDA")]
+        mmr: Option<f64>,
         /// Fusion: candidates per result from each side.
         #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
         candidates: usize,
@@ -196,6 +204,14 @@ enum Cmd {
         /// Boost memories naming the query's entities.
         #[arg(long)]
         entity_boost: bool,
+        /// Deprioritise memories idle for longer than this many days
+        /// (`rank::staleness`; default off).
+        #[arg(long)]
+        staleness_days: Option<f64>,
+        /// Rerank recall's best candidates by maximal marginal relevance
+        /// with this λ (`rerank::Mmr`; default off).
+        #[arg(long, value_name = "LAMBDA")]
+        mmr: Option<f64>,
         /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
         #[arg(long, default_value = "cairn")]
         profile: Profile,
@@ -282,6 +298,8 @@ fn main() -> Result<()> {
             vector_weight,
             adaptive_keyword,
             entity_boost,
+            staleness_days,
+            mmr,
             candidates,
             profile,
             postgres,
@@ -293,6 +311,7 @@ fn main() -> Result<()> {
                 candidates_per_result: candidates,
                 adaptive_keyword,
                 entity_boost,
+                staleness_days,
             };
             locomo_bench(
                 &path,
@@ -300,8 +319,11 @@ fn main() -> Result<()> {
                 ingest,
                 out,
                 embed_cache,
-                fusion,
-                profile,
+                Ranking {
+                    fusion,
+                    profile,
+                    mmr,
+                },
                 postgres.as_deref(),
             )
         }
@@ -314,12 +336,16 @@ fn main() -> Result<()> {
             misses,
             adaptive_keyword,
             entity_boost,
+            staleness_days,
+            mmr,
             profile,
         } => eval::run(&eval::Options {
             profile,
+            mmr,
             fusion: Fusion {
                 adaptive_keyword,
                 entity_boost,
+                staleness_days,
                 ..Fusion::default()
             },
             dir: path.unwrap_or_else(eval::default_dir),
@@ -676,17 +702,28 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)] // the command's options, passed on
+/// How LoCoMo's questions are ranked.
+struct Ranking {
+    fusion: Fusion,
+    profile: Profile,
+    /// MMR's λ, when reranking.
+    mmr: Option<f64>,
+}
+
 fn locomo_bench(
     path: &std::path::Path,
     limit: Option<usize>,
     ingest: locomo::Ingest,
     out: Option<PathBuf>,
     embed_cache: Option<PathBuf>,
-    fusion: Fusion,
-    profile: Profile,
+    ranking: Ranking,
     postgres: Option<&str>,
 ) -> Result<()> {
+    let Ranking {
+        fusion,
+        profile,
+        mmr,
+    } = ranking;
     use locomo::{category_name, Harness, ModeResult, CATEGORIES};
     use metrics::KS;
 
@@ -717,7 +754,7 @@ fn locomo_bench(
                 None,
             ),
         };
-        let mut h = Harness::new(store, embedder.clone(), fusion);
+        let mut h = Harness::new(store, embedder.clone(), fusion).with_mmr(mmr);
         h.profile = profile;
         let t = Instant::now();
         let ids = h.ingest(conv, ingest)?;

@@ -92,6 +92,8 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
         let jobs = cairn_server::Jobs {
             sweep_every: Duration::from_secs(3600),
             save_caches_every: Duration::from_secs(3600),
+            consolidate_every: None,
+            ..Default::default()
         };
         let serving = tokio::spawn(cairn_server::serve(
             listener,

@@ -54,7 +54,14 @@ pub fn run(memories: usize, runs: usize) -> Result<()> {
     let sqlite = Arc::new(SqliteStore::open(&path)?);
     let store: Arc<dyn Store> = sqlite.clone();
     let cairn = Cairn::new(store.clone(), embedder.clone());
-    let fill = crate::fill(&cairn, Some(&sqlite), &corpus, &embedder, memories, tmp.path())?;
+    let fill = crate::fill(
+        &cairn,
+        Some(&sqlite),
+        &corpus,
+        &embedder,
+        memories,
+        tmp.path(),
+    )?;
     sqlite.preload()?;
     let key = api::create_key(
         &cairn,

@@ -157,6 +157,23 @@ pub enum Command {
     Gc,
     /// Re-embed every memory with the current model.
     Reindex,
+    /// Summarise old conversation sessions into recallable summaries.
+    ///
+    /// A project with more than --keep groups of episodes (sessions, else
+    /// days) has its oldest groups each summarised into one `summary`
+    /// memory (by the chat model when CAIRN_CHAT_URL configures one, else
+    /// extractive), embedded and found by recall. The episodes are kept,
+    /// marked consolidated, and leave default recall (`recall
+    /// --include-consolidated` brings them back; the summary lists them).
+    /// Each group is written at once or not at all. `cairn serve` runs this
+    /// periodically.
+    ///
+    /// Example: cairn consolidate --dry-run --keep 5
+    Consolidate(ConsolidateArgs),
+    /// The optional model providers configured by the environment (chat:
+    /// CAIRN_CHAT_URL, CAIRN_CHAT_MODEL; embeddings: CAIRN_EMBED_URL,
+    /// CAIRN_EMBED_MODEL, CAIRN_EMBED_API) and whether they answer.
+    Providers(ProvidersArgs),
     /// The local embedding model: status, or fetch it now.
     Model {
         #[command(subcommand)]
@@ -302,7 +319,9 @@ pub enum SlotAction {
         #[arg(long)]
         author: Option<String>,
     },
-    /// Append an extractive summary of the text (`-` reads stdin).
+    /// Append a summary of the text (`-` reads stdin): by the chat model
+    /// when CAIRN_CHAT_URL configures one, else (or when it fails)
+    /// extractive.
     SaveProgress {
         /// The slot.
         name: String,
@@ -705,6 +724,9 @@ pub struct FilterArgs {
     /// Include superseded memories.
     #[arg(long)]
     pub include_superseded: bool,
+    /// Include episodes consolidated into summaries (`cairn consolidate`).
+    #[arg(long)]
+    pub include_consolidated: bool,
     /// Only the messages of this conversation session.
     #[arg(long)]
     pub session: Option<String>,
@@ -795,6 +817,38 @@ pub struct ContextArgs {
 
 /// `cairn ingest`.
 #[derive(Debug, Args)]
+pub struct ConsolidateArgs {
+    /// Show what would be consolidated without writing anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The tenant (default: the local user's, `default`).
+    #[arg(long, conflicts_with = "all_tenants")]
+    pub tenant: Option<String>,
+    /// Every tenant of the store.
+    #[arg(long)]
+    pub all_tenants: bool,
+    /// Only this project's episodes (default: every project, each on its own).
+    #[arg(long, conflicts_with = "global")]
+    pub project: Option<String>,
+    /// Only global episodes.
+    #[arg(long)]
+    pub global: bool,
+    /// Groups each project keeps unconsolidated.
+    #[arg(long, default_value_t = cairn_core::engine::DEFAULT_KEEP_GROUPS)]
+    pub keep: usize,
+    /// Most groups consolidated per tenant by this run.
+    #[arg(long, default_value_t = cairn_core::engine::DEFAULT_MAX_GROUPS)]
+    pub max_groups: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ProvidersArgs {
+    /// Send each configured provider a small request to see that it answers.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct IngestArgs {
     /// The text, a file holding it, or `-` for stdin.
     #[arg(required = true)]
@@ -839,6 +893,11 @@ pub struct PromptArgs {
     /// vault (a `<memory>` block), markdown or json.
     #[arg(long, default_value = "vault")]
     pub format: String,
+    /// A TOML file with the block's own header, footer and line per memory
+    /// (`line = "- {text}"`, `[lines] episodic = "- {date}: {text}"`;
+    /// placeholders {text}, {tier}, {date}, {id}); replaces --format.
+    #[arg(long, value_name = "FILE")]
+    pub template: Option<PathBuf>,
 }
 
 /// `cairn mcp`.
@@ -872,6 +931,17 @@ pub struct ServeArgs {
     /// How often expired memories are deleted (30s, 5m, 1h) [default: 1m].
     #[arg(long, env = "CAIRN_SWEEP_EVERY", value_name = "DURATION")]
     pub sweep_every: Option<String>,
+    /// How often old conversation sessions are consolidated into
+    /// summaries, in batches (see `cairn consolidate`) [default: 1h].
+    #[arg(long, env = "CAIRN_CONSOLIDATE_EVERY", value_name = "DURATION")]
+    pub consolidate_every: Option<String>,
+    /// Never consolidate in the background.
+    #[arg(long, env = "CAIRN_NO_CONSOLIDATE")]
+    pub no_consolidate: bool,
+    /// Groups of episodes (sessions, else days) each project keeps
+    /// unconsolidated [default: 10].
+    #[arg(long, env = "CAIRN_CONSOLIDATE_KEEP", value_name = "N")]
+    pub consolidate_keep: Option<usize>,
     /// Serve without API keys: every request acts as the local user
     /// (tenant `default`, admin). Refused unless --listen is a loopback
     /// address.

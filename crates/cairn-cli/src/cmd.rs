@@ -12,7 +12,9 @@ use cairn_core::api::{
 };
 use cairn_core::project::detect_project;
 use cairn_core::redact::Redactor;
-use cairn_core::{Cairn, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT};
+use cairn_core::{
+    Cairn, ChatProvider, Embedder, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT,
+};
 use cairn_sqlite::SqliteStore;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value};
@@ -212,12 +214,48 @@ fn open(cli: &Cli) -> Result<Cairn> {
         }
         Some(StoreSpec::Sqlite(path)) => Arc::new(SqliteStore::open_existing(path)?),
     };
-    let embedder = Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir()));
+    engine(cli, store)
+}
+
+/// The engine over `store`, with the command line's redaction and the
+/// providers the environment configures: an embedding endpoint replaces
+/// the local model (the store's model check applies as to any embedder); a
+/// chat model writes summaries and titles.
+fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
+    let providers = cairn_providers::ProviderSettings::from_env()?;
+    let embedder: Arc<dyn Embedder> = match providers.embedder()? {
+        Some(remote) => Arc::new(remote),
+        None => Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir())),
+    };
+    let chat = providers
+        .chat_provider()
+        .map(|c| Arc::new(c) as Arc<dyn ChatProvider>);
     let redaction = match &cli.redact {
         Some(setting) => Redactor::from_setting(setting)?,
         None => Some(Redactor::default()),
     };
-    Ok(Cairn::new(store, embedder).with_redaction(redaction))
+    let mut fusion = cairn_core::rank::Fusion::default();
+    if let Some(days) = std::env::var("CAIRN_STALENESS_DAYS")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
+        let days: f64 = days
+            .trim()
+            .parse()
+            .ok()
+            .filter(|d: &f64| *d >= 0.0)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "CAIRN_STALENESS_DAYS must be a number of days ≥ 0, got {days:?}"
+                ))
+            })?;
+        fusion.staleness_days = Some(days);
+    }
+    Ok(Cairn::new(store, embedder)
+        .with_redaction(redaction)
+        .with_chat(chat)
+        .with_reranker(providers.reranker())
+        .with_fusion(fusion))
 }
 
 /// Run a parsed command line.
@@ -227,6 +265,11 @@ pub fn run(mut cli: Cli) -> Result<()> {
         Command::Init(a) => return crate::serve::init(a),
         Command::Migrate(a) => return migrate(a, cli.json),
         Command::Setup(a) => return crate::serve::setup(cli.db, a),
+        // Needs no store: the providers only.
+        Command::Providers(ref a) => {
+            let cairn = engine(&cli, Arc::new(cairn_core::MemoryStore::new()))?;
+            return crate::consolidate::providers(&cairn, a, cli.json);
+        }
         _ => {}
     }
     // A server's settings may name its store.
@@ -280,12 +323,17 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Stats => stats(&cairn, json),
         Command::Gc => gc(&cairn, json),
         Command::Reindex => reindex(&cairn, json),
+        Command::Consolidate(a) => crate::consolidate::run(&cairn, a, json),
         Command::Mcp(a) => crate::serve::mcp(cairn, a),
         Command::Serve(_) => unreachable!("served by `run`"),
         Command::Keys { action } => crate::keys::run(&cairn, action, json),
         Command::Conversation { action } => crate::conversation::run(&cairn, action, json),
         Command::Slot { action } => crate::slot::run(&cairn, action, json),
-        Command::Model { .. } | Command::Init(_) | Command::Setup(_) | Command::Migrate(_) => {
+        Command::Model { .. }
+        | Command::Init(_)
+        | Command::Setup(_)
+        | Command::Migrate(_)
+        | Command::Providers(_) => {
             unreachable!("handled above")
         }
     }
@@ -358,6 +406,7 @@ fn selection(f: &FilterArgs) -> Selection {
         valid_at: f.valid_at.clone(),
         include_expired: f.include_expired,
         include_superseded: f.include_superseded,
+        include_consolidated: f.include_consolidated,
         session: f.session.clone(),
         conversation: f.conversation.clone(),
         topic: f.topic.clone(),
@@ -589,6 +638,16 @@ fn context(cairn: &Cairn, a: ContextArgs, json: bool) -> Result<()> {
 }
 
 fn prompt(cairn: &Cairn, a: PromptArgs, json: bool) -> Result<()> {
+    let template = match &a.template {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the template {}", path.display()))?;
+            let t: cairn_core::template::PromptTemplate = toml_edit::de::from_str(&text)
+                .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
+            Some(t)
+        }
+        None => None,
+    };
     let window = api::prompt(
         cairn,
         &caller(),
@@ -597,7 +656,8 @@ fn prompt(cairn: &Cairn, a: PromptArgs, json: bool) -> Result<()> {
             project: a.project,
             budget: Some(a.budget),
             tokenizer: Some(a.tokenizer),
-            format: Some(a.format),
+            format: template.is_none().then_some(a.format),
+            template,
         },
     )?;
     crate::conversation::print_window(&window, json)

@@ -26,6 +26,16 @@ struct File {
     auth: AuthFile,
     #[serde(default)]
     limits: LimitsFile,
+    #[serde(default)]
+    consolidate: ConsolidateFile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConsolidateFile {
+    enabled: Option<bool>,
+    every: Option<String>,
+    keep: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -68,6 +78,10 @@ pub struct ServeSettings {
     pub store: Option<String>,
     pub project: Option<String>,
     pub sweep_every: Duration,
+    /// How often old episodes are consolidated (`None`: never).
+    pub consolidate_every: Option<Duration>,
+    /// Groups each project keeps unconsolidated.
+    pub consolidate_keep: usize,
     pub auth_required: bool,
     pub allow_hosts: Vec<String>,
     pub rate_writes: u32,
@@ -127,6 +141,21 @@ impl ServeSettings {
                 &text(&args.sweep_every, file.sweep_every, "1m"),
             )?
             .max(Duration::from_secs(1)),
+            consolidate_every: if args.no_consolidate || file.consolidate.enabled == Some(false) {
+                None
+            } else {
+                Some(
+                    duration(
+                        "consolidate.every",
+                        &text(&args.consolidate_every, file.consolidate.every, "1h"),
+                    )?
+                    .max(Duration::from_secs(1)),
+                )
+            },
+            consolidate_keep: args
+                .consolidate_keep
+                .or(file.consolidate.keep)
+                .unwrap_or(cairn_core::engine::DEFAULT_KEEP_GROUPS),
             auth_required: !args.no_auth && file.auth.required.unwrap_or(true),
             allow_hosts: if args.allow_hosts.is_empty() {
                 file.auth.allow_hosts.unwrap_or_default()
@@ -196,6 +225,8 @@ mod tests {
             (100, 200, 600)
         );
         assert_eq!(defaults.request_timeout, Duration::from_secs(30));
+        assert_eq!(defaults.consolidate_every, Some(Duration::from_secs(3600)));
+        assert_eq!(defaults.consolidate_keep, 10);
         assert_eq!(defaults.max_import_bytes, 256 << 20);
 
         let dir = tempfile::tempdir().unwrap();
@@ -214,6 +245,20 @@ mod tests {
         assert_eq!(from_file.rate_recalls, 200, "a key the file leaves out");
         assert_eq!(from_file.request_timeout, Duration::from_secs(10));
         assert!(from_file.key_rates.is_empty());
+
+        std::fs::write(&path, "[consolidate]\nevery = \"10m\"\nkeep = 3\n").unwrap();
+        let c = ServeSettings::resolve(&serve_args(&["--config", p])).unwrap();
+        assert_eq!(c.consolidate_every, Some(Duration::from_secs(600)));
+        assert_eq!(c.consolidate_keep, 3);
+        let c = ServeSettings::resolve(&serve_args(&["--config", p, "--consolidate-keep", "5"]))
+            .unwrap();
+        assert_eq!(c.consolidate_keep, 5);
+        let off =
+            ServeSettings::resolve(&serve_args(&["--config", p, "--no-consolidate"])).unwrap();
+        assert_eq!(off.consolidate_every, None);
+        std::fs::write(&path, "[consolidate]\nenabled = false\n").unwrap();
+        let off = ServeSettings::resolve(&serve_args(&["--config", p])).unwrap();
+        assert_eq!(off.consolidate_every, None);
 
         std::fs::write(&path, "store = \"postgres://cairn@db/cairn?schema=team\"\n").unwrap();
         let url = ServeSettings::resolve(&serve_args(&["--config", p])).unwrap();

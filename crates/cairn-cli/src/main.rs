@@ -7,6 +7,7 @@
 mod args;
 mod cmd;
 mod config;
+mod consolidate;
 mod conversation;
 mod foreign;
 mod ingest;

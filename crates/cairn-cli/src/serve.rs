@@ -103,6 +103,8 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
         });
     let jobs = Jobs {
         sweep_every: s.sweep_every,
+        consolidate_every: s.consolidate_every,
+        consolidate_keep: s.consolidate_keep,
         ..Jobs::default()
     };
     runtime()?.block_on(async move {

@@ -449,8 +449,16 @@ fn saved(out: &api::SaveOutput, json: bool) -> Result<()> {
     if json {
         return print_json(out);
     }
+    let by = match &out.summarised_by {
+        Some(b) => match (&b.model, &b.fallback) {
+            (Some(m), _) => format!(", by {m}"),
+            (None, Some(f)) => format!(", extractive: the chat model failed: {f}"),
+            (None, None) => ", extractive".to_string(),
+        },
+        None => String::new(),
+    };
     let note = match (out.entry.original_length, out.entry.summary_length) {
-        (Some(o), Some(s)) => format!(" (summary: {o} → {s} characters)"),
+        (Some(o), Some(s)) => format!(" (summary: {o} → {s} characters{by})"),
         _ => String::new(),
     };
     println!(

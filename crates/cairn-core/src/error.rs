@@ -85,6 +85,17 @@ pub enum Error {
         #[source]
         source: Option<Cause>,
     },
+    /// A model provider over HTTP (chat or embeddings) failed after its
+    /// retries: unreachable, timing out, rate limited, answering errors or
+    /// malformed answers. The same call may succeed later.
+    #[error("model provider failed: {message}")]
+    Provider {
+        /// What happened, for humans: the endpoint and the last failure.
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<Cause>,
+    },
     /// The embedder failed (model missing, inference error, ...).
     #[error("embedding error: {message}")]
     Embedding {
@@ -148,7 +159,7 @@ impl Error {
             Error::ModelMismatch { .. } | Error::DuplicateId(_) => ErrorKind::Conflict,
             Error::Unauthenticated(_) => ErrorKind::Unauthenticated,
             Error::Forbidden(_) => ErrorKind::Forbidden,
-            Error::Unavailable { .. } => ErrorKind::Unavailable,
+            Error::Unavailable { .. } | Error::Provider { .. } => ErrorKind::Unavailable,
             Error::Storage { .. } | Error::Embedding { .. } => ErrorKind::Internal,
         }
     }
@@ -165,6 +176,7 @@ impl Error {
             Error::Unauthenticated(_) => "unauthenticated",
             Error::Forbidden(_) => "forbidden",
             Error::Unavailable { .. } => "unavailable",
+            Error::Provider { .. } => "provider",
             Error::Storage { .. } => "storage",
             Error::Embedding { .. } => "embedding",
         }
@@ -203,6 +215,14 @@ impl Error {
         Error::Unavailable {
             message: join(context, &source),
             source: Some(Box::new(source)),
+        }
+    }
+
+    /// An [`Error::Provider`] with a message only.
+    pub fn provider(msg: impl fmt::Display) -> Self {
+        Error::Provider {
+            message: msg.to_string(),
+            source: None,
         }
     }
 

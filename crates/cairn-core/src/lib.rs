@@ -17,6 +17,7 @@
 
 pub mod analysis;
 pub mod api;
+pub mod chat;
 pub mod collections;
 pub mod context;
 pub mod embed;
@@ -34,7 +35,9 @@ pub mod packing;
 pub mod project;
 pub mod rank;
 pub mod redact;
+pub mod rerank;
 pub mod store;
+pub mod template;
 pub mod time;
 pub mod tokens;
 pub mod window;
@@ -43,6 +46,7 @@ pub mod wire;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 
+pub use chat::{ChatProvider, Generated, ProviderInfo};
 pub use embed::{Embedder, ModelInfo};
 
 /// Shortest id prefix in answers (`xxxxxxxx-xxxx`: the creation

@@ -34,6 +34,16 @@ impl MemoryId {
         let ts = uuid::Timestamp::from_unix(uuid::NoContext, secs, nanos);
         MemoryId(uuid::Uuid::new_v7(ts))
     }
+
+    /// When the memory was created, as its UUIDv7 records it (ms since
+    /// epoch; 0 for an id of another version). What ranking reads when
+    /// only a search hit, not the memory, is at hand.
+    pub fn created_at(&self) -> Timestamp {
+        self.0.get_timestamp().map_or(0, |t| {
+            let (secs, nanos) = t.to_unix();
+            secs as i64 * 1000 + i64::from(nanos / 1_000_000)
+        })
+    }
 }
 
 impl fmt::Display for MemoryId {
@@ -49,6 +59,13 @@ impl FromStr for MemoryId {
             .map(MemoryId)
             .map_err(|_| Error::invalid(format!("`{s}` is not a valid memory id (a UUID)")))
     }
+}
+
+#[cfg(test)]
+#[test]
+fn an_id_tells_when_it_was_made() {
+    let at = 1_683_730_800_123;
+    assert_eq!(MemoryId::new_at(at).created_at(), at);
 }
 
 /// Normalise what a user typed as an id or id prefix: lowercase hex, with or
@@ -80,7 +97,19 @@ pub fn normalize_id_prefix(input: &str) -> Result<String> {
 }
 
 /// The four memory tiers of Memory Vault AI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Events: what happened, when (episodes).

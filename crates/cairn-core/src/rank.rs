@@ -138,6 +138,10 @@ pub struct Fusion {
     /// entities it shares with the query (default off; see
     /// docs/BENCHMARKS.md).
     pub entity_boost: bool,
+    /// Deprioritise memories idle for longer than this many days
+    /// ([`staleness`], on top of [`recency_decay`]); `None` (the default)
+    /// leaves it off (see docs/BENCHMARKS.md).
+    pub staleness_days: Option<f64>,
 }
 
 impl Default for Fusion {
@@ -149,6 +153,7 @@ impl Default for Fusion {
             candidates_per_result: CANDIDATES_PER_RESULT,
             adaptive_keyword: false,
             entity_boost: false,
+            staleness_days: None,
         }
     }
 }
@@ -239,6 +244,85 @@ pub fn recency_decay(last_accessed_at: Option<i64>, now: i64) -> f64 {
     }
 }
 
+/// Maximal marginal relevance (Carbonell & Goldstein, 1998): the order in
+/// which to show candidates so that each adds relevance without repeating
+/// what came before.
+///
+/// ```text
+/// rel(i)  = relevance(i) / max relevance          (0–1)
+/// next    = argmax_{i ∉ S} λ · rel(i) − (1 − λ) · max_{j ∈ S} sim(i, j)
+/// ```
+///
+/// starting from `S = ∅` (the most relevant first), until every index is
+/// placed; ties go to the earlier index. `λ = 1` keeps the relevance
+/// order; smaller `λ` spreads the results out. `sim` is a similarity in
+/// −1..1 (a cosine). Returns indices into `relevance`, best first.
+pub fn mmr(relevance: &[f64], sim: impl Fn(usize, usize) -> f64, lambda: f64) -> Vec<usize> {
+    let lambda = lambda.clamp(0.0, 1.0);
+    let top = relevance.iter().copied().fold(0.0, f64::max);
+    let rel: Vec<f64> = relevance
+        .iter()
+        .map(|r| if top > 0.0 { r / top } else { 0.0 })
+        .collect();
+    let n = rel.len();
+    let mut placed = Vec::with_capacity(n);
+    let mut used = vec![false; n];
+    // The highest similarity of each candidate to those placed so far.
+    let mut nearest = vec![f64::NEG_INFINITY; n];
+    for _ in 0..n {
+        let mut best: Option<(usize, f64)> = None;
+        for i in (0..n).filter(|&i| !used[i]) {
+            let redundancy = if placed.is_empty() { 0.0 } else { nearest[i] };
+            let value = lambda * rel[i] - (1.0 - lambda) * redundancy;
+            if best.is_none_or(|(_, v)| value > v) {
+                best = Some((i, value));
+            }
+        }
+        let Some((pick, _)) = best else { break };
+        used[pick] = true;
+        placed.push(pick);
+        for i in (0..n).filter(|&i| !used[i]) {
+            nearest[i] = nearest[i].max(sim(i, pick));
+        }
+    }
+    placed
+}
+
+/// The least [`staleness`] factor: a long-idle memory still counts half.
+pub const STALE_FLOOR: f64 = 0.5;
+
+/// Staleness (Memory Vault AI's `staleness_days`): memories idle for longer
+/// than `staleness_days` rank lower, on top of [`recency_decay`].
+///
+/// ```text
+/// idle      = days since max(last access, creation)
+/// staleness = 1                                       if idle ≤ S
+///           = max(STALE_FLOOR, 1 − 0.5 · (idle − S) / S)  otherwise
+/// ```
+///
+/// A linear ramp from 1 at `S` days idle to [`STALE_FLOOR`] (0.5) at `2S`,
+/// then flat: unlike the decay, a memory never accessed is judged by its
+/// age, and old memories are not driven to zero (a stale memory that is
+/// the only match still comes back). `S ≤ 0` or `None` turns it off (1.0).
+/// Times in the future count as now.
+pub fn staleness(
+    last_accessed_at: Option<i64>,
+    created_at: i64,
+    now: i64,
+    staleness_days: Option<f64>,
+) -> f64 {
+    let Some(limit) = staleness_days.filter(|s| *s > 0.0) else {
+        return 1.0;
+    };
+    let touched = last_accessed_at.map_or(created_at, |a| a.max(created_at));
+    let idle = (now - touched).max(0) as f64 / MS_PER_DAY;
+    if idle <= limit {
+        1.0
+    } else {
+        (1.0 - 0.5 * (idle - limit) / limit).max(STALE_FLOOR)
+    }
+}
+
 /// Scope weight: a project's own memories count fully, global ones a little
 /// less (they are about everything, so less specific to the question).
 ///
@@ -266,7 +350,7 @@ pub struct ScoreBreakdown {
     pub rrf: f64,
     /// [`access_boost`].
     pub boost: f64,
-    /// [`recency_decay`].
+    /// [`recency_decay`] × [`staleness`] (the latter 1 unless configured).
     pub decay: f64,
     /// [`scope_weight`].
     pub scope_weight: f64,
@@ -389,6 +473,43 @@ mod tests {
         assert!((entity_boost(1, 2) - 1.125).abs() < 1e-12);
         assert!((entity_boost(2, 2) - (1.0 + ENTITY_BOOST)).abs() < 1e-12);
         assert_eq!(entity_boost(5, 2), entity_boost(2, 2));
+    }
+
+    #[test]
+    fn mmr_trades_relevance_for_novelty() {
+        // 0 and 1 say the same thing; 2 says something else.
+        let sim = |i: usize, j: usize| {
+            let group = |k: usize| if k < 2 { 0 } else { 1 };
+            if group(i) == group(j) {
+                1.0
+            } else {
+                0.0
+            }
+        };
+        let rel = [1.0, 0.9, 0.6];
+        assert_eq!(mmr(&rel, sim, 1.0), [0, 1, 2], "relevance only");
+        assert_eq!(mmr(&rel, sim, 0.7), [0, 2, 1], "novelty counts");
+        assert_eq!(mmr(&[], sim, 0.7), Vec::<usize>::new());
+        // Ties go to the earlier candidate; zero relevance is fine.
+        assert_eq!(mmr(&[0.0, 0.0], |_, _| 0.0, 0.5), [0, 1]);
+    }
+
+    #[test]
+    fn staleness_ramps_from_its_limit_to_the_floor() {
+        let day = MS_PER_DAY as i64;
+        let now = 1_000 * day;
+        let s = Some(30.0);
+        assert_eq!(staleness(None, now - 100 * day, now, None), 1.0, "off");
+        assert_eq!(staleness(None, now - 100 * day, now, Some(0.0)), 1.0, "off");
+        assert_eq!(staleness(None, now - 30 * day, now, s), 1.0);
+        assert!((staleness(None, now - 45 * day, now, s) - 0.75).abs() < 1e-12);
+        assert_eq!(staleness(None, now - 60 * day, now, s), STALE_FLOOR);
+        assert_eq!(staleness(None, now - 900 * day, now, s), STALE_FLOOR);
+        // An access makes an old memory fresh; the later of the two counts.
+        assert_eq!(staleness(Some(now - day), now - 900 * day, now, s), 1.0);
+        assert_eq!(staleness(Some(now - 900 * day), now - day, now, s), 1.0);
+        // The future counts as now.
+        assert_eq!(staleness(None, now + day, now, s), 1.0);
     }
 
     #[test]

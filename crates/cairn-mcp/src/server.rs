@@ -31,6 +31,10 @@ use crate::help;
 /// The prompt that teaches an agent to use memory.
 pub const PROTOCOL_PROMPT: &str = "memory-protocol";
 
+/// The prompt that carries the memories a prompt about a query should
+/// hold: the prompt builder's `<memory>` block.
+pub const MEMORY_BLOCK_PROMPT: &str = "memory-block";
+
 /// How the server is configured by its front end.
 #[derive(Clone)]
 pub struct McpConfig {
@@ -200,6 +204,61 @@ impl CairnMcp {
     {
         let caller = self.caller(ext);
         on_engine(&self.cairn, move |c| f(c, &caller)).await
+    }
+
+    /// The `memory-block` prompt: [`api::prompt`] with the arguments given.
+    async fn memory_block(
+        &self,
+        request: GetPromptRequestParams,
+        ext: &Extensions,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let arg = |k: &str| {
+            args.get(k)
+                .and_then(|v| match v {
+                    serde_json::Value::String(s) => Some(s.clone()),
+                    serde_json::Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .filter(|s| !s.trim().is_empty())
+        };
+        let query = arg("query").ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!("the `{MEMORY_BLOCK_PROMPT}` prompt needs a query"),
+                None,
+            )
+        })?;
+        let budget = arg("budget")
+            .map(|b| {
+                b.trim().parse::<usize>().map_err(|_| {
+                    ErrorData::invalid_params(
+                        format!("budget must be a number of tokens, got {b:?}"),
+                        None,
+                    )
+                })
+            })
+            .transpose()?;
+        let input = api::PromptInput {
+            query,
+            project: arg("project"),
+            budget,
+            ..Default::default()
+        };
+        let window = self
+            .call(ext, move |c, caller| api::prompt(c, caller, input))
+            .await
+            .map_err(resource_error)?;
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            window.text.clone(),
+        )])
+        .with_description(format!(
+            "{} memories, {} of {} tokens",
+            window.items.len(),
+            window.total_tokens,
+            window.budget
+        ))
+        .into())
     }
 
     /// Learn the session's project from the client's roots, if it has any.
@@ -595,26 +654,48 @@ impl ServerHandler for CairnMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
-            PROTOCOL_PROMPT,
-            Some(
-                "The memory protocol: when to recall before acting, what is worth remembering, when to supersede or forget, how to write memories. Load it at session start.",
+        Ok(ListPromptsResult::with_all_items(vec![
+            Prompt::new(
+                PROTOCOL_PROMPT,
+                Some(
+                    "The memory protocol: when to recall before acting, what is worth remembering, when to supersede or forget, how to write memories. Load it at session start.",
+                ),
+                Some(vec![PromptArgument::new("project")
+                    .with_description("The project the session works on (optional).")
+                    .with_required(false)]),
             ),
-            Some(vec![PromptArgument::new("project")
-                .with_description("The project the session works on (optional).")
-                .with_required(false)]),
-        )]))
+            Prompt::new(
+                MEMORY_BLOCK_PROMPT,
+                Some(
+                    "The memories a prompt about a query should carry, as a <memory> block of [Tier] lines within a token budget: rules and procedures first, then by relevance.",
+                ),
+                Some(vec![
+                    PromptArgument::new("query")
+                        .with_description("What the prompt is about.")
+                        .with_required(true),
+                    PromptArgument::new("project")
+                        .with_description("The project whose memories count, with global ones (default: the session's).")
+                        .with_required(false),
+                    PromptArgument::new("budget")
+                        .with_description("Most tokens of the block (default 1000).")
+                        .with_required(false),
+                ]),
+            ),
+        ]))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name == MEMORY_BLOCK_PROMPT {
+            return self.memory_block(request, &context.extensions).await;
+        }
         if request.name != PROTOCOL_PROMPT {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown prompt `{}`; the prompt is `{PROTOCOL_PROMPT}`",
+                    "unknown prompt `{}`; the prompts are `{PROTOCOL_PROMPT}` and `{MEMORY_BLOCK_PROMPT}`",
                     request.name
                 ),
                 None,

@@ -55,10 +55,15 @@ fn guarded(path: &str) -> bool {
 }
 
 /// The role a REST request needs: reading for GET and for the searches
-/// sent as POST, managing keys for `/v1/keys`, writing for the rest. MCP
+/// sent as POST, administering for `/v1/keys`, `/v1/consolidate` and
+/// `/v1/providers`, writing for the rest. MCP
 /// requests need only a key: its tools check [`ReadOnly`] themselves.
 fn needed(method: &Method, path: &str) -> Role {
-    if path == "/v1/keys" || path.starts_with("/v1/keys/") {
+    if path == "/v1/keys"
+        || path.starts_with("/v1/keys/")
+        || path == "/v1/consolidate"
+        || path == "/v1/providers"
+    {
         return Role::Admin;
     }
     if path == MCP_PATH || path.starts_with("/mcp/") {
@@ -226,6 +231,8 @@ mod tests {
         assert_eq!(needed(&Method::DELETE, "/v1/memories/abcd"), Role::Write);
         assert_eq!(needed(&Method::PATCH, "/v1/memories/abcd"), Role::Write);
         assert_eq!(needed(&Method::GET, "/v1/keys"), Role::Admin);
+        assert_eq!(needed(&Method::POST, "/v1/consolidate"), Role::Admin);
+        assert_eq!(needed(&Method::GET, "/v1/providers"), Role::Admin);
         assert_eq!(needed(&Method::POST, MCP_PATH), Role::Read);
         assert!(guarded("/v1/stats") && guarded("/mcp") && guarded("/v1"));
         assert!(!guarded("/healthz") && !guarded("/readyz") && !guarded("/v1x"));

@@ -1,7 +1,8 @@
 //! The background jobs of a long-running process: warming up (the model
-//! and the store's in-memory indexes), deleting expired memories, and
-//! saving the store's caches. Each runs off the async workers and stops
-//! when the shutdown token is cancelled.
+//! and the store's in-memory indexes), deleting expired memories,
+//! consolidating old episodes into summaries, and saving the store's
+//! caches. Each runs off the async workers and stops when the shutdown
+//! token is cancelled.
 
 use std::time::Duration;
 
@@ -24,7 +25,54 @@ pub fn start(cairn: &Cairn, jobs: Jobs, shutdown: CancellationToken) -> Vec<Join
             }
         })
     };
-    vec![sweep, save_caches(cairn, jobs.save_caches_every, shutdown)]
+    let mut handles = vec![sweep];
+    if let Some(period) = jobs.consolidate_every {
+        handles.push(consolidate(
+            cairn,
+            period,
+            jobs.consolidate_keep,
+            shutdown.clone(),
+        ));
+    }
+    handles.push(save_caches(cairn, jobs.save_caches_every, shutdown));
+    handles
+}
+
+/// Groups consolidated per tenant and run of the periodic job: each is its
+/// own short transaction, and a backlog is worked off over several runs.
+pub const CONSOLIDATE_BATCH: usize = 20;
+
+/// Consolidate every tenant's oldest episode groups every `period` (see
+/// `cairn_core::engine::Cairn::consolidate`), off the async workers; each
+/// group is one write, so requests never wait long behind it.
+pub fn consolidate(
+    cairn: &Cairn,
+    period: Duration,
+    keep: usize,
+    shutdown: CancellationToken,
+) -> JoinHandle<()> {
+    let cairn = cairn.clone();
+    every(period, shutdown, move || {
+        let input = cairn_core::api::ConsolidateInput {
+            keep: Some(keep),
+            max_groups: Some(CONSOLIDATE_BATCH),
+            ..Default::default()
+        };
+        match cairn_core::api::consolidate_all(&cairn, &input, cairn_core::history::SYSTEM_ACTOR) {
+            Ok(reports) => {
+                for r in reports.iter().filter(|r| !r.groups.is_empty()) {
+                    tracing::info!(
+                        tenant = %r.tenant,
+                        groups = r.groups.len(),
+                        episodes = r.episodes,
+                        remaining = r.remaining,
+                        "consolidated old episodes"
+                    );
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "consolidation failed"),
+        }
+    })
 }
 
 /// Offer the store to save its caches every `period` until `shutdown`

@@ -132,6 +132,11 @@ pub struct Jobs {
     /// How often the store may save what new processes open it faster
     /// with (it saves only when that pays off).
     pub save_caches_every: Duration,
+    /// How often every tenant's old episode groups are consolidated into
+    /// summaries (`None`: never), and how many groups each project keeps.
+    pub consolidate_every: Option<Duration>,
+    /// Groups (sessions, else days) each project keeps unconsolidated.
+    pub consolidate_keep: usize,
 }
 
 impl Default for Jobs {
@@ -139,6 +144,8 @@ impl Default for Jobs {
         Jobs {
             sweep_every: Duration::from_secs(60),
             save_caches_every: Duration::from_secs(60),
+            consolidate_every: Some(Duration::from_secs(3600)),
+            consolidate_keep: cairn_core::engine::DEFAULT_KEEP_GROUPS,
         }
     }
 }

@@ -52,6 +52,8 @@ pub struct Options {
     pub fusion: cairn_core::rank::Fusion,
     /// How candidates are ranked.
     pub profile: cairn_core::engine::Profile,
+    /// Rerank by maximal marginal relevance with this λ.
+    pub mmr: Option<f64>,
 }
 
 /// One case a mode missed: no relevant memory in its top 5.
@@ -78,7 +80,7 @@ pub fn run(opts: &Options) -> Result<()> {
     );
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("eval.db"))?);
-    let mut h = Harness::new(store, embedder, opts.fusion);
+    let mut h = Harness::new(store, embedder, opts.fusion).with_mmr(opts.mmr);
     h.profile = opts.profile;
     let t = Instant::now();
     let ingested = h.ingest(&distractors, &cases)?;

@@ -13,6 +13,7 @@ mod ingest;
 mod keys;
 mod migrate;
 mod pg;
+mod providers;
 mod redact;
 mod same_json;
 mod setup;

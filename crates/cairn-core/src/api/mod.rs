@@ -19,6 +19,7 @@
 
 use crate::history::LOCAL_ACTOR;
 
+mod consolidate;
 mod conversation;
 mod foreign;
 mod history;
@@ -26,6 +27,7 @@ mod ingest;
 mod keys;
 mod neighbours;
 mod prompt;
+mod providers;
 mod read;
 mod selection;
 mod slots;
@@ -33,6 +35,9 @@ mod transfer;
 mod view;
 mod write;
 
+pub use consolidate::{
+    consolidate, consolidate_all, ConsolidateInput, ConsolidateOutput, ConsolidatedGroupView,
+};
 pub use conversation::{
     conversation_stats, import_transcript, list_conversations, log, show_conversation, window,
     working_memory, ConversationImportReport, ConversationStats, ConversationTree,
@@ -56,6 +61,7 @@ pub use neighbours::{
     SimilarOutput, MAX_NEIGHBOURS,
 };
 pub use prompt::{prompt, PromptInput, DEFAULT_PROMPT_BUDGET};
+pub use providers::{providers, ChatStatus, EmbedderStatus, ProviderCheck, ProvidersOutput};
 pub use read::{
     context, get, list, recall, stats, ContextInput, ListInput, ListOutput, RecallHit, RecallInput,
     RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,

@@ -37,6 +37,9 @@ pub struct Selection {
     pub include_expired: bool,
     /// Include memories replaced by newer ones.
     pub include_superseded: bool,
+    /// Include episodes consolidated into summaries (each is superseded by
+    /// its summary, so this includes superseded memories).
+    pub include_consolidated: bool,
     /// Only the messages of this session.
     pub session: Option<String>,
     /// Only the messages of this conversation.
@@ -155,7 +158,7 @@ impl Selection {
             .map(|s| normalize_slot_name(s))
             .collect::<Result<_>>()?;
         filter.include_expired |= self.include_expired;
-        filter.include_superseded |= self.include_superseded;
+        filter.include_superseded |= self.include_superseded || self.include_consolidated;
         Ok(filter)
     }
 }

@@ -56,7 +56,7 @@ pub struct IngestRequest {
     /// How the text is cut.
     pub chunking: ChunkOptions,
     /// Make each chunk's vector by pooling its sentences' vectors
-    /// ([`pooled`]) instead of embedding the chunk whole: the text is
+    /// (`pooled`) instead of embedding the chunk whole: the text is
     /// embedded once, about 1.5× faster, at a small cost in recall (on
     /// LoCoMo's text, hit@10 0.854 against 0.870) and more chunks skipped
     /// as not new (pooled vectors of neighbouring chunks are closer).

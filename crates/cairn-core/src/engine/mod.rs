@@ -8,7 +8,9 @@
 //! `update.rs`, `transfer.rs` (import, export,
 //! reindex). This file holds the engine itself: ids, reads, deletes.
 
+mod consolidate;
 mod conversation;
+mod generate;
 mod history;
 mod ingest;
 mod recall;
@@ -20,6 +22,10 @@ mod window;
 
 use std::sync::Arc;
 
+pub use consolidate::{
+    ConsolidateRequest, ConsolidatedGroup, ConsolidationReport, CONSOLIDATED_TAG,
+    DEFAULT_KEEP_GROUPS, DEFAULT_MAX_GROUPS, SUMMARY_TOKENS,
+};
 pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
 pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
@@ -34,9 +40,10 @@ use crate::history::Deletion;
 use crate::memory::{normalize_id_prefix, Memory, MemoryId, Timestamp};
 use crate::rank::Fusion;
 use crate::redact::Redactor;
+use crate::rerank::Reranker;
 use crate::store::{Filter, ListOrder, Store, StoreStats};
 use crate::tokens::TokenCounter;
-use crate::{Embedder, Error, ModelInfo, Result};
+use crate::{ChatProvider, Embedder, Error, ModelInfo, Result};
 
 /// A source of the current time (ms since epoch); swappable in tests.
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
@@ -53,6 +60,8 @@ pub struct Cairn {
     fusion: Fusion,
     tokens: TokenCounter,
     redactor: Option<Redactor>,
+    chat: Option<Arc<dyn ChatProvider>>,
+    reranker: Option<Arc<dyn Reranker>>,
 }
 
 impl Cairn {
@@ -66,6 +75,8 @@ impl Cairn {
             fusion: Fusion::default(),
             tokens: TokenCounter::default(),
             redactor: Some(Redactor::default()),
+            chat: None,
+            reranker: None,
         }
     }
 
@@ -81,6 +92,31 @@ impl Cairn {
         debug_assert_eq!(embedder.model(), self.embedder.model());
         self.embedder = embedder;
         self
+    }
+
+    /// Use a chat model for summaries and titles (consolidation, a slot's
+    /// progress summaries, ingestion titles); without one, or when it fails,
+    /// they are extractive. See [`crate::chat`].
+    pub fn with_chat(mut self, chat: Option<Arc<dyn ChatProvider>>) -> Self {
+        self.chat = chat;
+        self
+    }
+
+    /// The chat model, if one is configured.
+    pub fn chat(&self) -> Option<&Arc<dyn ChatProvider>> {
+        self.chat.as_ref()
+    }
+
+    /// Rerank recall's best candidates (see [`crate::rerank`]); `None`
+    /// (the default) keeps recall's own order.
+    pub fn with_reranker(mut self, reranker: Option<Arc<dyn Reranker>>) -> Self {
+        self.reranker = reranker;
+        self
+    }
+
+    /// The reranker, if one is configured.
+    pub fn reranker(&self) -> Option<&Arc<dyn Reranker>> {
+        self.reranker.as_ref()
     }
 
     /// Replace the clock (tests, benchmarks replaying history).

@@ -11,7 +11,8 @@ use crate::analysis::temporal::split_time;
 use crate::memory::{normalize_tags, Memory, MemoryId, Timestamp};
 use crate::rank::{
     access_boost, entity_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion,
-    scope_weight, vault_score, ScoreBreakdown, VAULT_CANDIDATES_PER_RESULT, VAULT_MIN_IMPORTANCE,
+    scope_weight, staleness, vault_score, ScoreBreakdown, VAULT_CANDIDATES_PER_RESULT,
+    VAULT_MIN_IMPORTANCE,
 };
 use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
@@ -429,7 +430,13 @@ impl Cairn {
                     cosine: v.map(|i| vector[i].score),
                     rrf,
                     boost: access_boost(f.access_count),
-                    decay: recency_decay(f.last_accessed_at, now),
+                    decay: recency_decay(f.last_accessed_at, now)
+                        * staleness(
+                            f.last_accessed_at,
+                            id.created_at(),
+                            now,
+                            self.fusion.staleness_days,
+                        ),
                     scope_weight: scope_weight(f.global),
                     weight: f.weight,
                     entities: 1.0,
@@ -442,6 +449,15 @@ impl Cairn {
         ranked.sort_by(|(a_id, a), (b_id, b)| b.score.total_cmp(&a.score).then(b_id.cmp(a_id)));
         if self.fusion.entity_boost {
             self.boost_shared_entities(&req.query, &filter.tenant, &mut ranked, candidates)?;
+        }
+        if let Some(reranker) = &self.reranker {
+            self.rerank(
+                reranker.as_ref(),
+                &req.query,
+                &filter.tenant,
+                &mut ranked,
+                req.limit,
+            )?;
         }
         // Read the best `limit`; a memory deleted meanwhile by another
         // process is replaced by the next candidate.
@@ -474,6 +490,59 @@ impl Cairn {
             }));
         }
         Ok(results)
+    }
+
+    /// Reorder the best `limit × RERANK_POOL` of `ranked` as `reranker`
+    /// says; the rest keep their places after them. A reranker that fails
+    /// leaves the order as it was.
+    fn rerank(
+        &self,
+        reranker: &dyn crate::rerank::Reranker,
+        query: &str,
+        tenant: &str,
+        ranked: &mut Vec<(MemoryId, ScoreBreakdown)>,
+        limit: usize,
+    ) -> Result<()> {
+        let pool = ranked.len().min(limit * crate::rerank::RERANK_POOL);
+        if pool < 2 {
+            return Ok(());
+        }
+        let ids: Vec<MemoryId> = ranked[..pool].iter().map(|(id, _)| *id).collect();
+        let mut memories: HashMap<MemoryId, Memory> = self
+            .store
+            .get(tenant, &ids)?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
+        let vectors = self.store.embeddings(tenant, &ids)?;
+        let texts: Vec<String> = ids
+            .iter()
+            .map(|id| memories.remove(id).map(|m| m.content).unwrap_or_default())
+            .collect();
+        let candidates: Vec<crate::rerank::Candidate<'_>> = ranked[..pool]
+            .iter()
+            .zip(&texts)
+            .zip(&vectors)
+            .map(|(((id, explain), text), vector)| crate::rerank::Candidate {
+                id: *id,
+                text,
+                score: explain.score,
+                vector: vector.as_deref(),
+            })
+            .collect();
+        let Ok(order) = reranker.rerank(query, &candidates) else {
+            return Ok(());
+        };
+        let mut seen = vec![false; pool];
+        let mut head = Vec::with_capacity(pool);
+        for i in order.into_iter().filter(|&i| i < pool) {
+            if !std::mem::replace(&mut seen[i], true) {
+                head.push(ranked[i].clone());
+            }
+        }
+        head.extend((0..pool).filter(|&i| !seen[i]).map(|i| ranked[i].clone()));
+        ranked.splice(..pool, head);
+        Ok(())
     }
 
     /// Multiply the scores of the best `pool` candidates by

@@ -559,8 +559,8 @@ async fn the_memory_protocol_prompt() {
     let env = Env::new();
     let client = env.client(Some("atlas")).await;
     let prompts = client.list_all_prompts().await.unwrap();
-    assert_eq!(prompts.len(), 1);
-    assert_eq!(prompts[0].name, "memory-protocol");
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["memory-protocol", "memory-block"]);
     let p = client
         .get_prompt(GetPromptRequestParams::new("memory-protocol"))
         .await
@@ -570,6 +570,50 @@ async fn the_memory_protocol_prompt() {
     assert!(body.contains("project is `atlas`"), "{body}");
     assert!(matches!(
         client.get_prompt(GetPromptRequestParams::new("nope")).await,
+        Err(ServiceError::McpError(_))
+    ));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_memory_block_prompt_carries_rules_first_within_its_budget() {
+    let env = Env::new();
+    let client = env.client(Some("atlas")).await;
+    call(
+        &client,
+        "remember",
+        json!({"content": "Always run the migrations before deploying the API.", "type": "rule"}),
+    )
+    .await;
+    call(
+        &client,
+        "remember",
+        json!({"content": "The API is deployed with the deploy script in ops/.", "type": "fact"}),
+    )
+    .await;
+    let mut params = GetPromptRequestParams::new("memory-block");
+    params.arguments = Some(
+        json!({"query": "deploy the API", "budget": "200"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let p = client.get_prompt(params).await.unwrap();
+    let body = serde_json::to_string(&p.messages[0]).unwrap();
+    assert!(body.contains("<memory>"), "{body}");
+    let rule = body
+        .find("[Procedural] Always run the migrations")
+        .expect("the rule");
+    let fact = body
+        .find("[Semantic] The API is deployed")
+        .expect("the fact");
+    assert!(rule < fact, "{body}");
+    assert!(p.description.unwrap().contains("of 200 tokens"));
+    // A query is required.
+    assert!(matches!(
+        client
+            .get_prompt(GetPromptRequestParams::new("memory-block"))
+            .await,
         Err(ServiceError::McpError(_))
     ));
     client.cancel().await.unwrap();

@@ -4,6 +4,7 @@
 //! ([`JsonBody`], [`QueryParams`]), runs the operation on the engine and
 //! answers its output; every error has the one shape of [`crate::error`].
 
+mod admin;
 mod conversations;
 mod input;
 mod keys;
@@ -21,13 +22,13 @@ use axum::http::StatusCode;
 use axum::routing::{delete, get, patch, post, MethodRouter};
 use axum::Router;
 use cairn_core::api::{
-    ActivityInput, ActivityOutput, Authenticated, Caller, ContextInput, ConversationImportReport,
-    ConversationStats, ConversationTree, ConversationView, CreateKeyInput, CreatedKey, ForgetInput,
-    ForgetOutput, HistoryOutput, IngestInput, IngestOutput, KeyView, ListInput, ListOutput,
-    LogInput, LogOutput, MemoryView, PromptInput, RecallInput, RecallOutput, RememberInput,
-    RememberOutput, RevertInput, RevertOutput, SaveOutput, SimilarInput, SimilarOutput, SlotInput,
-    SlotListInput, SlotRead, SlotSearchInput, SlotView, StatsOutput, UpdateInput, UpdateOutput,
-    WindowInput,
+    ActivityInput, ActivityOutput, Authenticated, Caller, ConsolidateInput, ConsolidateOutput,
+    ContextInput, ConversationImportReport, ConversationStats, ConversationTree, ConversationView,
+    CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput, HistoryOutput, IngestInput,
+    IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput, MemoryView, PromptInput,
+    ProvidersOutput, RecallInput, RecallOutput, RememberInput, RememberOutput, RevertInput,
+    RevertOutput, SaveOutput, SimilarInput, SimilarOutput, SlotInput, SlotListInput, SlotRead,
+    SlotSearchInput, SlotView, StatsOutput, UpdateInput, UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -433,7 +434,7 @@ pub fn operations() -> Vec<Operation> {
                 M::POST,
                 "/slots/{name}/entries",
                 "save_to_slot",
-                "Append an entry (or, with progress, an extractive summary) to a slot; refused in zero mode",
+                "Append an entry (or, with progress, a summary: by the chat model when configured, else extractive) to a slot; refused in zero mode",
                 Role::Write,
                 post(slots::save),
             )
@@ -471,6 +472,30 @@ pub fn operations() -> Vec<Operation> {
                 "Restore an archived slot into default recall, unchanged",
                 Role::Write,
                 post(slots::restore),
+            )
+        },
+        Operation {
+            body: Some(schema::<ConsolidateInput>),
+            ok: (StatusCode::OK, schema::<ConsolidateOutput>),
+            ..op(
+                M::POST,
+                "/consolidate",
+                "consolidate",
+                "Summarise the tenant's oldest episode groups (past keep, default 10) into recallable summaries; their episodes leave default recall (dry_run writes nothing)",
+                Role::Admin,
+                post(admin::consolidate),
+            )
+        },
+        Operation {
+            query: Some(schema::<admin::ProvidersInput>),
+            ok: (StatusCode::OK, schema::<ProvidersOutput>),
+            ..op(
+                M::GET,
+                "/providers",
+                "providers",
+                "The chat model and embedder in use; with check=true, whether each answers",
+                Role::Admin,
+                get(admin::providers),
             )
         },
         Operation {

@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
+mod consolidate;
 mod conversations;
 mod http;
 mod openapi;

@@ -4,8 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::super::{non_empty, Caller, MemoryView};
-use crate::analysis::sentences::split_sentences;
-use crate::analysis::summary::{summarise, Target};
 use crate::analysis::temporal::parse_time;
 use crate::engine::{Cairn, RememberRequest};
 use crate::memory::{normalize_slot_name, Memory, MemoryType, Timestamp};
@@ -86,6 +84,10 @@ pub struct SaveOutput {
     pub slot: SlotView,
     /// The entry appended.
     pub entry: EntryView,
+    /// For a progress summary: whether the chat model or the extractive
+    /// summariser wrote it, and why the model was not used if it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summarised_by: Option<crate::chat::Generated>,
 }
 
 /// Whether saving is paused for the tenant (zero mode).
@@ -158,6 +160,7 @@ pub fn slot_save(cairn: &Cairn, caller: &Caller, input: SaveInput) -> Result<Sav
     // Entries saved within one millisecond keep the order they were saved.
     let seq = cairn.store().count(&entry_filter(cairn, tenant, &name))? + 1;
     req.metadata.insert(SEQ_KEY.into(), seq.into());
+    let mut summarised_by = None;
     if input.progress {
         let ratio = input.ratio.unwrap_or(DEFAULT_SUMMARY_RATIO);
         if !(0.05..=0.5).contains(&ratio) {
@@ -165,10 +168,10 @@ pub fn slot_save(cairn: &Cairn, caller: &Caller, input: SaveInput) -> Result<Sav
                 "the compression ratio must be between 0.05 and 0.5, got {ratio}"
             )));
         }
-        let sentences = split_sentences(&input.text);
-        let vectors = cairn.embedder().embed_batch(&sentences)?;
-        let summary = summarise(&sentences, &vectors, Target::Ratio(ratio))?;
-        req.content = summary.text;
+        let (summary, made) = cairn.summary_by_ratio(&input.text, ratio)?;
+        let generated = summarised_by.insert(made);
+        let summary_chars = summary.chars().count();
+        req.content = summary;
         req.kind = MemoryType::Summary;
         for (k, v) in [
             ("entry_type", serde_json::json!("auto_summary")),
@@ -176,8 +179,15 @@ pub fn slot_save(cairn: &Cairn, caller: &Caller, input: SaveInput) -> Result<Sav
                 "original_length",
                 serde_json::json!(input.text.chars().count()),
             ),
-            ("summary_length", serde_json::json!(summary.summary_chars)),
+            ("summary_length", serde_json::json!(summary_chars)),
             ("compression_ratio", serde_json::json!(ratio)),
+            (
+                "summarised_by",
+                serde_json::json!(match &generated.model {
+                    Some(m) => format!("llm:{m}"),
+                    None => generated.by.clone(),
+                }),
+            ),
         ] {
             req.metadata.insert(k.into(), v);
         }
@@ -197,6 +207,7 @@ pub fn slot_save(cairn: &Cairn, caller: &Caller, input: SaveInput) -> Result<Sav
     Ok(SaveOutput {
         slot: view(&rec, &slot, &all),
         entry,
+        summarised_by,
     })
 }
 

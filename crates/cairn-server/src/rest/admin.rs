@@ -1,0 +1,43 @@
+//! `POST /v1/consolidate` and `GET /v1/providers` (admin keys): upkeep of
+//! a tenant's memories and the model providers in use.
+
+use axum::extract::State;
+use axum::Json;
+use cairn_core::api::{self, ConsolidateInput, ConsolidateOutput, ProvidersOutput};
+
+use super::{run, JsonBody, QueryParams, Who};
+use crate::{ApiError, AppState};
+
+/// Whether to check the providers.
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+pub struct ProvidersInput {
+    /// Send each provider a small request to see that it answers.
+    #[serde(default)]
+    pub check: bool,
+}
+
+/// `POST /v1/consolidate`: the tenant's oldest episode groups into
+/// summaries (dry_run writes nothing); the tenant is the key's, or
+/// `X-Cairn-Tenant`'s.
+pub async fn consolidate(
+    State(state): State<AppState>,
+    who: Who,
+    JsonBody(input): JsonBody<ConsolidateInput>,
+) -> Result<Json<ConsolidateOutput>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::consolidate(c, caller, &input)
+    })
+    .await
+    .map(Json)
+}
+
+/// `GET /v1/providers?check=true`: the chat model and embedder in use.
+pub async fn providers(
+    State(state): State<AppState>,
+    who: Who,
+    QueryParams(input): QueryParams<ProvidersInput>,
+) -> Result<Json<ProvidersOutput>, ApiError> {
+    run(&state, &who, move |c, _| Ok(api::providers(c, input.check)))
+        .await
+        .map(Json)
+}
