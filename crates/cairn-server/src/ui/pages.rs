@@ -1187,14 +1187,17 @@ pub async fn import(State(state): State<AppState>, ui: Ui, request: Request) -> 
 
 // ------------------------------------------------------------------- keys
 
-/// `GET /ui/keys` (admin): `GET /v1/keys`.
+/// `GET /ui/keys` (admin): `GET /v1/keys?tenant=` of the signed-in
+/// key's tenant (the UI, unlike REST, manages no other tenant's keys).
 pub async fn keys(State(state): State<AppState>, ui: Ui) -> Page {
     ui.require(Method::GET, "/v1/keys")?;
     keys_page(&state, &ui, None).await
 }
 
 async fn keys_page(state: &AppState, ui: &Ui, made: Option<api::CreatedKey>) -> Page {
-    let keys = cairn_mcp::on_engine(&state.cairn, |c| api::list_keys(c, None)).await?;
+    let tenant = ui.who.tenant.clone();
+    let keys =
+        cairn_mcp::on_engine(&state.cairn, move |c| api::list_keys(c, Some(&tenant))).await?;
     let body = html! {
         @if let Some(k) = &made {
             section.notice role="status" {
@@ -1207,7 +1210,7 @@ async fn keys_page(state: &AppState, ui: &Ui, made: Option<api::CreatedKey>) -> 
             h2 { "Make a key" }
             form.filters method="post" action="/ui/keys" {
                 (csrf_field(ui))
-                div.field { label for="k-tenant" { "Tenant" } input #k-tenant name="tenant" value=(ui.who.tenant) required; }
+                p.hint { "For tenant " strong { (ui.who.tenant) } " (keys of other tenants: " code { "POST /v1/keys" } " or " code { "cairn keys" } ")." }
                 div.field { label for="k-role" { "Role" }
                     select #k-role name="role" { @for r in Role::ALL { option value=(r.as_str()) selected[r == Role::Read] { (r.as_str()) } } } }
                 div.field { label for="k-label" { "Label" } input #k-label name="label"; }
@@ -1248,10 +1251,9 @@ async fn keys_page(state: &AppState, ui: &Ui, made: Option<api::CreatedKey>) -> 
     Ok(page(ui, "/ui/keys", "Keys", body).into_response())
 }
 
-/// The form that makes a key.
+/// The form that makes a key (for the signed-in key's own tenant).
 #[derive(Deserialize)]
 pub struct KeyForm {
-    tenant: String,
     role: String,
     #[serde(default)]
     label: String,
@@ -1263,7 +1265,7 @@ pub struct KeyForm {
 pub async fn create_key(State(state): State<AppState>, ui: Ui, Form(f): Form<KeyForm>) -> Page {
     ui.require(Method::POST, "/v1/keys")?;
     let input = CreateKeyInput {
-        tenant: f.tenant,
+        tenant: ui.who.tenant.clone(),
         role: f.role,
         expires: (!f.expires.trim().is_empty()).then(|| f.expires.trim().to_string()),
         label: (!f.label.trim().is_empty()).then(|| f.label.trim().to_string()),
@@ -1272,9 +1274,17 @@ pub async fn create_key(State(state): State<AppState>, ui: Ui, Form(f): Form<Key
     keys_page(&state, &ui, Some(made)).await
 }
 
-/// `POST /ui/keys/{id}/revoke` (admin): `DELETE /v1/keys/{id}`.
+/// `POST /ui/keys/{id}/revoke` (admin): `DELETE /v1/keys/{id}`, for a
+/// key of the signed-in key's own tenant.
 pub async fn revoke_key(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
     ui.require(Method::DELETE, "/v1/keys/x")?;
-    cairn_mcp::on_engine(&state.cairn, move |c| api::revoke_key(c, &id)).await?;
+    let tenant = ui.who.tenant.clone();
+    cairn_mcp::on_engine(&state.cairn, move |c| {
+        if !api::list_keys(c, Some(&tenant))?.iter().any(|k| k.id == id) {
+            return Err(cairn_core::Error::NotFound(format!("no key {id}")));
+        }
+        api::revoke_key(c, &id)
+    })
+    .await?;
     Ok(see_other("/ui/keys"))
 }

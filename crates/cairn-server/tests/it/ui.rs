@@ -509,6 +509,24 @@ async fn keys_are_made_shown_once_and_revoking_one_ends_its_sessions() {
         StatusCode::SEE_OTHER,
         "signed out"
     );
+
+    // Another tenant's keys are neither listed nor revoked from here, and
+    // a key made here is for the signed-in tenant whatever the form says.
+    let bobs = make_key(&state.cairn, "bob", "write");
+    let bob_id = api::authenticate(&state.cairn, &bobs).unwrap().key_id;
+    assert!(!b.get("/ui/keys").await.html.contains(&bob_id));
+    let refused = b.post(&format!("/ui/keys/{bob_id}/revoke"), &[]).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+    assert!(api::authenticate(&state.cairn, &bobs).is_ok());
+    let made = b
+        .post("/ui/keys", &[("tenant", "bob"), ("role", "read")])
+        .await;
+    let at = made.html.find(r#"<code id="new-key">"#).unwrap() + 19;
+    let key = &made.html[at..made.html[at..].find('<').unwrap() + at];
+    assert_eq!(
+        api::authenticate(&state.cairn, key).unwrap().tenant,
+        "alice"
+    );
 }
 
 #[tokio::test]
