@@ -282,26 +282,7 @@ pub fn pg_pair(
     let synthetic = Cairn::new(store.clone(), embedder.clone());
     crate::fill(&synthetic, None, &corpus, &embedder, memories, tmp.path())?;
     store.set_model(&cairn_embed::model_info())?;
-    let key = api::create_key(
-        &synthetic,
-        CreateKeyInput {
-            tenant: "default".into(),
-            role: "write".into(),
-            ..Default::default()
-        },
-    )?
-    .key;
-    let ids: Vec<String> = synthetic
-        .list(
-            &synthetic.filter("default"),
-            cairn_core::ListOrder::Id,
-            5000,
-            0,
-        )?
-        .iter()
-        .map(|m| m.id.to_string())
-        .collect();
-    let ids = Arc::new(ids);
+    let (key, ids) = key_and_ids(&synthetic)?;
     drop(synthetic);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -406,26 +387,7 @@ impl Bench {
         )?;
         // The server embeds with the real model: record it as the store's.
         store.set_model(&cairn_embed::model_info())?;
-        let key = api::create_key(
-            &synthetic,
-            CreateKeyInput {
-                tenant: "default".into(),
-                role: "write".into(),
-                ..Default::default()
-            },
-        )?
-        .key;
-        let ids: Vec<String> = synthetic
-            .list(
-                &synthetic.filter("default"),
-                cairn_core::ListOrder::Id,
-                5000,
-                0,
-            )?
-            .iter()
-            .map(|m| m.id.to_string())
-            .collect();
-        let ids = Arc::new(ids);
+        let (key, ids) = key_and_ids(&synthetic)?;
         drop(synthetic);
 
         let (child, addr) = start_server(cairn_bin, &path)?;
@@ -641,4 +603,29 @@ pub fn soak(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> 
         );
     }
     Ok(())
+}
+
+/// A write key of the default tenant, and the ids of its first 5,000
+/// memories (what the load's reads ask for).
+fn key_and_ids(synthetic: &Cairn) -> Result<(String, Arc<Vec<String>>)> {
+    let key = api::create_key(
+        synthetic,
+        CreateKeyInput {
+            tenant: "default".into(),
+            role: "write".into(),
+            ..Default::default()
+        },
+    )?
+    .key;
+    let ids = synthetic
+        .list(
+            &synthetic.filter("default"),
+            cairn_core::ListOrder::Id,
+            5000,
+            0,
+        )?
+        .iter()
+        .map(|m| m.id.to_string())
+        .collect();
+    Ok((key, Arc::new(ids)))
 }

@@ -472,13 +472,10 @@ impl ServerHandler for CairnMcp {
                         include_archived: true,
                         ..Default::default()
                     };
-                    api::slot_list(c, caller, every)
+                    api::slot_names(c, caller, every)
                 })
                 .await
-                .map_err(resource_error)?
-                .into_iter()
-                .map(|s| s.name)
-                .collect(),
+                .map_err(resource_error)?,
             ("cairn://context/{project}", "project") => self
                 .call(&context.extensions, api::stats)
                 .await

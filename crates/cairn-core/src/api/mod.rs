@@ -68,8 +68,8 @@ pub use read::{
 };
 pub use selection::{ListSort, Selection};
 pub use slots::{
-    archive_candidates, slot_archive, slot_export, slot_import, slot_list, slot_merge, slot_read,
-    slot_restore, slot_save, slot_search, slot_select, slot_set, slot_tree, slot_zero,
+    archive_candidates, slot_archive, slot_export, slot_import, slot_list, slot_merge, slot_names,
+    slot_read, slot_restore, slot_save, slot_search, slot_select, slot_set, slot_tree, slot_zero,
     split_document, zero_mode, CompressionView, DuplicatePair, EntryView, ExportFormat, GroupNode,
     ImportedFile, MergeReport, SaveInput, SaveOutput, Selected, SlotImportReport, SlotInput,
     SlotListInput, SlotRead, SlotSearchInput, SlotView, DEFAULT_SUMMARY_RATIO, MERGE_DUPLICATE,

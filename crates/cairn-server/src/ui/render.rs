@@ -132,27 +132,21 @@ pub fn markdown(text: &str) -> Markup {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let events = Parser::new_ext(text, options).map(|event| match event {
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
-        Event::Start(Tag::Link {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => Event::Start(Tag::Link {
-            link_type,
-            dest_url: if safe_url(&dest_url) {
-                dest_url
-            } else {
-                CowStr::Borrowed("#")
+        // An image becomes a link to it: the page loads nothing itself.
+        Event::Start(
+            Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }
+            | Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
             },
-            title,
-            id,
-        }),
-        Event::Start(Tag::Image {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => Event::Start(Tag::Link {
+        ) => Event::Start(Tag::Link {
             link_type,
             dest_url: if safe_url(&dest_url) {
                 dest_url

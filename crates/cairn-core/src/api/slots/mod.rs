@@ -386,6 +386,32 @@ pub struct SlotListInput {
 /// The caller's slots, by priority then name.
 pub fn slot_list(cairn: &Cairn, caller: &Caller, input: SlotListInput) -> Result<Vec<SlotView>> {
     let tenant = caller.tenant.as_str();
+    let mut out = Vec::new();
+    for (r, slot) in matching_slots(cairn, tenant, &input)? {
+        out.push(view(&r, &slot, &entries(cairn, tenant, &r.id)?));
+    }
+    out.sort_by(|a, b| a.priority.cmp(&b.priority).then(a.name.cmp(&b.name)));
+    Ok(out)
+}
+
+/// The names of the caller's slots `input` admits, by name: read from
+/// their records alone, none of their entries.
+pub fn slot_names(cairn: &Cairn, caller: &Caller, input: SlotListInput) -> Result<Vec<String>> {
+    let mut names: Vec<String> = matching_slots(cairn, &caller.tenant, &input)?
+        .into_iter()
+        .map(|(r, _)| r.id)
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The slot records of `tenant` that `input`'s archive state, tags and
+/// group admit.
+fn matching_slots(
+    cairn: &Cairn,
+    tenant: &str,
+    input: &SlotListInput,
+) -> Result<Vec<(CollectionRecord, Slot)>> {
     let tags = normalize_tags(&input.tags)?;
     let group = non_empty(input.group.as_deref())
         .map(|g| normalize_group(&g))
@@ -415,9 +441,8 @@ pub fn slot_list(cairn: &Cairn, caller: &Caller, input: SlotListInput) -> Result
                 continue;
             }
         }
-        out.push(view(&r, &slot, &entries(cairn, tenant, &r.id)?));
+        out.push((r, slot));
     }
-    out.sort_by(|a, b| a.priority.cmp(&b.priority).then(a.name.cmp(&b.name)));
     Ok(out)
 }
 
@@ -621,20 +646,17 @@ pub fn slot_search(
 ) -> Result<super::RecallOutput> {
     let exclude = normalize_tags(&input.exclude_tags)?;
     let slots = if input.slots.is_empty() {
-        slot_list(
-            cairn,
-            caller,
-            SlotListInput {
-                group: input.group,
-                tags: input.tags,
-                include_archived: input.include_archived,
-                archived_only: false,
-            },
-        )?
-        .into_iter()
-        .filter(|s| !s.tags.iter().any(|t| exclude.contains(t)))
-        .map(|s| s.name)
-        .collect()
+        let filter = SlotListInput {
+            group: input.group,
+            tags: input.tags,
+            include_archived: input.include_archived,
+            archived_only: false,
+        };
+        matching_slots(cairn, &caller.tenant, &filter)?
+            .into_iter()
+            .filter(|(_, s)| !s.tags.iter().any(|t| exclude.contains(t)))
+            .map(|(r, _)| r.id)
+            .collect()
     } else {
         input
             .slots
