@@ -418,6 +418,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pruning_keeps_the_rarest_terms_within_budget() {
+        let c = |v: &[(i64, &str)]| {
+            v.iter()
+                .map(|(d, t)| (*d, t.to_string()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            rarest_within(c(&[(4000, "common"), (10, "rare"), (900, "mid")]), 5000),
+            vec!["rare", "mid", "common"]
+        );
+        assert_eq!(
+            rarest_within(c(&[(4000, "common"), (10, "rare"), (1200, "mid")]), 5000),
+            vec!["rare", "mid"]
+        );
+        assert_eq!(
+            rarest_within(c(&[(9000, "a"), (8000, "b")]), 5000),
+            vec!["b"]
+        );
+        assert!(rarest_within(vec![], 5000).is_empty());
+    }
+
+    #[test]
     fn the_column_count_is_the_columns_named() {
         assert_eq!(MEMORY_COLUMNS.split(',').count(), MEMORY_COLUMN_COUNT);
     }

@@ -233,3 +233,20 @@ pub(crate) fn current_revs(conn: &Connection) -> Result<Revs> {
     })
     .map_err(sql_err)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_are_saved_for_large_stores_once_an_eighth_changed() {
+        assert!(!snapshot_pays_off(SNAPSHOT_MIN_ENTRIES - 1, usize::MAX));
+        assert!(snapshot_pays_off(
+            SNAPSHOT_MIN_ENTRIES,
+            SNAPSHOT_MIN_ENTRIES
+        ));
+        assert!(snapshot_pays_off(100_000, 12_500));
+        assert!(!snapshot_pays_off(100_000, 12_499));
+        assert!(!snapshot_pays_off(100_000, 0));
+    }
+}
