@@ -48,6 +48,7 @@ scripts/ui-test.sh
 echo "==> benchmark smoke run (numbers are printed, not asserted)"
 cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
 cargo run --release --locked -q -p cairn-bench -- mcp --memories 2000 --queries 50
+cargo run --release --locked -q -p cairn-bench -- index-recall --sizes 1500 --queries 50
 
 # LoCoMo lives beside the repository (../shared/data), never in it.
 locomo=../shared/data/locomo10.json

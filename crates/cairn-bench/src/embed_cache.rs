@@ -45,6 +45,12 @@ impl CachedEmbedder {
         })
     }
 
+    /// How many of `texts` the cache does not hold.
+    pub fn missing(&self, texts: &[&str]) -> usize {
+        let vectors = self.vectors.lock().expect("cache lock");
+        texts.iter().filter(|t| !vectors.contains_key(**t)).count()
+    }
+
     /// Writes the cache back.
     pub fn save(&self) -> Result<()> {
         let vectors = self.vectors.lock().expect("cache lock");

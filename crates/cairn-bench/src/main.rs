@@ -5,6 +5,8 @@
 //!   SQLite file: import throughput of pre-embedded JSON Lines records,
 //!   hybrid recall latency with the query vector given (warm process), and
 //!   peak memory.
+//! - `index-recall`: the vector index's recall@10 against exact cosine
+//!   search, on MiniLM vectors of real sentences.
 //! - `embed`: the local MiniLM model: load time, one-query latency, batched
 //!   throughput, and import throughput with embedding.
 //! - `fresh`: `cairn recall` as a fresh process against a store file.
@@ -22,6 +24,7 @@
 
 mod embed_cache;
 mod eval;
+mod index_recall;
 mod ingest;
 mod locomo;
 mod mcp;
@@ -104,6 +107,23 @@ enum Cmd {
         #[arg(long)]
         pooled_vectors: bool,
     },
+    /// The vector index's recall against exact cosine search, on MiniLM
+    /// vectors of real sentences (the registry crates' comments).
+    IndexRecall {
+        /// Store sizes, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+        sizes: Vec<usize>,
+        /// Held-out sentences asked as queries.
+        #[arg(long, default_value_t = 500)]
+        queries: usize,
+        /// The sentences' vectors are kept in this file between runs.
+        #[arg(long, default_value = "target/index-recall.vectors")]
+        cache: PathBuf,
+        /// Measure PostgreSQL's HNSW index instead (this database's URL;
+        /// `?ef_search=N` sets its candidate list).
+        #[arg(long, value_name = "URL")]
+        postgres: Option<String>,
+    },
     /// The local embedding model's speed.
     Embed {
         /// Sentences for the batched throughput run.
@@ -151,9 +171,15 @@ enum Cmd {
         /// Fusion: the vector ranking's weight.
         #[arg(long, default_value_t = Fusion::default().vector_weight)]
         vector_weight: f64,
-        /// Fusion: scale the keyword weight per query by its confidence.
+        /// Fusion: fixed weights instead of weights scaled per query by
+        /// each ranking's confidence.
         #[arg(long)]
-        adaptive_keyword: bool,
+        fixed_weights: bool,
+        /// Fusion: the vector ranking counts as sure of its first place when
+        /// its first cosine leads its tenth by this margin
+        /// (`rank::vector_confidence`).
+        #[arg(long, value_name = "COSINE", default_value_t = Fusion::default().vector_margin)]
+        vector_margin: f64,
         /// Boost memories naming the query's entities.
         #[arg(long)]
         entity_boost: bool,
@@ -198,9 +224,18 @@ enum Cmd {
         /// List the cases each mode misses at 5, with what it returned.
         #[arg(long)]
         misses: bool,
-        /// Fusion: scale the keyword weight per query by its confidence.
+        /// Keep embeddings in this file between runs (ranking experiments).
         #[arg(long)]
-        adaptive_keyword: bool,
+        embed_cache: Option<PathBuf>,
+        /// Fusion: fixed weights instead of weights scaled per query by
+        /// each ranking's confidence.
+        #[arg(long)]
+        fixed_weights: bool,
+        /// Fusion: the vector ranking counts as sure of its first place when
+        /// its first cosine leads its tenth by this margin
+        /// (`rank::vector_confidence`).
+        #[arg(long, value_name = "COSINE", default_value_t = Fusion::default().vector_margin)]
+        vector_margin: f64,
         /// Boost memories naming the query's entities.
         #[arg(long)]
         entity_boost: bool,
@@ -275,6 +310,12 @@ fn main() -> Result<()> {
             keep,
             postgres,
         } => store(&sizes, queries, keep, postgres.as_deref()),
+        Cmd::IndexRecall {
+            sizes,
+            queries,
+            cache,
+            postgres,
+        } => index_recall::run(&sizes, queries, cache, postgres.as_deref()),
         Cmd::Embed { sentences } => embed(sentences),
         Cmd::Ingest {
             path,
@@ -296,7 +337,8 @@ fn main() -> Result<()> {
             rrf_k,
             keyword_weight,
             vector_weight,
-            adaptive_keyword,
+            fixed_weights,
+            vector_margin,
             entity_boost,
             staleness_days,
             mmr,
@@ -309,7 +351,8 @@ fn main() -> Result<()> {
                 keyword_weight,
                 vector_weight,
                 candidates_per_result: candidates,
-                adaptive_keyword,
+                adaptive_keyword: !fixed_weights,
+                vector_margin,
                 entity_boost,
                 staleness_days,
             };
@@ -334,16 +377,20 @@ fn main() -> Result<()> {
             limit,
             distractors,
             misses,
-            adaptive_keyword,
+            embed_cache,
+            fixed_weights,
+            vector_margin,
             entity_boost,
             staleness_days,
             mmr,
             profile,
         } => eval::run(&eval::Options {
+            embed_cache,
             profile,
             mmr,
             fusion: Fusion {
-                adaptive_keyword,
+                adaptive_keyword: !fixed_weights,
+                vector_margin,
                 entity_boost,
                 staleness_days,
                 ..Fusion::default()

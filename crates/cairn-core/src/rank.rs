@@ -116,6 +116,37 @@ pub fn keyword_confidence(top_bm25: Option<f64>, rows: f64, rows_with_term: &[f6
     }
 }
 
+/// How sure the vector ranking is of its first place for one query: the
+/// margin of its best cosine over the cosine at [`VECTOR_MARGIN_RANK`],
+/// on a scale of `margin_scale`.
+///
+/// ```text
+/// confidence = clamp((cos_1 − cos_r) / margin_scale, 0, 1),  r = min(VECTOR_MARGIN_RANK, n)
+/// ```
+///
+/// A query whose nearest memory stands out from the rest gives 1; one
+/// whose nearest memories are all about as close (the embedding sees
+/// nothing in particular) gives about 0. 0 when there are fewer than two
+/// cosines or the scale is not positive: nothing to measure, and then the
+/// keyword ranking keeps its weight.
+pub fn vector_confidence(cosines: &[f64], margin_scale: f64) -> f64 {
+    if cosines.len() < 2 || margin_scale <= 0.0 {
+        return 0.0;
+    }
+    let other = cosines[VECTOR_MARGIN_RANK.min(cosines.len()) - 1];
+    ((cosines[0] - other) / margin_scale).clamp(0.0, 1.0)
+}
+
+/// The rank whose cosine [`vector_confidence`] measures the first one's
+/// margin against.
+pub const VECTOR_MARGIN_RANK: usize = 10;
+
+/// The margin of the first cosine over the tenth at which the vector
+/// ranking counts as sure ([`vector_confidence`]), chosen on LoCoMo and
+/// Cairn's evaluation set together (docs/BENCHMARKS.md, "Query-adaptive
+/// fusion").
+pub const VECTOR_MARGIN: f64 = 0.2;
+
 /// How recall fuses its keyword and vector rankings: the parameters of
 /// [`reciprocal_rank_fusion`] and how many candidates each side offers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -129,11 +160,13 @@ pub struct Fusion {
     /// Candidates each side offers per result asked for (default
     /// [`CANDIDATES_PER_RESULT`]).
     pub candidates_per_result: usize,
-    /// Scale the keyword weight per query by [`keyword_confidence`]
-    /// (default off: on LoCoMo, as the product stores turns, it lowered
-    /// MRR by 0.011 while it raised Cairn's evaluation set; see
+    /// Scale the keyword weight per query by [`keyword_confidence`] and
+    /// [`vector_confidence`] ([`Fusion::weights`]; default on: see
     /// docs/BENCHMARKS.md).
     pub adaptive_keyword: bool,
+    /// The cosine margin at which the vector ranking counts as sure of its
+    /// first place ([`vector_confidence`]; default [`VECTOR_MARGIN`]).
+    pub vector_margin: f64,
     /// Multiply each candidate's score by [`entity_boost`] for the
     /// entities it shares with the query (default off; see
     /// docs/BENCHMARKS.md).
@@ -151,7 +184,8 @@ impl Default for Fusion {
             keyword_weight: KEYWORD_WEIGHT,
             vector_weight: VECTOR_WEIGHT,
             candidates_per_result: CANDIDATES_PER_RESULT,
-            adaptive_keyword: false,
+            adaptive_keyword: true,
+            vector_margin: VECTOR_MARGIN,
             entity_boost: false,
             staleness_days: None,
         }
@@ -159,21 +193,23 @@ impl Default for Fusion {
 }
 
 impl Fusion {
-    /// The weights of the keyword and vector rankings for one query: the
-    /// keyword weight scaled by [`keyword_confidence`], the vector weight
-    /// as configured.
+    /// The weights of the keyword and vector rankings for one query, from
+    /// the keyword ranking's confidence `kc` ([`keyword_confidence`]) and
+    /// the vector ranking's `vc` ([`vector_confidence`]):
     ///
     /// ```text
-    /// w_keyword = keyword_weight · confidence
+    /// w_keyword = keyword_weight · (1 − vc · (1 − kc))
     /// w_vector  = vector_weight
     /// ```
     ///
     /// A keyword ranking that matched most of the query's IDF mass keeps
-    /// its lead; one that matched only a generic word weighs less than the
-    /// vector ranking, so a clear semantic match can rise above it.
-    pub fn weights(&self, keyword_confidence: f64) -> (f64, f64) {
+    /// its lead; one that matched only a generic word weighs less, as far
+    /// as the vector ranking is sure of its own first place, so a clear
+    /// semantic match can rise above it while an unsure one cannot.
+    pub fn weights(&self, kc: f64, vc: f64) -> (f64, f64) {
+        let (kc, vc) = (kc.clamp(0.0, 1.0), vc.clamp(0.0, 1.0));
         (
-            self.keyword_weight * keyword_confidence.clamp(0.0, 1.0),
+            self.keyword_weight * (1.0 - vc * (1.0 - kc)),
             self.vector_weight,
         )
     }
@@ -597,17 +633,38 @@ mod tests {
     #[test]
     fn weights_scale_the_keyword_side_by_its_confidence() {
         let f = Fusion::default();
-        assert_eq!(f.weights(1.0), (KEYWORD_WEIGHT, VECTOR_WEIGHT));
-        let (k, v) = f.weights(0.25);
+        assert_eq!(f.weights(1.0, 1.0), (KEYWORD_WEIGHT, VECTOR_WEIGHT));
+        let (k, v) = f.weights(0.25, 1.0);
         assert!((k - 0.25 * KEYWORD_WEIGHT).abs() < 1e-12);
         assert_eq!(v, VECTOR_WEIGHT);
         // Out-of-range confidences are clamped.
-        assert_eq!(f.weights(3.0).0, KEYWORD_WEIGHT);
-        assert_eq!(f.weights(-1.0).0, 0.0);
+        assert_eq!(f.weights(3.0, 1.0).0, KEYWORD_WEIGHT);
+        assert_eq!(f.weights(-1.0, 1.0).0, 0.0);
         // A generic-word keyword ranking lets the vectors' first place
         // beat its own first place.
-        let (k, v) = f.weights(0.2);
+        let (k, v) = f.weights(0.2, 1.0);
         assert!(v / (f.k + 1.0) > k / (f.k + 1.0));
+        // ... only as far as the vectors are sure of theirs.
+        assert_eq!(f.weights(0.2, 0.0).0, KEYWORD_WEIGHT);
+        let (half, _) = f.weights(0.2, 0.5);
+        assert!((half - 0.6 * KEYWORD_WEIGHT).abs() < 1e-12);
+    }
+
+    #[test]
+    fn vector_confidence_is_the_first_cosines_margin() {
+        let mut cos: Vec<f64> = (0..20).map(|i| 0.5 - 0.001 * f64::from(i)).collect();
+        // Flat: the first place is barely ahead of the tenth.
+        assert!(vector_confidence(&cos, 0.1) < 0.1);
+        // A clear first place.
+        cos[0] = 0.8;
+        assert_eq!(vector_confidence(&cos, 0.1), 1.0);
+        let c = vector_confidence(&cos, 0.5);
+        assert!((c - (0.8 - 0.491) / 0.5).abs() < 1e-9, "{c}");
+        // Fewer than ten: against the last.
+        assert!((vector_confidence(&[0.6, 0.55], 0.1) - 0.5).abs() < 1e-9);
+        // Nothing to measure.
+        assert_eq!(vector_confidence(&[0.9], 0.1), 0.0);
+        assert_eq!(vector_confidence(&cos, 0.0), 0.0);
     }
 
     #[test]

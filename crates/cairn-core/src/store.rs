@@ -578,8 +578,25 @@ pub trait Store: Send + Sync {
         Ok(None)
     }
 
-    /// The memories most similar to `vector` (cosine, best first).
+    /// The memories most similar to `vector` (cosine, best first). An
+    /// index may approximate: a memory it misses is one recall does not
+    /// return.
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
+
+    /// As [`Store::vector_search`], but every memory the filter admits is
+    /// compared: nothing is left out by an approximate index. Dedup,
+    /// contradiction and novelty checks read this, so that a duplicate is
+    /// never stored twice because an index missed it. The default calls
+    /// `vector_search`: a backend whose `vector_search` approximates must
+    /// override it.
+    fn vector_search_exact(
+        &self,
+        vector: &[f32],
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        self.vector_search(vector, filter, limit)
+    }
 
     /// Count one access of each memory at `at`.
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;

@@ -573,7 +573,7 @@ impl Store for SqliteStore {
                     .map_err(sql_err)?
             }
         }
-        let hits = self.vector_index()?.search(&vector, &filter, 8);
+        let hits = self.vector_index()?.search_exact(&vector, &filter, 8);
         let mut best: Option<(MemoryId, f32)> = None;
         {
             let mut stmt = tx.prepare_cached(EMBEDDING_SQL).map_err(sql_err)?;
@@ -706,6 +706,21 @@ impl Store for SqliteStore {
         }
         let index = self.vector_index()?;
         Ok(index.search(vector, filter, limit))
+    }
+
+    fn vector_search_exact(
+        &self,
+        vector: &[f32],
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        {
+            let conn = self.reader()?;
+            check_vector(&conn, vector)?;
+            self.sync_index(&conn, current_revs(&conn)?)?;
+        }
+        let index = self.vector_index()?;
+        Ok(index.search_exact(vector, filter, limit))
     }
 
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::embed_cache::CachedEmbedder;
 use anyhow::{Context, Result};
 use cairn_core::{Embedder, SearchMode, Store};
 use cairn_sqlite::SqliteStore;
@@ -54,6 +55,8 @@ pub struct Options {
     pub profile: cairn_core::engine::Profile,
     /// Rerank by maximal marginal relevance with this λ.
     pub mmr: Option<f64>,
+    /// Keep the embeddings in this file between runs.
+    pub embed_cache: Option<PathBuf>,
 }
 
 /// One case a mode missed: no relevant memory in its top 5.
@@ -74,10 +77,18 @@ pub fn run(opts: &Options) -> Result<()> {
     }
     let spec = distractors::Spec::load(&opts.dir.join("distractors.json"))?;
     let distractors = spec.generate(opts.distractors)?;
-    let embedder: Arc<dyn Embedder> = Arc::new(
+    let model: Arc<dyn Embedder> = Arc::new(
         cairn_embed::MiniLm::load(&cairn_embed::default_model_dir())
             .context("load the model (run scripts/fetch-model.sh)")?,
     );
+    let cache = match &opts.embed_cache {
+        Some(p) => Some(Arc::new(CachedEmbedder::open(model.clone(), p.clone())?)),
+        None => None,
+    };
+    let embedder: Arc<dyn Embedder> = match &cache {
+        Some(c) => c.clone(),
+        None => model,
+    };
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("eval.db"))?);
     let mut h = Harness::new(store, embedder, opts.fusion).with_mmr(opts.mmr);
@@ -112,6 +123,9 @@ pub fn run(opts: &Options) -> Result<()> {
         }
     }
     let query_s = t.elapsed().as_secs_f64();
+    if let Some(c) = &cache {
+        c.save()?;
+    }
     let questions = cases.len() * opts.modes.len();
 
     if opts.json {

@@ -640,6 +640,37 @@ pub fn check_vector_search(store: Arc<dyn Store>) {
     }
 }
 
+/// `vector_search_exact` finds the nearest memory however an index would
+/// rank it: here the nearest (cosine ≈ 0.84) has the opposite sign to the
+/// query on every coordinate but one, while 1,100 others (cosine ≈ 0.1)
+/// share the query's signs everywhere, so a sign-sketch or graph index
+/// has every reason to pass it over.
+pub fn check_exact_vector_search(store: Arc<dyn Store>) {
+    let a = 0.015f32;
+    let along = |sign: f32, axis: usize| {
+        let mut v = vec![sign * a; DIM];
+        v[axis] = 1.0;
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= n);
+        v
+    };
+    let query = along(1.0, 0);
+    let nearest = sample(0, "default", None, MemoryType::Note, "the nearest");
+    let mut items = vec![(nearest.clone(), along(-1.0, 0))];
+    for i in 1..=1100u32 {
+        let m = sample(i, "default", None, MemoryType::Note, &format!("far {i}"));
+        items.push((m, along(1.0, 1 + i as usize % (DIM - 1))));
+    }
+    insert(&*store, items);
+    let f = filter_all("default");
+    let hits = store.vector_search_exact(&query, &f, 8).unwrap();
+    assert_eq!(hits.len(), 8);
+    assert_eq!(hits[0].id, nearest.id, "the nearest memory was left out");
+    // 0.841 exactly; an index may keep its cosines approximately.
+    assert!((hits[0].score - 0.841).abs() < 0.03, "{}", hits[0].score);
+    assert!(hits[1].score < 0.2, "{}", hits[1].score);
+}
+
 /// Accesses are counted; expired memories are collected; stats add up.
 pub fn check_access_expiry_stats(store: Arc<dyn Store>) {
     let a = sample(1, "default", Some("atlas"), MemoryType::Fact, "a");
@@ -1927,6 +1958,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_vector_search(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn exact_vector_search() {
+                {
+                    let fixture = $make;
+                    c::check_exact_vector_search(c::Fixture::store(&fixture))
                 }
             }
             #[test]

@@ -246,7 +246,7 @@ impl Cairn {
         let salience = analysis::parse(&c.text).salience;
         let nearest = self
             .store
-            .vector_search(&vector, filter, 1)?
+            .vector_search_exact(&vector, filter, 1)?
             .first()
             .map(|h| (h.id, h.score as f32));
         let earlier = kept

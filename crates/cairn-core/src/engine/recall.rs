@@ -11,8 +11,8 @@ use crate::analysis::temporal::split_time;
 use crate::memory::{normalize_tags, Memory, MemoryId, Timestamp};
 use crate::rank::{
     access_boost, entity_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion,
-    scope_weight, staleness, vault_score, ScoreBreakdown, VAULT_CANDIDATES_PER_RESULT,
-    VAULT_MIN_IMPORTANCE,
+    scope_weight, staleness, vault_score, vector_confidence, ScoreBreakdown,
+    VAULT_CANDIDATES_PER_RESULT, VAULT_MIN_IMPORTANCE,
 };
 use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
@@ -372,7 +372,8 @@ impl Cairn {
         }
         let keyword_side = || self.store.keyword_search(&req.query, &filter, candidates);
         // With adaptive fusion, hybrid weighs the keyword ranking by how
-        // much of the query's IDF mass its best hit matched.
+        // much of the query's IDF mass its best hit matched (and the vector
+        // ranking by how sure it is of its first place, below).
         let keyword_and_rarity = || {
             let hits = keyword_side()?;
             let rarity = match hits.is_empty() || !self.fusion.adaptive_keyword {
@@ -408,8 +409,12 @@ impl Cairn {
         let keyword_ids: Vec<MemoryId> = keyword.iter().map(|h| h.id).collect();
         let vector_ids: Vec<MemoryId> = vector.iter().map(|h| h.id).collect();
         let top = keyword.first().map(|h| h.score);
-        let confidence = rarity.map_or(1.0, |r| keyword_confidence(top, r.rows, &r.rows_with_term));
-        let (keyword_weight, vector_weight) = self.fusion.weights(confidence);
+        let confidence = rarity
+            .as_ref()
+            .map_or(1.0, |r| keyword_confidence(top, r.rows, &r.rows_with_term));
+        let cosines: Vec<f64> = vector.iter().map(|h| h.score).collect();
+        let vector_sure = vector_confidence(&cosines, self.fusion.vector_margin);
+        let (keyword_weight, vector_weight) = self.fusion.weights(confidence, vector_sure);
         let fused = reciprocal_rank_fusion(
             &[(&keyword_ids, keyword_weight), (&vector_ids, vector_weight)],
             self.fusion.k,

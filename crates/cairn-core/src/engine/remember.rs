@@ -169,7 +169,7 @@ impl Cairn {
             Some(p) => ScopeFilter::Project(p.clone()),
             None => ScopeFilter::Global,
         };
-        let hits = self.store.vector_search(&vector, &filter, 8)?;
+        let hits = self.store.vector_search_exact(&vector, &filter, 8)?;
         let neighbours = self.exact_similarities(&req.tenant, &vector, &hits)?;
 
         // Episodes record distinct events: two identical turns at different
