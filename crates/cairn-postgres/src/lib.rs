@@ -81,11 +81,14 @@ mod collections;
 mod db;
 mod keys;
 mod keyword;
+mod options;
+mod read;
 mod schema;
 mod sql;
 mod store;
+mod vector;
+mod write;
 
+pub use options::{PostgresOptions, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, TCP_USER_TIMEOUT};
 pub use schema::{APP_ROLE, SCHEMA_VERSION};
-pub use store::{
-    PostgresOptions, PostgresStore, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, TCP_USER_TIMEOUT,
-};
+pub use store::PostgresStore;
