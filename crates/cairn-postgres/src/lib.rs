@@ -55,7 +55,11 @@
 //!   unavailable within about 3 s. The pool tests a connection before
 //!   lending it and replaces broken ones, so it reconnects by itself when
 //!   the database is back. [`TCP_USER_TIMEOUT`] (10 s) drops connections
-//!   whose sent data goes unacknowledged (a host gone silent).
+//!   whose sent data goes unacknowledged (a host gone silent). The pool is
+//!   made (the schema migrated first) by the first call that reaches the
+//!   database, and closed on a thread of its own: the `postgres` client's
+//!   connections each hold a runtime, which must not be dropped on an
+//!   async runtime's thread.
 //! - **URL.** `?schema=NAME` in the URL chooses the schema (Cairn's own
 //!   parameter, removed before the URL reaches PostgreSQL); the others are
 //!   PostgreSQL's.
@@ -67,8 +71,9 @@
 //! servers on one schema, bulk writes by binary `COPY` with the vector
 //! index built once after a bulk load (`bulk.rs`), and copying whole
 //! stores in and out (`Store::restore`, for `cairn migrate`; tested end to
-//! end in `cairn-cli`). Not yet: starting `cairn serve` while the database
-//! is down (it exits, code 4), and keyword search that keeps up with
+//! end in `cairn-cli`), and a store opened while the database is down
+//! that connects once it is up ([`PostgresOptions::wait_for_database`],
+//! which `cairn serve` uses). Not yet: keyword search that keeps up with
 //! SQLite's at 100,000 memories (it scores every candidate client-side).
 //!
 //! ## Never
