@@ -172,7 +172,10 @@ fn a_round_trip_through_postgres_is_byte_identical_and_resumes_after_a_kill() {
 
     // Killed part way, then run again: the rest is copied, nothing twice.
     let copied = migrate_killed(&env, &source, &schema, 1000);
-    assert!((1000..5001).contains(&copied), "{copied} copied when killed");
+    assert!(
+        (1000..5001).contains(&copied),
+        "{copied} copied when killed"
+    );
     let done = ok(migrate(&env, &source, &pg, &["--batch", "700"]));
     assert!(
         done.contains(&format!("{copied} memories already there")),
