@@ -36,10 +36,12 @@
 //!   (`store::query_terms`) of its content, tags and metadata values,
 //!   stemmed by PostgreSQL's Snowball English stemmer with no stop words
 //!   into a weighted `tsvector` (A, B, C) with a GIN index. The index finds
-//!   the candidates; scores are `rank::bm25_term` over statistics of every
-//!   memory of every tenant (`kw_corpus`, `kw_terms`, kept by triggers in
-//!   the same transaction), so PostgreSQL ranks as SQLite's FTS5 and the
-//!   in-memory store do. `tsvector` limits apply: a word's occurrences
+//!   the candidates; scores are `rank::bm25_term`'s formula over
+//!   statistics of every memory of every tenant (`kw_corpus`, `kw_terms`,
+//!   kept by triggers in the same transaction), so PostgreSQL ranks as
+//!   SQLite's FTS5 and the in-memory store do. The terms' `idf` and the
+//!   formula's constants come from the core; the query applies the
+//!   formula and returns only the best candidates. `tsvector` limits apply: a word's occurrences
 //!   beyond 256, and positions past 16,383, are not counted.
 //! - **Writes.** Every `WriteBatch` is one transaction (64 inserts or more
 //!   go by binary `COPY` through a staging table: `bulk.rs`);
@@ -74,7 +76,8 @@
 //! end in `cairn-cli`), and a store opened while the database is down
 //! that connects once it is up ([`PostgresOptions::wait_for_database`],
 //! which `cairn serve` uses). Not yet: keyword search that keeps up with
-//! SQLite's at 100,000 memories (it scores every candidate client-side).
+//! SQLite's at 100,000 memories (every candidate is scored, in the
+//! database).
 //!
 //! ## Never
 //! This crate never interprets user text as SQL or `tsquery` syntax, and

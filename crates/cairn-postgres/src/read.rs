@@ -8,11 +8,31 @@ use cairn_core::{Error, Memory, MemoryId, Result, Timestamp};
 use pgvector::Vector;
 use uuid::Uuid;
 
+use postgres::Row;
+
 use crate::db::{Db, Scope};
 use crate::sql::{
     filter_sql, get, memory_from_row, order_sql, pg_err, prefix_range, Params, MEMORY_COLUMNS,
 };
 
+/// A version from the row's columns `number, kind, actor, reason, at,
+/// memory` from column `first` on.
+fn version_from_row(row: &Row, first: usize) -> Result<Version> {
+    let number: i32 = get(row, first)?;
+    let kind: String = get(row, first + 1)?;
+    let memory: String = get(row, first + 5)?;
+    Ok(Version {
+        number: number.max(0) as u32,
+        kind: kind.parse()?,
+        actor: get(row, first + 2)?,
+        reason: get(row, first + 3)?,
+        at: get(row, first + 4)?,
+        memory: serde_json::from_str(&memory)
+            .map_err(|e| Error::storage_from("a stored version is not JSON", e))?,
+    })
+}
+
+/// [`cairn_core::Store::history`].
 pub(crate) fn history(db: &Db, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
     let rows = db.tx(Scope::Tenant(tenant), |tx| {
         tx.query(
@@ -22,24 +42,10 @@ pub(crate) fn history(db: &Db, tenant: &str, id: MemoryId) -> Result<Vec<Version
         )
         .map_err(|e| pg_err("reading history", e))
     })?;
-    rows.iter()
-        .map(|row| {
-            let number: i32 = get(row, 0)?;
-            let kind: String = get(row, 1)?;
-            let memory: String = get(row, 5)?;
-            Ok(Version {
-                number: number.max(0) as u32,
-                kind: kind.parse()?,
-                actor: get(row, 2)?,
-                reason: get(row, 3)?,
-                at: get(row, 4)?,
-                memory: serde_json::from_str(&memory)
-                    .map_err(|e| Error::storage_from("a stored version is not JSON", e))?,
-            })
-        })
-        .collect()
+    rows.iter().map(|row| version_from_row(row, 0)).collect()
 }
 
+/// [`cairn_core::Store::receipts`].
 pub(crate) fn receipts(
     db: &Db,
     tenant: &str,
@@ -75,6 +81,7 @@ pub(crate) fn receipts(
         .collect()
 }
 
+/// [`cairn_core::Store::get`].
 pub(crate) fn memories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
     if ids.is_empty() {
         return Ok(Vec::new());
@@ -93,6 +100,7 @@ pub(crate) fn memories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Me
     rows.iter().map(memory_from_row).collect()
 }
 
+/// [`cairn_core::Store::embeddings`].
 pub(crate) fn embeddings(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>> {
     if ids.is_empty() {
         return Ok(Vec::new());
@@ -150,6 +158,7 @@ pub(crate) fn pack_contents(
         .collect()
 }
 
+/// [`cairn_core::Store::find_by_prefix`].
 pub(crate) fn find_by_prefix(
     db: &Db,
     tenant: &str,
@@ -171,6 +180,7 @@ pub(crate) fn find_by_prefix(
     rows.iter().map(|row| Ok(MemoryId(get(row, 0)?))).collect()
 }
 
+/// [`cairn_core::Store::id_neighbours`].
 pub(crate) fn id_neighbours(
     db: &Db,
     tenant: &str,
@@ -200,6 +210,7 @@ pub(crate) fn id_neighbours(
         .collect()
 }
 
+/// [`cairn_core::Store::list`].
 pub(crate) fn list(
     db: &Db,
     filter: &Filter,
@@ -223,6 +234,7 @@ pub(crate) fn list(
     rows.iter().map(memory_from_row).collect()
 }
 
+/// [`cairn_core::Store::count`].
 pub(crate) fn count(db: &Db, filter: &Filter) -> Result<usize> {
     let mut params = Params::default();
     let condition = filter_sql(filter, &mut params);
@@ -236,6 +248,7 @@ pub(crate) fn count(db: &Db, filter: &Filter) -> Result<usize> {
     Ok(n.max(0) as usize)
 }
 
+/// [`cairn_core::Store::tenants`].
 pub(crate) fn tenants(db: &Db) -> Result<Vec<String>> {
     let rows = db.tx(Scope::Every, |tx| {
         tx.query(
@@ -247,6 +260,7 @@ pub(crate) fn tenants(db: &Db) -> Result<Vec<String>> {
     rows.iter().map(|row| get(row, 0)).collect()
 }
 
+/// [`cairn_core::Store::stats`].
 pub(crate) fn stats(db: &Db, tenant: &str, now: Timestamp) -> Result<StoreStats> {
     db.tx(Scope::Tenant(tenant), |tx| {
         let totals = tx
@@ -297,6 +311,7 @@ pub(crate) fn stats(db: &Db, tenant: &str, now: Timestamp) -> Result<StoreStats>
     })
 }
 
+/// [`cairn_core::Store::histories`].
 pub(crate) fn histories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
     let wanted: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
     let rows = db.tx(Scope::Tenant(tenant), |tx| {
@@ -309,18 +324,10 @@ pub(crate) fn histories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<V
     })?;
     let mut by_id: std::collections::HashMap<Uuid, Vec<Version>> = Default::default();
     for row in &rows {
-        let number: i32 = get(row, 1)?;
-        let kind: String = get(row, 2)?;
-        let memory: String = get(row, 6)?;
-        by_id.entry(get(row, 0)?).or_default().push(Version {
-            number: number.max(0) as u32,
-            kind: kind.parse()?,
-            actor: get(row, 3)?,
-            reason: get(row, 4)?,
-            at: get(row, 5)?,
-            memory: serde_json::from_str(&memory)
-                .map_err(|e| Error::storage_from("a stored version is not JSON", e))?,
-        });
+        by_id
+            .entry(get(row, 0)?)
+            .or_default()
+            .push(version_from_row(row, 1)?);
     }
     Ok(wanted
         .iter()
@@ -328,6 +335,7 @@ pub(crate) fn histories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<V
         .collect())
 }
 
+/// [`cairn_core::Store::every_tenant`].
 pub(crate) fn every_tenant(db: &Db) -> Result<Vec<String>> {
     let rows = db.tx(Scope::Every, |tx| {
         tx.query(
