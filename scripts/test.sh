@@ -33,6 +33,9 @@ export CAIRN_TEST_POSTGRES_URL
 echo "==> cargo test"
 cargo test --workspace --locked
 
+echo "==> the REST and web UI suite again, on PostgreSQL"
+CAIRN_TEST_STORE=postgres cargo test --locked -p cairn-server --test it
+
 echo "==> MCP end to end (official Python SDK over stdio and HTTP)"
 scripts/mcp-e2e.sh
 

@@ -1177,7 +1177,4 @@ pub struct MigrateArgs {
     /// Memories per transaction.
     #[arg(long, default_value_t = cairn_core::migrate::DEFAULT_BATCH)]
     pub batch: usize,
-    /// Stop after writing this many memories (tests of resuming).
-    #[arg(long, hide = true)]
-    pub stop_after: Option<usize>,
 }

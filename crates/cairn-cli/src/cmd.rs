@@ -103,13 +103,22 @@ fn store_spec(cli: &Cli) -> Result<Option<StoreSpec>> {
     }
 }
 
+/// The PostgreSQL store at `url`. A server (`serving`) starts while the
+/// database is unreachable and connects when it can; any other command
+/// fails at once.
 #[cfg(feature = "postgres")]
-fn open_postgres(url: &str) -> Result<Arc<dyn Store>> {
-    Ok(Arc::new(cairn_postgres::PostgresStore::open(url)?))
+fn open_postgres(url: &str, serving: bool) -> Result<Arc<dyn Store>> {
+    let options = cairn_postgres::PostgresOptions {
+        wait_for_database: serving,
+        ..Default::default()
+    };
+    Ok(Arc::new(cairn_postgres::PostgresStore::open_with(
+        url, options,
+    )?))
 }
 
 #[cfg(not(feature = "postgres"))]
-fn open_postgres(_url: &str) -> Result<Arc<dyn Store>> {
+fn open_postgres(_url: &str, _serving: bool) -> Result<Arc<dyn Store>> {
     Err(Error::invalid(
         "this cairn was built without PostgreSQL: rebuild with `--features postgres`",
     )
@@ -120,7 +129,7 @@ fn open_postgres(_url: &str) -> Result<Arc<dyn Store>> {
 /// when `create`, else it must exist.
 fn open_store(text: &str, create: bool) -> Result<Arc<dyn Store>> {
     Ok(match StoreSpec::parse(text) {
-        StoreSpec::Postgres(url) => open_postgres(&url)?,
+        StoreSpec::Postgres(url) => open_postgres(&url, false)?,
         StoreSpec::Sqlite(path) if create => Arc::new(SqliteStore::open(path)?),
         StoreSpec::Sqlite(path) => Arc::new(SqliteStore::open_existing(path)?),
     })
@@ -145,7 +154,6 @@ fn migrate(a: MigrateArgs, json: bool) -> Result<()> {
         &*to,
         MigrateOptions {
             batch: a.batch,
-            stop_after: a.stop_after,
             progress: &mut |done, total| {
                 bar.set_length(total as u64);
                 bar.set_position(done as u64);
@@ -154,16 +162,6 @@ fn migrate(a: MigrateArgs, json: bool) -> Result<()> {
     );
     bar.finish_and_clear();
     let report = outcome?;
-    if report.stopped {
-        if json {
-            return print_json(&serde_json::json!({ "report": report }));
-        }
-        println!(
-            "stopped after {} memories (--stop-after); run the same command again to finish",
-            report.memories
-        );
-        return Ok(());
-    }
     let (source, copy) = (migrate::checksums(&*from)?, migrate::checksums(&*to)?);
     let same = source == copy;
     if json {
@@ -208,7 +206,9 @@ fn migrate(a: MigrateArgs, json: bool) -> Result<()> {
 fn open(cli: &Cli) -> Result<Cairn> {
     let store: Arc<dyn Store> = match store_spec(cli)? {
         None => Arc::new(SqliteStore::open(default_db_path())?),
-        Some(StoreSpec::Postgres(url)) => open_postgres(&url)?,
+        Some(StoreSpec::Postgres(url)) => {
+            open_postgres(&url, matches!(cli.command, Command::Serve(_)))?
+        }
         Some(StoreSpec::Sqlite(path)) if creates_store(&cli.command) => {
             Arc::new(SqliteStore::open(path)?)
         }

@@ -45,8 +45,6 @@ pub struct MigrateReport {
     pub collections: usize,
     /// Deletion receipts written.
     pub receipts: usize,
-    /// Whether it stopped early (`stop_after`) before copying everything.
-    pub stopped: bool,
 }
 
 /// One kind of record's count and checksum in one store.
@@ -65,8 +63,6 @@ pub struct TableSum {
 pub struct MigrateOptions<'a> {
     /// Memories per transaction.
     pub batch: usize,
-    /// Stop once this many memories were written (to test resuming).
-    pub stop_after: Option<usize>,
     /// Told `(memories done, memories in all)` after each batch.
     pub progress: &'a mut dyn FnMut(usize, usize),
 }
@@ -167,12 +163,6 @@ fn copy_tenants(
                 to.get(tenant, &ids)?.into_iter().map(|m| m.id).collect();
             let fresh: Vec<_> = page.into_iter().filter(|m| !held.contains(&m.id)).collect();
             report.skipped += held.len();
-            if let Some(limit) = options.stop_after {
-                if report.memories + fresh.len() > limit {
-                    report.stopped = true;
-                    return Ok(());
-                }
-            }
             if !fresh.is_empty() {
                 let fresh_ids: Vec<MemoryId> = fresh.iter().map(|m| m.id).collect();
                 let vectors = from.embeddings(tenant, &fresh_ids)?;

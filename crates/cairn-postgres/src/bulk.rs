@@ -15,8 +15,7 @@
 //! Inserting into an HNSW index costs far more per row than building the
 //! index over the same rows at once, so a bulk load into a store holding
 //! fewer memories than it brings drops the vector index
-//! ([`crate::PostgresStore`]'s `begin_bulk`) and builds it when the load
-//! ends. Searches meanwhile stay correct (an exact scan); a process that
+//! ([`defer_vector_index`]) and builds it when the load ends ([`finish`]). Searches meanwhile stay correct (an exact scan); a process that
 //! dies before the end leaves the index to the next one that opens the
 //! store, which builds it if it is missing.
 
@@ -27,8 +26,10 @@ use postgres::types::ToSql;
 use postgres::Transaction;
 use uuid::Uuid;
 
+use crate::db::{Db, Scope};
 use crate::sql::pg_err;
-use crate::store::memory_values;
+use crate::vector::{self, read_model};
+use crate::write::memory_values;
 
 /// Inserts from which a batch is copied rather than inserted row by row.
 pub(crate) const COPY_MIN_ROWS: usize = 64;
@@ -179,4 +180,43 @@ pub(crate) fn copy_versions(tx: &mut Transaction<'_>, versions: &[Version]) -> R
     )
     .map_err(|e| pg_err("moving copied versions into place", e))?;
     Ok(())
+}
+
+/// Before a load of `rows` memories: drop the vector index when building
+/// it afterwards costs less than inserting the rows into it (the store
+/// holds fewer than it brings). Whether it was dropped.
+pub(crate) fn defer_vector_index(db: &Db, rows: usize) -> Result<bool> {
+    let pool = db.pool()?;
+    pool.tx(Scope::Every, |tx| {
+        let Some(model) = read_model(tx)? else {
+            return Ok(false);
+        };
+        let stored: i64 = tx
+            .query_one("SELECT count(*) FROM memories", &[])
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| pg_err("counting memories", e))?;
+        if usize::try_from(stored).unwrap_or(usize::MAX) >= rows {
+            return Ok(false);
+        }
+        pool.as_owner(tx)?;
+        tx.batch_execute(&format!("DROP INDEX IF EXISTS memories_hnsw_{}", model.dim))
+            .map_err(|e| pg_err("dropping the vector index for a bulk load", e))?;
+        Ok(true)
+    })
+}
+
+/// After a load: the vector index built if [`defer_vector_index`]
+/// dropped it, and fresh statistics, so that the planner does not take a
+/// store just loaded for the empty one it last sampled (autovacuum's
+/// analyze comes later, if at all before the first queries).
+pub(crate) fn finish(db: &Db, index_deferred: bool) -> Result<()> {
+    let pool = db.pool()?;
+    if index_deferred {
+        vector::ensure_index(pool)?;
+    }
+    pool.tx(Scope::Unscoped, |tx| {
+        pool.as_owner(tx)?;
+        tx.batch_execute("ANALYZE memories, versions")
+            .map_err(|e| pg_err("analysing the loaded tables", e))
+    })
 }

@@ -1,12 +1,14 @@
-//! The pool of connections and transactions confined to a tenant.
+//! The pool of connections, made on the first successful connection, and
+//! transactions confined to a tenant.
 
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use cairn_core::{Error, Result};
 use postgres::{Client, NoTls, Transaction};
 use r2d2_postgres::PostgresConnectionManager;
 
-use crate::schema::APP_ROLE;
+use crate::schema::{self, APP_ROLE};
 use crate::sql::pg_err;
 
 /// Which rows a transaction may see of the tables under row-level
@@ -40,36 +42,123 @@ impl r2d2::CustomizeConnection<Client, postgres::Error> for Session {
     }
 }
 
-/// A pool of connections to one store's schema.
+/// What runs once the schema is migrated, before the first transaction
+/// of a store (the vector index a bulk load owed, for one).
+pub(crate) type OnConnect = Box<dyn Fn(&Pool) -> Result<()> + Send + Sync>;
+
+/// How to reach the database: everything [`Db`] needs to connect, again
+/// and again until it succeeds.
+pub(crate) struct Connect {
+    /// The server, its user and its timeouts.
+    pub(crate) config: postgres::Config,
+    /// The store's schema (made and migrated on connecting).
+    pub(crate) schema: String,
+    /// At most this many connections.
+    pub(crate) size: u32,
+    /// How long a caller waits for a pooled connection.
+    pub(crate) wait: Duration,
+    /// See [`OnConnect`].
+    pub(crate) on_connect: OnConnect,
+}
+
+/// The database of one store: a pool over its schema, made by the first
+/// call that reaches the server (the schema migrated first), so that a
+/// store opened while the database is down works once it is up.
 #[derive(Clone)]
 pub(crate) struct Db {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    connect: Connect,
+    pool: OnceLock<Pool>,
+    /// Held by the one caller connecting; the others wait for its result.
+    connecting: Mutex<()>,
+}
+
+impl Drop for Shared {
+    /// The pool's connections each hold a runtime of the `postgres`
+    /// client's, which must not be dropped on an async runtime's thread:
+    /// they close on a thread of their own.
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            let _ = std::thread::spawn(move || drop(pool)).join();
+        }
+    }
+}
+
+impl Db {
+    /// The database `connect` reaches; nothing is connected yet.
+    pub(crate) fn new(connect: Connect) -> Self {
+        Db {
+            shared: Arc::new(Shared {
+                connect,
+                pool: OnceLock::new(),
+                connecting: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The pool, connecting (and migrating the schema) first if no call
+    /// has yet. While the server is unreachable this is
+    /// [`cairn_core::ErrorKind::Unavailable`], and the next call tries
+    /// again.
+    pub(crate) fn pool(&self) -> Result<&Pool> {
+        if let Some(pool) = self.shared.pool.get() {
+            return Ok(pool);
+        }
+        let _turn = self
+            .shared
+            .connecting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(pool) = self.shared.pool.get() {
+            return Ok(pool);
+        }
+        let pool = Pool::connect(&self.shared.connect)?;
+        (self.shared.connect.on_connect)(&pool)?;
+        Ok(self.shared.pool.get_or_init(|| pool))
+    }
+
+    /// Run `f` in one transaction confined to `scope` (see [`Pool::tx`]).
+    pub(crate) fn tx<T>(
+        &self,
+        scope: Scope<'_>,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.pool()?.tx(scope, f)
+    }
+}
+
+/// Connections to one store's migrated schema.
+pub(crate) struct Pool {
     pool: r2d2::Pool<PostgresConnectionManager<NoTls>>,
     /// Whether connections act as [`APP_ROLE`] (and so must leave it for
     /// what only the owner may do).
     app_role: bool,
 }
 
-impl Db {
-    /// A pool of at most `size` connections with `config`, each set up
-    /// for `schema`.
-    pub(crate) fn new(
-        config: postgres::Config,
-        schema: &str,
-        app_role: bool,
-        size: u32,
-        wait: Duration,
-    ) -> Result<Self> {
+impl Pool {
+    /// Connect once to migrate the schema, then make the pool.
+    fn connect(c: &Connect) -> Result<Self> {
+        let mut setup = c
+            .config
+            .connect(NoTls)
+            .map_err(|e| pg_err("connecting", e))?;
+        let app_role = schema::bypasses_rls(&mut setup)?;
+        schema::prepare(&mut setup, &c.schema, app_role)?;
+        drop(setup);
         let pool = r2d2::Pool::builder()
-            .max_size(size.max(1))
+            .max_size(c.size.max(1))
             .min_idle(Some(1))
-            .connection_timeout(wait)
+            .connection_timeout(c.wait)
             .connection_customizer(Box::new(Session {
-                schema: schema.to_string(),
+                schema: c.schema.clone(),
                 app_role,
             }))
-            .build(PostgresConnectionManager::new(config, NoTls))
+            .build(PostgresConnectionManager::new(c.config.clone(), NoTls))
             .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
-        Ok(Db { pool, app_role })
+        Ok(Pool { pool, app_role })
     }
 
     /// Run `f` in one transaction confined to `scope`, committed when `f`

@@ -1,15 +1,17 @@
 //! The keyword side of a [`crate::PostgresStore`]: a query's terms
 //! stemmed as the memories were, candidates found by the GIN index, and
-//! scores computed with `rank::bm25_term` over statistics of every memory
-//! (`kw_corpus`, `kw_terms`), as the other backends score.
+//! scores by `rank::bm25_term`'s formula over statistics of every memory
+//! (`kw_corpus`, `kw_terms`), as the other backends score. The terms'
+//! `idf` (`rank::bm25_idf`) and the formula's constants come from the
+//! core; the database applies the formula to each candidate and sends only
+//! the best `limit`.
 
 use std::collections::HashMap;
 
-use cairn_core::rank::{bm25_term, BM25_FIELD_WEIGHTS};
+use cairn_core::rank::{bm25_idf, BM25_B, BM25_FIELD_WEIGHTS, BM25_K1};
 use cairn_core::store::{keyword_terms, Filter, Hit, TermRarity};
 use cairn_core::{MemoryId, Result};
 use postgres::Transaction;
-use uuid::Uuid;
 
 use crate::db::{Db, Scope};
 use crate::sql::{
@@ -96,73 +98,55 @@ pub(crate) fn search(db: &Db, query: &str, filter: &Filter, limit: usize) -> Res
         let rows = rows.max(0) as f64;
         let avgdl = total_len.max(0) as f64 / rows.max(1.0);
         let with_term = rows_with(tx, &lexemes)?;
-        // The candidates (the GIN index finds them) with each matching
-        // stem's weights: one letter per occurrence, A content, B tags,
-        // C metadata.
+        let idfs: Vec<f64> = lexemes
+            .iter()
+            .map(|l| bm25_idf(rows, with_term.get(l).copied().unwrap_or(1.0)))
+            .collect();
+        // The candidates (the GIN index finds them), each matching stem's
+        // weighted frequency (one letter per occurrence: A content, B tags,
+        // C metadata), scored by `rank::bm25_term`'s formula with the
+        // core's constants, and cut to the best `limit` in the database:
+        // only those cross the wire.
         let mut params = Params::default();
         let condition = filter_sql(filter, &mut params);
         let tsquery = params.push(any_lexeme_query(&lexemes));
         let wanted = params.push(lexemes.clone());
+        let idf = params.push(idfs);
+        let mut number = |x: f64| format!("{}::float8", params.push(x));
+        let [wa, wb, wc] = BM25_FIELD_WEIGHTS.map(&mut number);
+        let (k1, b, avgdl) = (number(BM25_K1), number(BM25_B), number(avgdl));
+        let limit = params.push(i64::try_from(limit).unwrap_or(i64::MAX));
         let sql = format!(
-            "SELECT m.id, {FACTOR_COLUMNS}, m.kw_len, u.lexeme, u.weights \
-             FROM memories m, unnest(m.tsv) AS u(lexeme, positions, weights) \
-             WHERE {condition} AND m.tsv @@ {tsquery}::text::tsquery AND u.lexeme = ANY({wanted})"
+            "WITH scored AS ( \
+               SELECT m.id, sum(q.idf * (t.f * ({k1} + 1)) \
+                   / (t.f + {k1} * (1 - {b} + {b} * m.kw_len / {avgdl}))) AS score \
+               FROM memories m \
+               CROSS JOIN LATERAL ( \
+                 SELECT u.lexeme, (SELECT coalesce(sum(CASE w WHEN 'A' THEN {wa} \
+                     WHEN 'B' THEN {wb} WHEN 'C' THEN {wc} ELSE 0 END), 0) \
+                   FROM unnest(u.weights) AS w) AS f \
+                 FROM unnest(m.tsv) AS u(lexeme, positions, weights) \
+                 WHERE u.lexeme = ANY({wanted})) t \
+               JOIN unnest({wanted}::text[], {idf}::float8[]) AS q(lexeme, idf) \
+                 ON q.lexeme = t.lexeme \
+               WHERE {condition} AND m.tsv @@ {tsquery}::text::tsquery AND t.f > 0 \
+               GROUP BY m.id \
+               ORDER BY score DESC, m.id DESC LIMIT {limit}) \
+             SELECT m.id, {FACTOR_COLUMNS}, s.score FROM scored s JOIN memories m ON m.id = s.id \
+             ORDER BY s.score DESC, s.id DESC"
         );
         let found = tx
             .query(&sql, &params.refs())
             .map_err(|e| pg_err("searching keywords", e))?;
-        struct Candidate {
-            factors: cairn_core::RankFactors,
-            len: f64,
-            freq: HashMap<String, f64>,
-        }
-        let mut candidates: HashMap<Uuid, Candidate> = HashMap::new();
-        for row in &found {
-            let id: Uuid = get(row, 0)?;
-            let len: i32 = get(row, 5)?;
-            let lexeme: String = get(row, 6)?;
-            let weights: Vec<String> = get(row, 7)?;
-            let freq: f64 = weights
-                .iter()
-                .map(|w| match w.as_str() {
-                    "A" => BM25_FIELD_WEIGHTS[0],
-                    "B" => BM25_FIELD_WEIGHTS[1],
-                    "C" => BM25_FIELD_WEIGHTS[2],
-                    _ => 0.0,
-                })
-                .sum();
-            let candidate = match candidates.entry(id) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => e.insert(Candidate {
+        found
+            .iter()
+            .map(|row| {
+                Ok(Hit {
+                    id: MemoryId(get(row, 0)?),
+                    score: get(row, 5)?,
                     factors: factors_from_row(row, 1)?,
-                    len: f64::from(len),
-                    freq: HashMap::new(),
-                }),
-            };
-            candidate.freq.insert(lexeme, freq);
-        }
-        let mut hits: Vec<Hit> = candidates
-            .into_iter()
-            .filter_map(|(id, c)| {
-                let mut score = 0.0;
-                let mut matched = false;
-                for lexeme in &lexemes {
-                    let freq = c.freq.get(lexeme).copied().unwrap_or(0.0);
-                    if freq > 0.0 {
-                        matched = true;
-                        let n = with_term.get(lexeme).copied().unwrap_or(1.0);
-                        score += bm25_term(rows, n, freq, c.len, avgdl);
-                    }
-                }
-                matched.then_some(Hit {
-                    id: MemoryId(id),
-                    score,
-                    factors: c.factors,
                 })
             })
-            .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
-        hits.truncate(limit);
-        Ok(hits)
+            .collect()
     })
 }

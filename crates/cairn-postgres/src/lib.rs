@@ -36,10 +36,12 @@
 //!   (`store::query_terms`) of its content, tags and metadata values,
 //!   stemmed by PostgreSQL's Snowball English stemmer with no stop words
 //!   into a weighted `tsvector` (A, B, C) with a GIN index. The index finds
-//!   the candidates; scores are `rank::bm25_term` over statistics of every
-//!   memory of every tenant (`kw_corpus`, `kw_terms`, kept by triggers in
-//!   the same transaction), so PostgreSQL ranks as SQLite's FTS5 and the
-//!   in-memory store do. `tsvector` limits apply: a word's occurrences
+//!   the candidates; scores are `rank::bm25_term`'s formula over
+//!   statistics of every memory of every tenant (`kw_corpus`, `kw_terms`,
+//!   kept by triggers in the same transaction), so PostgreSQL ranks as
+//!   SQLite's FTS5 and the in-memory store do. The terms' `idf` and the
+//!   formula's constants come from the core; the query applies the
+//!   formula and returns only the best candidates. `tsvector` limits apply: a word's occurrences
 //!   beyond 256, and positions past 16,383, are not counted.
 //! - **Writes.** Every `WriteBatch` is one transaction (64 inserts or more
 //!   go by binary `COPY` through a staging table: `bulk.rs`);
@@ -55,7 +57,11 @@
 //!   unavailable within about 3 s. The pool tests a connection before
 //!   lending it and replaces broken ones, so it reconnects by itself when
 //!   the database is back. [`TCP_USER_TIMEOUT`] (10 s) drops connections
-//!   whose sent data goes unacknowledged (a host gone silent).
+//!   whose sent data goes unacknowledged (a host gone silent). The pool is
+//!   made (the schema migrated first) by the first call that reaches the
+//!   database, and closed on a thread of its own: the `postgres` client's
+//!   connections each hold a runtime, which must not be dropped on an
+//!   async runtime's thread.
 //! - **URL.** `?schema=NAME` in the URL chooses the schema (Cairn's own
 //!   parameter, removed before the URL reaches PostgreSQL); the others are
 //!   PostgreSQL's.
@@ -67,9 +73,11 @@
 //! servers on one schema, bulk writes by binary `COPY` with the vector
 //! index built once after a bulk load (`bulk.rs`), and copying whole
 //! stores in and out (`Store::restore`, for `cairn migrate`; tested end to
-//! end in `cairn-cli`). Not yet: starting `cairn serve` while the database
-//! is down (it exits, code 4), and keyword search that keeps up with
-//! SQLite's at 100,000 memories (it scores every candidate client-side).
+//! end in `cairn-cli`), and a store opened while the database is down
+//! that connects once it is up ([`PostgresOptions::wait_for_database`],
+//! which `cairn serve` uses). Not yet: keyword search that keeps up with
+//! SQLite's at 100,000 memories (every candidate is scored, in the
+//! database).
 //!
 //! ## Never
 //! This crate never interprets user text as SQL or `tsquery` syntax, and
@@ -81,11 +89,14 @@ mod collections;
 mod db;
 mod keys;
 mod keyword;
+mod options;
+mod read;
 mod schema;
 mod sql;
 mod store;
+mod vector;
+mod write;
 
+pub use options::{PostgresOptions, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, TCP_USER_TIMEOUT};
 pub use schema::{APP_ROLE, SCHEMA_VERSION};
-pub use store::{
-    PostgresOptions, PostgresStore, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, TCP_USER_TIMEOUT,
-};
+pub use store::PostgresStore;

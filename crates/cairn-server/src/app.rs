@@ -149,10 +149,15 @@ async fn healthz() -> impl IntoResponse {
     Json(serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}))
 }
 
-/// 503 for a failed health or readiness check: the error's code, its
-/// details in the server's log only, and `Retry-After` as every 503 has.
-fn unavailable(e: &cairn_core::Error) -> axum::response::Response {
-    tracing::warn!(error = %e, "health check failed");
+/// 503 for a failed readiness check: the error's code, which part is not
+/// ready (`store` or `model`), the details in the server's log only, and
+/// `Retry-After` as every 503 has.
+fn unavailable(part: &str, e: &cairn_core::Error) -> axum::response::Response {
+    tracing::warn!(error = %e, part, "not ready");
+    let what = match part {
+        "store" => "the store does not answer",
+        _ => "the embedding model is not loaded",
+    };
     (
         StatusCode::SERVICE_UNAVAILABLE,
         [(
@@ -163,8 +168,8 @@ fn unavailable(e: &cairn_core::Error) -> axum::response::Response {
             "status": "unavailable",
             "error": {
                 "code": e.code(),
-                "message": "the store or the embedding model is not ready; see the server's log",
-                "details": null
+                "message": format!("{what}; see the server's log"),
+                "details": {"part": part}
             }
         })),
     )
@@ -172,20 +177,24 @@ fn unavailable(e: &cairn_core::Error) -> axum::response::Response {
 }
 
 /// `/readyz`: 200 once the store answers and the embedding model is
-/// loaded (loading it if it is not yet), else 503 with the error.
+/// loaded (loading it if it is not yet), else 503 naming which is not.
 async fn readyz(axum::extract::State(state): axum::extract::State<AppState>) -> impl IntoResponse {
     let ready = cairn_mcp::on_engine(&state.cairn, |c| {
-        c.stats(cairn_core::DEFAULT_TENANT)?;
-        c.embedder().embed("ready")?;
-        Ok(c.embedder().model())
+        if let Err(e) = c.stats(cairn_core::DEFAULT_TENANT) {
+            return Ok(Err(("store", e)));
+        }
+        Ok(match c.embedder().embed("ready") {
+            Ok(_) => Ok(c.embedder().model()),
+            Err(e) => Err(("model", e)),
+        })
     })
     .await;
-    match ready {
+    match ready.unwrap_or_else(|e| Err(("store", e))) {
         Ok(model) => (
             StatusCode::OK,
             Json(serde_json::json!({"status": "ready", "model": model.to_string()})),
         )
             .into_response(),
-        Err(e) => unavailable(&e),
+        Err((part, e)) => unavailable(part, &e),
     }
 }

@@ -101,6 +101,13 @@ impl Server {
     /// `cairn serve` with `args` (the store given by them or by `env`),
     /// once `/readyz` answers 200.
     fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
+        let server = Server::spawn(args, env);
+        server.wait_ready(Duration::from_secs(60));
+        server
+    }
+
+    /// `cairn serve` with `args` and `env`, once it listens.
+    fn spawn(args: &[&str], env: &[(&str, &str)]) -> Server {
         let log = tempfile::NamedTempFile::new().unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_cairn"));
         cmd.env_remove("CAIRN_DB")
@@ -114,9 +121,7 @@ impl Server {
             .stderr(Stdio::from(log.reopen().unwrap()));
         let mut child = cmd.spawn().expect("spawn cairn serve");
         let addr = served_address(&mut child);
-        let server = Server { child, addr, log };
-        server.wait_ready(Duration::from_secs(60));
-        server
+        Server { child, addr, log }
     }
 
     fn wait_ready(&self, within: Duration) {
@@ -818,4 +823,29 @@ fn postgres_restarted_under_load_costs_503s_and_no_acknowledged_write() {
         "{} acknowledged writes lost: {lost:?}",
         lost.len()
     );
+}
+
+#[test]
+fn serve_starts_while_its_database_is_down_and_serves_once_it_is_up() {
+    let _ = url();
+    let cluster = Cluster::start();
+    let db = cluster.script("url");
+    cluster.script("stop");
+    let mut server = Server::spawn(&["--store", &db], &[]);
+    let (status, head, body) = server.get("/readyz");
+    assert_eq!(status, 503, "{body}");
+    assert!(retry_after(&head), "{head}");
+    let body = json(&body);
+    assert_eq!(body["error"]["code"], "unavailable", "{body}");
+    assert_eq!(body["error"]["details"]["part"], "store", "{body}");
+    let fact = serde_json::json!({"content": "the staging database is called heron"});
+    let (status, head, body) = server.post("/v1/memories", &fact);
+    assert_eq!(status, 503, "{body}");
+    assert!(retry_after(&head), "{head}");
+    assert!(server.alive(), "cairn serve exited: {}", server.logs());
+    cluster.script("start");
+    server.wait_ready(Duration::from_secs(60));
+    let (status, id) = server.remember("the staging database is called heron");
+    assert_eq!(status, 201);
+    assert_eq!(server.recall("what is the staging database called?")[0], id);
 }

@@ -10,7 +10,7 @@ use serde_json::{json, Map};
 use tokio_util::sync::CancellationToken;
 
 use crate::rest::{assert_error, Client};
-use crate::{keyed_state, make_key};
+use crate::{blocking, keyed_state, make_key};
 
 const DAY: i64 = 86_400_000;
 
@@ -48,13 +48,13 @@ fn log(cairn: &Cairn, tenant: &str) {
         project: None,
         actor: "local".into(),
     };
-    cairn.observe(&req, messages, &mut |_| ()).unwrap();
+    blocking(|| cairn.observe(&req, messages, &mut |_| ()).unwrap());
 }
 
 fn summaries(cairn: &Cairn, tenant: &str) -> usize {
     let mut f = Filter::new(tenant, cairn.now()).everything();
     f.types = vec![MemoryType::Summary];
-    cairn.store().count(&f).unwrap()
+    blocking(|| cairn.store().count(&f).unwrap())
 }
 
 #[tokio::test]

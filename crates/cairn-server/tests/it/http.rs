@@ -2,7 +2,7 @@
 
 use cairn_server::{AppState, Jobs};
 
-use crate::{keyed_state, make_key, state};
+use crate::{blocking, keyed_state, make_key, state};
 
 /// `cairn serve`'s router on a loopback port, spoken to in raw HTTP/1.1
 /// (so that status codes and headers are exactly what a client sees).
@@ -184,14 +184,16 @@ async fn each_request_acts_for_the_tenant_of_its_key() {
     let (http, session) = session_with(state, &key).await;
     let reply = http.send("POST", Some(&session), REMEMBER).await;
     assert!(reply.contains("remembered"), "{reply}");
-    let stats = |tenant: &str| cairn.stats(tenant).unwrap().0.total;
+    let stats = |tenant: &str| blocking(|| cairn.stats(tenant).unwrap().0.total);
     assert_eq!(stats("alice"), 1);
     assert_eq!(stats("default"), 0, "not the configured tenant");
     // The version names the key that wrote it.
-    let memory = cairn
-        .list(&cairn.filter("alice"), Default::default(), 1, 0)
-        .unwrap();
-    let versions = cairn.store().history("alice", memory[0].id).unwrap();
+    let versions = blocking(|| {
+        let memory = cairn
+            .list(&cairn.filter("alice"), Default::default(), 1, 0)
+            .unwrap();
+        cairn.store().history("alice", memory[0].id).unwrap()
+    });
     let key_id = key.split('_').nth(1).unwrap();
     assert_eq!(versions[0].actor, key_id);
     http.stop().await;
@@ -217,6 +219,6 @@ async fn mcp_needs_a_key_and_a_read_key_cannot_write() {
         reply.contains(r#"\"total\":0"#) || reply.contains("0 memories"),
         "{reply}"
     );
-    assert_eq!(cairn.stats("alice").unwrap().0.total, 0);
+    assert_eq!(blocking(|| cairn.stats("alice").unwrap().0.total), 0);
     http.stop().await;
 }

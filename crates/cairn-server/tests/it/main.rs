@@ -1,6 +1,14 @@
-//! The application in-process (`tower::ServiceExt::oneshot`, no port):
-//! an in-memory store and the conformance suite's small deterministic
-//! embedder, so these tests need no model and no disk.
+//! The application in-process (`tower::ServiceExt::oneshot`, no port)
+//! with the conformance suite's small deterministic embedder (no model),
+//! over an in-memory store, or over PostgreSQL when `CAIRN_TEST_STORE` is
+//! `postgres` (`scripts/test.sh` runs the suite both ways).
+//!
+//! On PostgreSQL each state's store has a schema of its own in the
+//! database `CAIRN_TEST_POSTGRES_URL` names (without it every test fails,
+//! never skips); a schema is dropped once its store is (see
+//! [`pg::store`]). The store's client blocks on a runtime of its own, so,
+//! as in the server, the tests call the engine off the async runtime's
+//! thread ([`blocking`]).
 
 #![allow(missing_docs)]
 
@@ -9,7 +17,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use cairn_core::conformance::LexicalEmbedder;
-use cairn_core::{Cairn, MemoryStore};
+use cairn_core::{Cairn, MemoryStore, Store};
 use cairn_mcp::{CairnMcp, McpConfig};
 use cairn_server::{router, AppState, Auth, MCP_PATH};
 use http_body_util::BodyExt;
@@ -21,13 +29,35 @@ mod consolidate;
 mod conversations;
 mod http;
 mod openapi;
+mod pg;
 mod rest;
 mod ui;
 
-/// Fresh state: an in-memory store, the deterministic embedder, API keys
+/// Run `f` on a thread of its own and wait for it: how a test calls the
+/// engine from async code (a PostgreSQL store must not be used on the
+/// runtime's thread).
+pub fn blocking<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        s.spawn(f)
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// A fresh, empty store of the kind `CAIRN_TEST_STORE` names: `memory`
+/// (or unset) or `postgres`.
+fn fresh_store() -> Arc<dyn Store> {
+    match std::env::var("CAIRN_TEST_STORE").as_deref() {
+        Err(_) | Ok("" | "memory") => Arc::new(MemoryStore::new()),
+        Ok("postgres") => blocking(pg::store),
+        Ok(other) => panic!("CAIRN_TEST_STORE={other}: give memory or postgres"),
+    }
+}
+
+/// Fresh state: a fresh store, the deterministic embedder, API keys
 /// required.
 pub fn keyed_state() -> AppState {
-    let cairn = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+    let cairn = Cairn::new(fresh_store(), Arc::new(LexicalEmbedder));
     AppState::new(CairnMcp::new(cairn, McpConfig::new("default")))
 }
 
@@ -38,16 +68,18 @@ pub fn state() -> AppState {
 
 /// A new API key's text.
 pub fn make_key(cairn: &Cairn, tenant: &str, role: &str) -> String {
-    cairn_core::api::create_key(
-        cairn,
-        cairn_core::api::CreateKeyInput {
-            tenant: tenant.into(),
-            role: role.into(),
-            ..Default::default()
-        },
-    )
-    .unwrap()
-    .key
+    blocking(|| {
+        cairn_core::api::create_key(
+            cairn,
+            cairn_core::api::CreateKeyInput {
+                tenant: tenant.into(),
+                role: role.into(),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .key
+    })
 }
 
 fn app() -> axum::Router {

@@ -11,7 +11,7 @@ use http_body_util::BodyExt;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use crate::{keyed_state, make_key, state};
+use crate::{blocking, keyed_state, make_key, state};
 
 const HOST: &str = "127.0.0.1:8080";
 const ORIGIN: &str = "http://127.0.0.1:8080";
@@ -106,13 +106,15 @@ fn csrf_of(html: &str) -> String {
 }
 
 fn remember(state: &AppState, tenant: &str, content: &str) -> String {
-    api::remember(
-        &state.cairn,
-        &Caller::new(tenant),
-        RememberInput::new(content),
-    )
-    .unwrap()
-    .id
+    blocking(|| {
+        api::remember(
+            &state.cairn,
+            &Caller::new(tenant),
+            RememberInput::new(content),
+        )
+        .unwrap()
+        .id
+    })
 }
 
 #[tokio::test]
@@ -211,7 +213,7 @@ async fn changes_need_the_sessions_csrf_token_and_this_origin() {
         .post_raw(&uri, &[("csrf", &csrf)], Some("http://evil.example"))
         .await;
     assert_eq!(elsewhere.status, StatusCode::FORBIDDEN);
-    assert!(api::get(&state.cairn, &Caller::new("alice"), &id).is_ok());
+    assert!(blocking(|| api::get(&state.cairn, &Caller::new("alice"), &id)).is_ok());
     // The header htmx sends counts as much as the field.
     let page = b
         .send(
@@ -222,7 +224,7 @@ async fn changes_need_the_sessions_csrf_token_and_this_origin() {
         )
         .await;
     assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.html);
-    assert!(api::get(&state.cairn, &Caller::new("alice"), &id).is_err());
+    assert!(blocking(|| api::get(&state.cairn, &Caller::new("alice"), &id)).is_err());
     // Another session's token is not this one's.
     let other = Browser::sign_in(&state, &key).await;
     assert_ne!(other.csrf, b.csrf);
@@ -301,7 +303,7 @@ async fn a_tenant_sees_and_touches_none_of_another_tenants_memories() {
     assert_eq!(tag.status, StatusCode::NOT_FOUND);
     let export = b.get("/ui/export").await;
     assert!(export.html.contains(&mine) && !export.html.contains(&theirs));
-    let bobs = api::get(&state.cairn, &Caller::new("bob"), &theirs).unwrap();
+    let bobs = blocking(|| api::get(&state.cairn, &Caller::new("bob"), &theirs)).unwrap();
     assert_eq!(
         bobs.record.content,
         "bob's secret plan about the lighthouse"
@@ -366,7 +368,7 @@ async fn edit_history_revert_supersede_and_forget() {
     assert!(page.html.contains("<del>MySQL</del>"), "the diff");
     assert!(page.html.contains("<ins>PostgreSQL</ins>"));
     assert!(page.html.contains("Revert to v1"));
-    let m = api::get(&state.cairn, &Caller::new("alice"), &id).unwrap();
+    let m = blocking(|| api::get(&state.cairn, &Caller::new("alice"), &id)).unwrap();
     assert_eq!(m.record.project.as_deref(), Some("atlas"));
     assert_eq!(m.record.tags, ["db", "infra"]);
 
@@ -374,7 +376,7 @@ async fn edit_history_revert_supersede_and_forget() {
         .post(&format!("/ui/memories/{id}/revert"), &[("version", "1")])
         .await;
     assert_eq!(reverted.status, StatusCode::SEE_OTHER);
-    let h = api::history(&state.cairn, &Caller::new("alice"), &id).unwrap();
+    let h = blocking(|| api::history(&state.cairn, &Caller::new("alice"), &id)).unwrap();
     assert_eq!(h.versions.len(), 3);
     assert_eq!(h.versions[2].memory.content, "we use MySQL for atlas");
 
@@ -416,7 +418,7 @@ async fn bulk_forget_confirms_the_count_first() {
     assert_eq!(ask.status, StatusCode::OK);
     assert!(ask.html.contains("2 memories"), "{}", ask.html);
     assert!(
-        api::get(&state.cairn, &Caller::new("alice"), &a).is_ok(),
+        blocking(|| api::get(&state.cairn, &Caller::new("alice"), &a)).is_ok(),
         "not yet"
     );
     let done = b
@@ -434,7 +436,7 @@ async fn bulk_forget_confirms_the_count_first() {
         )
         .await;
     assert!(page.html.contains("Tagged 1 memories"));
-    let m = api::get(&state.cairn, &Caller::new("alice"), &tagged).unwrap();
+    let m = blocking(|| api::get(&state.cairn, &Caller::new("alice"), &tagged)).unwrap();
     assert_eq!(m.record.tags, ["kept"]);
 }
 
@@ -472,7 +474,7 @@ async fn a_read_key_sees_but_cannot_change() {
         .await;
     assert_eq!(make.status, StatusCode::FORBIDDEN);
     assert_eq!(
-        api::get(&state.cairn, &Caller::new("alice"), &id)
+        blocking(|| api::get(&state.cairn, &Caller::new("alice"), &id))
             .unwrap()
             .record
             .content,
@@ -501,7 +503,9 @@ async fn keys_are_made_shown_once_and_revoking_one_ends_its_sessions() {
     );
 
     let user = Browser::sign_in(&state, new_key).await;
-    let key_id = api::authenticate(&state.cairn, new_key).unwrap().key_id;
+    let key_id = blocking(|| api::authenticate(&state.cairn, new_key))
+        .unwrap()
+        .key_id;
     let revoked = b.post(&format!("/ui/keys/{key_id}/revoke"), &[]).await;
     assert_eq!(revoked.status, StatusCode::SEE_OTHER);
     assert_eq!(
@@ -513,18 +517,22 @@ async fn keys_are_made_shown_once_and_revoking_one_ends_its_sessions() {
     // Another tenant's keys are neither listed nor revoked from here, and
     // a key made here is for the signed-in tenant whatever the form says.
     let bobs = make_key(&state.cairn, "bob", "write");
-    let bob_id = api::authenticate(&state.cairn, &bobs).unwrap().key_id;
+    let bob_id = blocking(|| api::authenticate(&state.cairn, &bobs))
+        .unwrap()
+        .key_id;
     assert!(!b.get("/ui/keys").await.html.contains(&bob_id));
     let refused = b.post(&format!("/ui/keys/{bob_id}/revoke"), &[]).await;
     assert_eq!(refused.status, StatusCode::NOT_FOUND);
-    assert!(api::authenticate(&state.cairn, &bobs).is_ok());
+    assert!(blocking(|| api::authenticate(&state.cairn, &bobs)).is_ok());
     let made = b
         .post("/ui/keys", &[("tenant", "bob"), ("role", "read")])
         .await;
     let at = made.html.find(r#"<code id="new-key">"#).unwrap() + 19;
     let key = &made.html[at..made.html[at..].find('<').unwrap() + at];
     assert_eq!(
-        api::authenticate(&state.cairn, key).unwrap().tenant,
+        blocking(|| api::authenticate(&state.cairn, key))
+            .unwrap()
+            .tenant,
         "alice"
     );
 }
@@ -558,14 +566,16 @@ async fn the_browser_pages_filters_and_imports() {
     let state = keyed_state();
     let key = make_key(&state.cairn, "alice", "write");
     let caller = Caller::new("alice");
-    for i in 0..120 {
-        let input = RememberInput {
-            project: Some(if i % 2 == 0 { "atlas" } else { "zeus" }.into()),
-            dedup: Some(false),
-            ..RememberInput::new(format!("note number {i} about subject {}", i * 7919 % 1000))
-        };
-        api::remember(&state.cairn, &caller, input).unwrap();
-    }
+    blocking(|| {
+        for i in 0..120 {
+            let input = RememberInput {
+                project: Some(if i % 2 == 0 { "atlas" } else { "zeus" }.into()),
+                dedup: Some(false),
+                ..RememberInput::new(format!("note number {i} about subject {}", i * 7919 % 1000))
+            };
+            api::remember(&state.cairn, &caller, input).unwrap();
+        }
+    });
     let b = Browser::sign_in(&state, &key).await;
     let first = b.get("/ui/memories").await;
     assert!(

@@ -1,0 +1,141 @@
+//! The model and the vector side of a [`crate::PostgresStore`]: the
+//! recorded model, one HNSW cosine index per model dimension, and the
+//! nearest-neighbour search over it.
+
+use cairn_core::memstore::check_dimension;
+use cairn_core::store::{Filter, Hit};
+use cairn_core::{Error, MemoryId, ModelInfo, Result};
+use pgvector::Vector;
+use postgres::Transaction;
+
+use crate::db::{Db, Pool, Scope};
+use crate::sql::{factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS};
+
+/// The recorded model, read inside the transaction.
+pub(crate) fn read_model(tx: &mut Transaction<'_>) -> Result<Option<ModelInfo>> {
+    let rows = tx
+        .query(
+            "SELECT key, value FROM meta WHERE key IN ('model_name', 'model_dim')",
+            &[],
+        )
+        .map_err(|e| pg_err("reading the model", e))?;
+    let mut name = None;
+    let mut dim = None;
+    for row in &rows {
+        let key: String = get(row, 0)?;
+        let value: String = get(row, 1)?;
+        match key.as_str() {
+            "model_name" => name = Some(value),
+            _ => {
+                dim = Some(value.parse::<usize>().map_err(|e| {
+                    Error::storage_from("the recorded model's dimension is not a number", e)
+                })?)
+            }
+        }
+    }
+    Ok(name.zip(dim).map(|(name, dim)| ModelInfo { name, dim }))
+}
+
+/// Build the recorded model's vector index if it is missing (cheap when
+/// it is there): after a bulk load, or when a process died during one.
+pub(crate) fn ensure_index(pool: &Pool) -> Result<()> {
+    pool.tx(Scope::Unscoped, |tx| {
+        let Some(model) = read_model(tx)? else {
+            return Ok(());
+        };
+        let present = tx
+            .query_opt(
+                "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() \
+                 AND indexname = $1",
+                &[&format!("memories_hnsw_{}", model.dim)],
+            )
+            .map_err(|e| pg_err("looking for the vector index", e))?
+            .is_some();
+        if present {
+            return Ok(());
+        }
+        // The graph is built in memory when it fits: far faster.
+        tx.batch_execute("SET LOCAL maintenance_work_mem = '1GB'")
+            .map_err(|e| pg_err("setting the index build's memory", e))?;
+        index_dimension(pool, tx, model.dim)
+    })
+}
+
+/// Make the HNSW index for `dim`-dimensional embeddings (an expression
+/// index over the rows of that dimension) and drop those of other
+/// dimensions.
+pub(crate) fn index_dimension(pool: &Pool, tx: &mut Transaction<'_>, dim: usize) -> Result<()> {
+    pool.as_owner(tx)?;
+    let name = format!("memories_hnsw_{dim}");
+    let stale = tx
+        .query(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() \
+             AND tablename = 'memories' AND indexname LIKE 'memories\\_hnsw\\_%' \
+             AND indexname <> $1",
+            &[&name],
+        )
+        .map_err(|e| pg_err("listing vector indexes", e))?;
+    for row in &stale {
+        let old: String = get(row, 0)?;
+        tx.batch_execute(&format!("DROP INDEX \"{old}\""))
+            .map_err(|e| pg_err("dropping a vector index", e))?;
+    }
+    tx.batch_execute(&format!(
+        "CREATE INDEX IF NOT EXISTS {name} ON memories \
+         USING hnsw ((embedding::vector({dim})) vector_cosine_ops) \
+         WHERE vector_dims(embedding) = {dim}"
+    ))
+    .map_err(|e| pg_err("making the vector index", e))
+}
+
+/// The `limit` memories nearest `vector` that `filter` lets through,
+/// by HNSW with a candidate list of `ef_search` at least.
+pub(crate) fn search(
+    db: &Db,
+    vector: &[f32],
+    filter: &Filter,
+    limit: usize,
+    ef_search: usize,
+) -> Result<Vec<Hit>> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    db.tx(Scope::Tenant(&filter.tenant), |tx| {
+        check_dimension(read_model(tx)?.as_ref(), vector)?;
+        // HNSW keeps scanning until the filter has let `limit` rows
+        // through (pgvector's iterative scan).
+        let ef_search = limit.max(ef_search).min(1000);
+        tx.batch_execute(&format!(
+            "SET LOCAL hnsw.ef_search = {ef_search}; \
+             SET LOCAL hnsw.iterative_scan = strict_order"
+        ))
+        .map_err(|e| pg_err("setting the vector search", e))?;
+        let dim = vector.len();
+        let mut params = Params::default();
+        let condition = filter_sql(filter, &mut params);
+        let probe = params.push(Vector::from(vector.to_vec()));
+        let limit = params.push(i64::try_from(limit).unwrap_or(i64::MAX));
+        let sql = format!(
+            "SELECT m.id, {FACTOR_COLUMNS}, \
+                    (m.embedding::vector({dim}) <=> {probe}::vector({dim})) AS distance \
+             FROM memories m WHERE vector_dims(m.embedding) = {dim} AND {condition} \
+             ORDER BY distance LIMIT {limit}"
+        );
+        let rows = tx
+            .query(&sql, &params.refs())
+            .map_err(|e| pg_err("searching vectors", e))?;
+        let mut hits = rows
+            .iter()
+            .map(|row| {
+                let distance: f64 = get(row, 5)?;
+                Ok(Hit {
+                    id: MemoryId(get(row, 0)?),
+                    score: 1.0 - distance,
+                    factors: factors_from_row(row, 1)?,
+                })
+            })
+            .collect::<Result<Vec<Hit>>>()?;
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
+        Ok(hits)
+    })
+}
