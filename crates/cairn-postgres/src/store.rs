@@ -183,7 +183,19 @@ impl Store for PostgresStore {
     }
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        vector::search(&self.db, vector, filter, limit, self.ef_search)
+        let scan = vector::Scan::Index {
+            ef_search: self.ef_search,
+        };
+        vector::search(&self.db, vector, filter, limit, scan)
+    }
+
+    fn vector_search_exact(
+        &self,
+        vector: &[f32],
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        vector::search(&self.db, vector, filter, limit, vector::Scan::Exact)
     }
 
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {

@@ -88,28 +88,41 @@ pub(crate) fn index_dimension(pool: &Pool, tx: &mut Transaction<'_>, dim: usize)
     .map_err(|e| pg_err("making the vector index", e))
 }
 
-/// The `limit` memories nearest `vector` that `filter` lets through,
-/// by HNSW with a candidate list of `ef_search` at least.
+/// How [`search`] finds the nearest memories.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scan {
+    /// By HNSW, with a candidate list of this many at least.
+    Index { ef_search: usize },
+    /// By comparing every row the filter lets through (no index scan):
+    /// nothing an approximate graph walk would miss is left out.
+    Exact,
+}
+
+/// The `limit` memories nearest `vector` that `filter` lets through.
 pub(crate) fn search(
     db: &Db,
     vector: &[f32],
     filter: &Filter,
     limit: usize,
-    ef_search: usize,
+    scan: Scan,
 ) -> Result<Vec<Hit>> {
     if limit == 0 {
         return Ok(Vec::new());
     }
     db.tx(Scope::Tenant(&filter.tenant), |tx| {
         check_dimension(read_model(tx)?.as_ref(), vector)?;
-        // HNSW keeps scanning until the filter has let `limit` rows
-        // through (pgvector's iterative scan).
-        let ef_search = limit.max(ef_search).min(1000);
-        tx.batch_execute(&format!(
-            "SET LOCAL hnsw.ef_search = {ef_search}; \
-             SET LOCAL hnsw.iterative_scan = strict_order"
-        ))
-        .map_err(|e| pg_err("setting the vector search", e))?;
+        let setting = match scan {
+            // HNSW keeps scanning until the filter has let `limit` rows
+            // through (pgvector's iterative scan).
+            Scan::Index { ef_search } => format!(
+                "SET LOCAL hnsw.ef_search = {}; SET LOCAL hnsw.iterative_scan = strict_order",
+                limit.max(ef_search).min(1000)
+            ),
+            // The HNSW index is read only by an index scan.
+            Scan::Exact => "SET LOCAL enable_indexscan = off".to_string(),
+        };
+        tx.batch_execute(&setting)
+            .map_err(|e| pg_err("setting the vector search", e))?;
         let dim = vector.len();
         let mut params = Params::default();
         let condition = filter_sql(filter, &mut params);
