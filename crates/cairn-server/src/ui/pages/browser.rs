@@ -5,9 +5,7 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::Method;
 use axum::response::IntoResponse;
-use cairn_core::api::{
-    self, ForgetInput, ListInput, MemoryView, RecallInput, Selection, UpdateInput,
-};
+use cairn_core::api::{self, ForgetInput, ListInput, MemoryView, RecallInput, Selection};
 use cairn_core::MemoryType;
 use maud::{html, Markup};
 use serde::Deserialize;
@@ -27,11 +25,14 @@ pub struct BrowseQuery {
     #[serde(rename = "type")]
     kind: String,
     tags: String,
+    source: String,
     since: String,
     until: String,
     sort: String,
     expired: Option<String>,
-    superseded: Option<String>,
+    /// `include` (or a checkbox's `on`): superseded memories too; `only`:
+    /// those alone.
+    superseded: String,
     cursor: String,
 }
 
@@ -50,10 +51,12 @@ impl BrowseQuery {
                 .into_iter()
                 .collect(),
             tags: split_tags(&self.tags),
+            sources: split_tags(&self.source),
             since: (!self.since.is_empty()).then(|| self.since.clone()),
             until: (!self.until.is_empty()).then(|| self.until.clone()),
             include_expired: self.expired.is_some(),
-            include_superseded: self.superseded.is_some(),
+            include_superseded: matches!(self.superseded.as_str(), "include" | "on"),
+            only_superseded: self.superseded == "only",
             ..Default::default()
         }
     }
@@ -67,7 +70,9 @@ impl BrowseQuery {
             ("project", &self.project),
             ("type", &self.kind),
             ("tags", &self.tags),
+            ("source", &self.source),
             ("since", &self.since),
+            ("superseded", &self.superseded),
             ("until", &self.until),
             ("sort", &self.sort),
         ] {
@@ -77,9 +82,6 @@ impl BrowseQuery {
         }
         if self.expired.is_some() {
             q.append_pair("expired", "on");
-        }
-        if self.superseded.is_some() {
-            q.append_pair("superseded", "on");
         }
         if let Some(c) = cursor {
             q.append_pair("cursor", c);
@@ -159,6 +161,15 @@ fn filters(q: &BrowseQuery) -> Markup {
                 input #tags name="tags" value=(q.tags) placeholder="all of: a, b";
             }
             div.field {
+                label for="source" { "Source" }
+                input #source name="source" value=(q.source) list="sources" placeholder="any of: manual, import";
+                datalist #sources {
+                    @for s in ["manual", "import", "ingest", "conversation", "consolidation", "import:mem0", "import:memori", "import:mememory", "import:memcord"] {
+                        option value=(s) {}
+                    }
+                }
+            }
+            div.field {
                 label for="since" { "Since" }
                 input #since type="date" name="since" value=(q.since);
             }
@@ -169,14 +180,21 @@ fn filters(q: &BrowseQuery) -> Markup {
             div.field {
                 label for="sort" { "Order" }
                 select #sort name="sort" {
-                    @for (v, l) in [("", "newest"), ("updated", "recently updated"), ("accessed", "most used"), ("stale", "longest unused"), ("oldest", "oldest"), ("id", "id")] {
+                    @for (v, l) in [("", "newest"), ("updated", "recently updated"), ("accessed", "most used"), ("stale", "longest unused"), ("oldest", "oldest"), ("expiring", "expiring soonest"), ("id", "id")] {
                         option value=(v) selected[q.sort == v] { (l) }
                     }
                 }
             }
             div.field.checks {
                 label { input type="checkbox" name="expired" checked[q.expired.is_some()]; " expired" }
-                label { input type="checkbox" name="superseded" checked[q.superseded.is_some()]; " superseded" }
+            }
+            div.field {
+                label for="superseded" { "Superseded" }
+                select #superseded name="superseded" {
+                    @for (v, l) in [("", "hidden"), ("include", "included"), ("only", "only")] {
+                        option value=(v) selected[q.superseded == v || (v == "include" && q.superseded == "on")] { (l) }
+                    }
+                }
             }
             div.field { button type="submit" { "Apply" } }
         }
@@ -310,8 +328,8 @@ fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 /// `POST /ui/memories/bulk`: tag the selected memories (`PATCH
-/// /v1/memories/{id}` each, `add_tags`), or forget them (`DELETE
-/// /v1/memories?ids=…`) once the count is confirmed.
+/// /v1/memories`, one call), or forget them (`DELETE /v1/memories?ids=…`)
+/// once the count is confirmed.
 pub async fn bulk(State(state): State<AppState>, ui: Ui, body: Bytes) -> Page {
     let fields = fields(&body);
     let ids: Vec<String> = fields
@@ -324,26 +342,19 @@ pub async fn bulk(State(state): State<AppState>, ui: Ui, body: Bytes) -> Page {
     }
     match field(&fields, "action") {
         Some("tag") => {
-            ui.require(Method::PATCH, "/v1/memories/x")?;
+            ui.require(Method::PATCH, "/v1/memories")?;
             let tag = field(&fields, "tag").unwrap_or("").trim().to_string();
-            if tag.is_empty() {
-                return Err(cairn_core::Error::invalid("give a tag to add").into());
-            }
-            let n = ids.len();
-            let t = tag.clone();
-            run(&state, &ui, move |c, caller| {
-                for id in &ids {
-                    let input = UpdateInput {
-                        add_tags: vec![t.clone()],
-                        ..Default::default()
-                    };
-                    api::update(c, caller, id, input)?;
-                }
-                Ok(())
-            })
-            .await?;
+            let input = api::TagInput {
+                ids,
+                add_tags: vec![tag.clone()],
+                remove_tags: Vec::new(),
+            };
+            let out = run(&state, &ui, move |c, caller| api::tag(c, caller, input)).await?;
             let body = html! {
-                p role="status" { "Tagged " (n) " memories with “" (tag) "”." }
+                p role="status" {
+                    "Tagged " (out.tagged) " memories with “" (tag) "”."
+                    @if out.unchanged > 0 { " " (out.unchanged) " had it already." }
+                }
                 p { a href="/ui/memories" { "Back to the memories" } }
             };
             Ok(page(&ui, "/ui/memories", "Tagged", body).into_response())

@@ -16,19 +16,21 @@ use crate::ui::{run, Ui, UiError};
 use crate::AppState;
 
 /// `GET /ui/memories/{id}`: the memory (`GET /v1/memories/{id}`), its
-/// history (`…/history`), and the forms that change it.
+/// history (`…/history`), supersede chain (`…/chain`) and similar
+/// memories (`…/similar`), and the forms that change it.
 pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
-    let (m, history, similar) = run(&state, &ui, move |c, caller| {
+    let (m, history, found) = run(&state, &ui, move |c, caller| {
         let history = api::history(c, caller, &id)?;
         if history.versions.is_empty() {
             return Ok((None, history, None));
         }
         let m = api::get(c, caller, &history.id)?;
         let similar = api::similar(c, caller, &history.id, api::SimilarInput { limit: Some(8) })?;
-        Ok((Some(m), history, Some(similar)))
+        let chain = api::chain(c, caller, &history.id)?;
+        Ok((Some(m), history, Some((similar, chain))))
     })
     .await?;
-    let Some(m) = m else {
+    let (Some(m), Some((similar, chain))) = (m, found) else {
         let body = html! {
             p role="status" { "This memory was forgotten." }
             @if let Some(r) = &history.deleted {
@@ -45,12 +47,7 @@ pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String
             code { (m.short_id) } " · " (r.kind.as_deref().unwrap_or("")) " · " (r.project.as_deref().unwrap_or("global"))
             @for t in &r.tags { " " span.tag { (t) } }
         }
-        @if let Some(by) = &r.superseded_by {
-            p.notice role="note" { "Superseded by " a href=(format!("/ui/memories/{by}")) { code { (by) } } }
-        }
-        @if let Some(old) = &r.supersedes {
-            p.notice role="note" { "Supersedes " a href=(format!("/ui/memories/{old}")) { code { (old) } } }
-        }
+        @if chain.chain.len() > 1 { (supersede_chain(&chain)) }
         article.content aria-label="Content" { (render::markdown(&r.content)) }
         div.grid2 {
             section {
@@ -103,21 +100,19 @@ pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String
                 }
             }
         }
-        @if let Some(similar) = &similar {
-            section {
-                h2 { "Similar memories" }
-                @if similar.similar.is_empty() { p.hint { "None." } }
-                div.tablewrap { table.counts {
-                    @for n in &similar.similar {
-                        tr {
-                            td { a href=(format!("/ui/memories/{}", n.memory.id)) { code { (n.memory.short_id) } } }
-                            td { (excerpt(&n.memory.content, 120)) @if n.may_contradict { " " span.tag.warn { "may contradict" } } }
-                            td { meter min="0" max="1" value=(n.memory.similarity.max(0.0)) aria-label=(format!("similarity {:.3}", n.memory.similarity)) {} }
-                            td.n { (num(n.memory.similarity as f64, 3)) }
-                        }
+        section {
+            h2 { "Similar memories" }
+            @if similar.similar.is_empty() { p.hint { "None." } }
+            div.tablewrap { table.counts {
+                @for n in &similar.similar {
+                    tr {
+                        td { a href=(format!("/ui/memories/{}", n.memory.id)) { code { (n.memory.short_id) } } }
+                        td { (excerpt(&n.memory.content, 120)) @if n.may_contradict { " " span.tag.warn { "may contradict" } } }
+                        td { meter min="0" max="1" value=(n.memory.similarity.max(0.0)) aria-label=(format!("similarity {:.3}", n.memory.similarity)) {} }
+                        td.n { (num(n.memory.similarity as f64, 3)) }
                     }
-                } }
-            }
+                }
+            } }
         }
         @if can_write {
             div.grid2 {
@@ -162,6 +157,30 @@ pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String
     };
     let title = format!("Memory {}", m.short_id);
     Ok(page(&ui, "/ui/memories", &title, body).into_response())
+}
+
+/// The supersede chain, oldest first, the memory shown marked.
+fn supersede_chain(chain: &api::ChainOutput) -> Markup {
+    html! {
+        section {
+            h2 #chain-heading { "Supersede chain" }
+            @if chain.more_before { p.hint { "Older versions go further back." } }
+            ol.chain aria-labelledby="chain-heading" {
+                @for (i, m) in chain.chain.iter().enumerate() {
+                    li aria-current=[(i == chain.position).then_some("true")] {
+                        @if i == chain.position {
+                            strong { code { (m.short_id) } " (this memory)" }
+                        } @else {
+                            a href=(format!("/ui/memories/{}", m.id())) { code { (m.short_id) } }
+                        }
+                        " " (excerpt(&m.record.content, 100))
+                        span.hint { " · " (when(m.record.created_at.as_deref())) }
+                    }
+                }
+            }
+            @if chain.more_after { p.hint { "Newer versions go further on." } }
+        }
+    }
 }
 
 fn field_changes(

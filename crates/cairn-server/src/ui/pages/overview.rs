@@ -12,17 +12,19 @@ use crate::ui::render::{excerpt, page, when};
 use crate::ui::{run, Ui};
 use crate::AppState;
 
-/// `GET /ui`: counts (`GET /v1/stats`), the most used and the newest
-/// memories (`GET /v1/memories?sort=…`).
+/// `GET /ui`: counts (`GET /v1/stats`); the most used, newest, soonest
+/// to expire and latest superseded memories (`GET
+/// /v1/memories?sort=accessed|newest|expiring`, `…?only_superseded=true&sort=updated`).
 pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
-    let (stats, used, newest) = run(&state, &ui, |c, caller| {
-        let top = |sort: &str| {
+    let (stats, used, newest, expiring, superseded) = run(&state, &ui, |c, caller| {
+        let top = |sort: &str, only_superseded: bool| {
             api::list(
                 c,
                 caller,
                 ListInput {
                     selection: Selection {
                         all_projects: true,
+                        only_superseded,
                         ..Default::default()
                     },
                     sort: Some(sort.into()),
@@ -31,7 +33,15 @@ pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
                 },
             )
         };
-        Ok((api::stats(c, caller)?, top("accessed")?, top("newest")?))
+        let mut expiring = top("expiring", false)?.memories;
+        expiring.retain(|m| m.record.expires_at.is_some());
+        Ok((
+            api::stats(c, caller)?,
+            top("accessed", false)?.memories,
+            top("newest", false)?.memories,
+            expiring,
+            top("updated", true)?.memories,
+        ))
     })
     .await?;
     let rejected = state.metrics.rate_limited_counts();
@@ -71,11 +81,26 @@ pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
         }
         div.grid2 {
             section { h2 { "By type" } (bars(&stats.by_type)) }
-            section { h2 { "By project" } (bars(&stats.by_project)) }
+            section {
+                h2 { "By tier" } (bars(&stats.by_tier))
+                h2 { "By project" } (bars(&stats.by_project))
+            }
         }
         div.grid2 {
-            section { h2 { "Most recalled" } (mini_list(&used.memories, true)) }
-            section { h2 { "Recently written" } (mini_list(&newest.memories, false)) }
+            section { h2 { "Most recalled" } (mini_list(&used, Note::Uses)) }
+            section { h2 { "Recently written" } (mini_list(&newest, Note::Created)) }
+        }
+        div.grid2 {
+            section {
+                h2 { "Expiring soon" }
+                (mini_list(&expiring, Note::Expires))
+                p.hint { a href="/ui/memories?sort=expiring" { "Every memory by expiry" } }
+            }
+            section {
+                h2 { "Superseded" }
+                (mini_list(&superseded, Note::SupersededBy))
+                p.hint { a href="/ui/memories?superseded=only&sort=updated" { "Every superseded memory" } }
+            }
         }
         section {
             h2 { "Rate-limit rejections" }
@@ -169,15 +194,38 @@ fn growth_chart(points: &[(String, usize)]) -> Markup {
     }
 }
 
-fn mini_list(memories: &[MemoryView], accesses: bool) -> Markup {
+/// What a short list says beside each memory.
+#[derive(Clone, Copy)]
+enum Note {
+    Uses,
+    Created,
+    Expires,
+    SupersededBy,
+}
+
+fn mini_list(memories: &[MemoryView], note: Note) -> Markup {
     html! {
-        @if memories.is_empty() { p.hint { "None yet." } }
+        @if memories.is_empty() { p.hint { "None." } }
         ol.mini {
             @for m in memories {
+                @let r = &m.record;
                 li {
                     a href=(format!("/ui/memories/{}", m.id())) { code { (m.short_id) } }
-                    " " (excerpt(&m.record.content, 80))
-                    span.hint { " · " @if accesses { (m.record.access_count.unwrap_or(0)) " uses" } @else { (when(m.record.created_at.as_deref())) } }
+                    " " (excerpt(&r.content, 80))
+                    span.hint {
+                        " · "
+                        @match note {
+                            Note::Uses => { (r.access_count.unwrap_or(0)) " uses" }
+                            Note::Created => { (when(r.created_at.as_deref())) }
+                            Note::Expires => { "expires " (when(r.expires_at.as_deref())) }
+                            Note::SupersededBy => {
+                                "by "
+                                @if let Some(by) = &r.superseded_by {
+                                    a href=(format!("/ui/memories/{by}")) { code { (by.get(..13).unwrap_or(by)) } }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
