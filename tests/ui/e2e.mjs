@@ -198,8 +198,19 @@ await step("supersede", async () => {
   await page.getByRole("button", { name: "Supersede" }).click();
   await page.waitForLoadState();
   check((await page.textContent("article.content")).includes("GitLab CI"), "the new memory");
-  check(await page.locator("p.notice", { hasText: "Supersedes" }).isVisible(), "the chain");
+  const middle = page.url();
+  await page.fill("#s-content", "The deploy pipeline moved to GitLab CI runners");
+  await page.getByRole("button", { name: "Supersede" }).click();
+  await page.waitForLoadState();
+  const newest = page.url();
+  await page.goto(middle);
+  const chain = page.locator("ol.chain li");
+  check(await chain.count() === 3, "the whole chain, both ways");
+  check((await chain.nth(1).textContent()).includes("(this memory)"), "this memory in the middle");
+  check((await chain.nth(0).textContent()).includes("GitHub Actions") && (await chain.nth(2).textContent()).includes("runners"), "oldest first");
+  await shot(page, "desktop-supersede-chain");
   seeded.newer = page.url().split("/").pop();
+  seeded.newest = newest.split("/").pop();
 });
 
 await step("forget, only once confirmed", async () => {
@@ -234,9 +245,18 @@ await step("import a file with one bad line: progress and the line's error", asy
     JSON.stringify({ content: "Imported: on-call rotates every Monday" }),
   ].join("\n") + "\n";
   await page.setInputFiles("#import-file", { name: "memories.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines) });
+  // What the status line says as the server's progress comes in.
+  await page.evaluate(() => {
+    window.__importStatus = [];
+    new MutationObserver(() => window.__importStatus.push(document.getElementById("import-result").textContent))
+      .observe(document.getElementById("import-result"), { subtree: true, childList: true, characterData: true });
+  });
   await page.getByRole("button", { name: "Import" }).click();
   await page.getByText(/Imported 2/).waitFor();
+  const said = await page.evaluate(() => window.__importStatus);
+  check(said.some((t) => /2 memories written, 1 bad lines so far/.test(t)), "the server's progress: " + JSON.stringify(said));
   check((await page.textContent("#import-result")).includes("line 2:"), "the bad line's number");
+  check(await page.locator(".import-errors li").count() === 1, "the bad line shown once");
   check(await page.evaluate(() => document.getElementById("import-progress").value) === 100, "progress");
   await shot(page, "desktop-import");
 });
@@ -312,6 +332,24 @@ await step("dark theme", async () => {
   await axe(page, "memory browser, dark");
   await shot(page, "desktop-memories-dark");
   await page.click("#theme");
+});
+
+await step("filter by source and superseded; bulk tag in one call", async () => {
+  await page.goto(URL + "/ui/memories?source=import");
+  const imported = await page.textContent("#results");
+  check(imported.includes("atlas-stg") && !imported.includes("Always run the tests"), "source import: the imported memories only");
+  await page.locator("#select-all").check();
+  await page.fill("#bulk-tag", "imported-batch");
+  await page.getByRole("button", { name: "Tag selected" }).click();
+  await page.waitForLoadState();
+  check((await page.textContent("main")).includes("Tagged 2 memories"), "both tagged");
+  const listed = await rest(ADMIN, "GET", "/memories?all_projects=true&tags=imported-batch");
+  check(listed.total === 2, "tagged over REST too");
+  await page.goto(URL + "/ui/memories?superseded=only");
+  check((await page.textContent("#results")).includes("GitHub Actions"), "superseded only");
+  await page.goto(URL + "/ui");
+  check(await page.getByRole("heading", { name: "Expiring soon" }).isVisible(), "expiring soon on the overview");
+  check((await page.locator("section", { has: page.getByRole("heading", { name: "Superseded", exact: true }) }).textContent()).includes("GitHub Actions"), "superseded on the overview");
 });
 
 await step("bulk: select two, forget after confirming the count", async () => {

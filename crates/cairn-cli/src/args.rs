@@ -709,6 +709,10 @@ pub struct FilterArgs {
     /// Only memories with this tag (repeatable: all must match).
     #[arg(long = "tag", value_delimiter = ',')]
     pub tags: Vec<String>,
+    /// Only memories from this source: manual, import, ingest,
+    /// conversation, consolidation, import:mem0… (repeatable: any matches).
+    #[arg(long = "source", value_delimiter = ',')]
+    pub sources: Vec<String>,
     /// Created at or after (RFC 3339 or YYYY-MM-DD).
     #[arg(long)]
     pub since: Option<String>,
@@ -724,6 +728,9 @@ pub struct FilterArgs {
     /// Include superseded memories.
     #[arg(long)]
     pub include_superseded: bool,
+    /// Only superseded memories.
+    #[arg(long)]
+    pub only_superseded: bool,
     /// Include episodes consolidated into summaries (`cairn consolidate`).
     #[arg(long)]
     pub include_consolidated: bool,
@@ -1033,6 +1040,8 @@ pub enum Sort {
     /// In id order (creation order; pages stay right while memories are
     /// added: continue with --cursor).
     Id,
+    /// Soonest to expire first (no expiry last).
+    Expiring,
 }
 
 /// `cairn list`

@@ -401,11 +401,13 @@ fn selection(f: &FilterArgs) -> Selection {
         all_projects: f.scope.all_projects,
         types: f.types.clone(),
         tags: f.tags.clone(),
+        sources: f.sources.clone(),
         since: f.since.clone(),
         until: f.until.clone(),
         valid_at: f.valid_at.clone(),
         include_expired: f.include_expired,
         include_superseded: f.include_superseded,
+        only_superseded: f.only_superseded,
         include_consolidated: f.include_consolidated,
         session: f.session.clone(),
         conversation: f.conversation.clone(),
@@ -701,6 +703,7 @@ fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
         Sort::Accessed => ListSort::Accessed,
         Sort::Stale => ListSort::Stale,
         Sort::Id => ListSort::Id,
+        Sort::Expiring => ListSort::Expiring,
     };
     let input = ListInput {
         selection: selection(&a.filter),
@@ -912,7 +915,9 @@ fn import(cairn: &Cairn, a: ImportArgs, json: bool) -> Result<()> {
     let bar = bytes_bar(size);
     bar.set_message("importing");
     let position = bar.clone();
-    let mut written = |done: usize| bar.set_message(format!("importing ({done} memories)"));
+    let mut written = |p: cairn_core::engine::ImportProgress<'_>| {
+        bar.set_message(format!("importing ({} memories)", p.done))
+    };
     let outcome = api::import(
         cairn,
         &caller(),

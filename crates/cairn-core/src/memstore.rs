@@ -253,6 +253,7 @@ pub fn order_memories(list: &mut [Memory], order: ListOrder) {
         ListOrder::Stalest => {
             list.sort_by_key(|m| (m.last_accessed_at.unwrap_or(m.created_at), m.id))
         }
+        ListOrder::Expiring => list.sort_by_key(|m| (m.expires_at.is_none(), m.expires_at, m.id)),
     }
 }
 

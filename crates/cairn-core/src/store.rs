@@ -90,6 +90,9 @@ pub struct Filter {
     pub types: Vec<MemoryType>,
     /// All of these tags (empty = no tag condition).
     pub tags: Vec<String>,
+    /// Any of these sources ([`Memory::source`]: `manual`, `import`,
+    /// `conversation`, `import:mem0`…; empty = any source).
+    pub sources: Vec<String>,
     /// Created at or after.
     pub created_after: Option<Timestamp>,
     /// Created before.
@@ -108,6 +111,9 @@ pub struct Filter {
     pub include_expired: bool,
     /// Keep memories that another memory superseded.
     pub include_superseded: bool,
+    /// Only memories that another memory superseded (whatever
+    /// `include_superseded` says).
+    pub only_superseded: bool,
     /// The time against which expiry is judged.
     pub now: Timestamp,
 }
@@ -123,6 +129,7 @@ impl Filter {
             hidden_slots: Vec::new(),
             types: Vec::new(),
             tags: Vec::new(),
+            sources: Vec::new(),
             created_after: None,
             created_before: None,
             after: None,
@@ -130,6 +137,7 @@ impl Filter {
             valid_before: None,
             include_expired: false,
             include_superseded: false,
+            only_superseded: false,
             now,
         }
     }
@@ -161,6 +169,7 @@ impl Filter {
             hidden_slots,
             types,
             tags,
+            sources,
             created_after,
             created_before,
             after,
@@ -168,6 +177,7 @@ impl Filter {
             valid_before,
             include_expired,
             include_superseded,
+            only_superseded,
             now,
         } = self;
         if m.tenant() != tenant || !scope.admits(m.project()) {
@@ -183,6 +193,9 @@ impl Filter {
             return false;
         }
         if !tags.iter().all(|t| m.has_tag(t)) {
+            return false;
+        }
+        if !sources.is_empty() && !sources.iter().any(|s| s == m.source()) {
             return false;
         }
         let created = m.created_at();
@@ -201,7 +214,12 @@ impl Filter {
         if !include_expired && m.expires_at().is_some_and(|e| e <= *now) {
             return false;
         }
-        if !include_superseded && m.is_superseded() {
+        let superseded_kept = match (only_superseded, include_superseded) {
+            (true, _) => m.is_superseded(),
+            (false, true) => true,
+            (false, false) => !m.is_superseded(),
+        };
+        if !superseded_kept {
             return false;
         }
         true
@@ -239,6 +257,8 @@ pub trait Filterable {
     fn kind(&self) -> MemoryType;
     /// Whether it carries this (normalised) tag.
     fn has_tag(&self, tag: &str) -> bool;
+    /// Where it came from ([`Memory::source`]).
+    fn source(&self) -> &str;
     /// Creation time.
     fn created_at(&self) -> Timestamp;
     /// `(valid_from or created_at, valid_to)`.
@@ -270,6 +290,9 @@ impl Filterable for Memory {
     }
     fn has_tag(&self, tag: &str) -> bool {
         self.tags.iter().any(|t| t == tag)
+    }
+    fn source(&self) -> &str {
+        &self.source
     }
     fn created_at(&self) -> Timestamp {
         self.created_at
@@ -303,6 +326,9 @@ pub enum ListOrder {
     MostAccessed,
     /// Longest unused first (never accessed counts from creation).
     Stalest,
+    /// Soonest to expire first; memories without an expiry time last (ties
+    /// and those by id).
+    Expiring,
 }
 
 /// One search hit: a memory id, the backend's relevance score (BM25,

@@ -115,6 +115,7 @@ pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> String {
         hidden_slots,
         types,
         tags,
+        sources,
         created_after,
         created_before,
         after,
@@ -122,6 +123,7 @@ pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> String {
         valid_before,
         include_expired,
         include_superseded,
+        only_superseded,
         now,
     } = filter;
     let mut sql = format!("m.tenant = {}", params.push(tenant.clone()));
@@ -168,6 +170,12 @@ pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> String {
             params.push(tags.clone())
         ));
     }
+    if !sources.is_empty() {
+        sql.push_str(&format!(
+            " AND m.source = ANY({})",
+            params.push(sources.clone())
+        ));
+    }
     if let Some(a) = created_after {
         sql.push_str(&format!(" AND m.created_at >= {}", params.push(*a)));
     }
@@ -195,7 +203,9 @@ pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> String {
             params.push(*now)
         ));
     }
-    if !include_superseded {
+    if *only_superseded {
+        sql.push_str(" AND m.superseded_by IS NOT NULL");
+    } else if !include_superseded {
         sql.push_str(" AND m.superseded_by IS NULL");
     }
     sql
@@ -211,6 +221,7 @@ pub(crate) fn order_sql(order: ListOrder) -> &'static str {
         ListOrder::RecentlyUpdated => "m.updated_at DESC, m.id DESC",
         ListOrder::MostAccessed => "m.access_count DESC, m.id DESC",
         ListOrder::Stalest => "coalesce(m.last_accessed_at, m.created_at), m.id",
+        ListOrder::Expiring => "m.expires_at NULLS LAST, m.id",
     }
 }
 

@@ -79,51 +79,66 @@
   });
 
   // The import: the file goes up as the body of POST /ui/import, whose
-  // answer is JSON Lines of progress ending in the report.
+  // answer is JSON Lines read as they come: progress lines (memories
+  // written, bytes read, the bad lines met since the last one), then the
+  // report. The bar follows the upload, then the server's reading of it.
   function upload(form) {
     var file = form.querySelector("input[type=file]").files[0];
     var bar = document.getElementById("import-progress");
     var out = document.getElementById("import-result");
     if (!file) return;
-    out.textContent = "Importing " + file.name + "…";
+    out.textContent = "";
+    var status = document.createElement("p");
+    status.setAttribute("role", "status");
+    status.textContent = "Uploading " + file.name + "…";
+    var errors = document.createElement("ul");
+    errors.className = "import-errors";
+    out.appendChild(status);
+    out.appendChild(errors);
     bar.hidden = false; bar.value = 0;
+    function showErrors(list) {
+      (list || []).forEach(function (err) {
+        var li = document.createElement("li");
+        li.textContent = "line " + err[0] + ": " + err[1];
+        errors.appendChild(li);
+      });
+    }
+    var seen = 0, last = null;
+    function read(text) {
+      var end = text.lastIndexOf("\n");
+      if (end < seen) return;
+      text.slice(seen, end).split("\n").forEach(function (line) {
+        if (!line.trim()) return;
+        try { last = JSON.parse(line); } catch (err) { return; /* not JSON: an error page */ }
+        var p = last.progress;
+        if (p) {
+          bar.value = Math.min(100, Math.round(100 * p.bytes / Math.max(1, file.size)));
+          status.textContent = "Importing: " + p.imported + " memories written, " + p.bad_lines + " bad lines so far…";
+          showErrors(p.errors);
+        }
+      });
+      seen = end + 1;
+    }
     var xhr = new XMLHttpRequest();
     xhr.open("POST", "/ui/import");
     xhr.setRequestHeader("x-csrf-token", csrf());
     xhr.setRequestHeader("content-type", "application/x-ndjson");
     xhr.upload.onprogress = function (p) { if (p.lengthComputable) bar.value = Math.round(100 * p.loaded / p.total); };
+    xhr.onprogress = function () { read(xhr.responseText); };
     xhr.onload = function () {
+      read(xhr.responseText + "\n");
       bar.value = 100;
-      var last = null;
-      xhr.responseText.split("\n").forEach(function (line) {
-        if (!line.trim()) return;
-        try { last = JSON.parse(line); } catch (err) { /* not JSON: an error page */ }
-      });
-      out.textContent = "";
       if (xhr.status !== 200 || !last || !last.report) {
-        var p = document.createElement("p");
-        p.className = "error"; p.setAttribute("role", "alert");
-        p.textContent = "Import failed: " + ((last && last.error && last.error.message) || ("HTTP " + xhr.status));
-        out.appendChild(p);
+        status.className = "error"; status.setAttribute("role", "alert");
+        status.textContent = "Import failed: " + ((last && last.error && last.error.message) || ("HTTP " + xhr.status));
         return;
       }
       var r = last.report;
-      var s = document.createElement("p");
-      s.setAttribute("role", "status");
-      s.textContent = "Imported " + r.imported + ", skipped " + r.skipped_existing + " already stored, " + r.errors.length + " bad lines.";
-      out.appendChild(s);
-      if (r.errors.length) {
-        var ul = document.createElement("ul");
-        ul.className = "import-errors";
-        r.errors.forEach(function (err) {
-          var li = document.createElement("li");
-          li.textContent = "line " + err[0] + ": " + err[1];
-          ul.appendChild(li);
-        });
-        out.appendChild(ul);
-      }
+      status.textContent = "Imported " + r.imported + ", skipped " + r.skipped_existing + " already stored, " + r.errors.length + " bad lines.";
+      // The report lists every bad line: those not shown yet are added.
+      showErrors(r.errors.slice(errors.children.length));
     };
-    xhr.onerror = function () { out.textContent = "Import failed: the connection broke."; };
+    xhr.onerror = function () { status.textContent = "Import failed: the connection broke."; };
     xhr.send(file);
   }
 })();

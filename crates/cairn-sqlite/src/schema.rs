@@ -230,4 +230,19 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE versions ADD COLUMN slot TEXT;
     ALTER TABLE vindex ADD COLUMN slot TEXT;
     "#,
+    // 8: each memory's source in the index table, which the vector index
+    // filters by (its snapshot format changed with it).
+    r#"
+    ALTER TABLE vindex ADD COLUMN source TEXT;
+    UPDATE vindex SET source = (SELECT source FROM memories m WHERE m.rowid = vindex.rowid);
+    "#,
+    // 9: the memories a default listing shows (not superseded), in its
+    // order, with the expiry it tests: the newest page is read from this
+    // index and its total counted on it without reading a row (the
+    // superseded column, NULL in every entry, is there so that the count
+    // is covered).
+    r#"
+    CREATE INDEX memories_live ON memories (tenant, created_at, id, expires_at, superseded_by)
+        WHERE superseded_by IS NULL;
+    "#,
 ];

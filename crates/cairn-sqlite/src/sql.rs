@@ -281,6 +281,7 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
         hidden_slots,
         types,
         tags,
+        sources,
         created_after,
         created_before,
         after,
@@ -288,6 +289,7 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
         valid_before,
         include_expired,
         include_superseded,
+        only_superseded,
         now,
     } = filter;
     let mut sql = String::from("m.tenant = ?");
@@ -337,6 +339,10 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
         sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)");
         args.push(Value::Text(tag.clone()));
     }
+    if !sources.is_empty() {
+        sql.push_str(&format!(" AND m.source IN ({})", names(sources)));
+        args.extend(sources.iter().map(|s| Value::Text(s.clone())));
+    }
     let mut cond = |clause: &str, v: Option<i64>| {
         if let Some(v) = v {
             sql.push_str(clause);
@@ -356,7 +362,9 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
             Some(*now),
         );
     }
-    if !include_superseded {
+    if *only_superseded {
+        sql.push_str(" AND m.superseded_by IS NOT NULL");
+    } else if !include_superseded {
         sql.push_str(" AND m.superseded_by IS NULL");
     }
     if let Some(id) = after {
@@ -374,6 +382,7 @@ pub(crate) fn order_sql(order: ListOrder) -> &'static str {
         ListOrder::RecentlyUpdated => "m.updated_at DESC, m.id DESC",
         ListOrder::MostAccessed => "m.access_count DESC, m.id DESC",
         ListOrder::Stalest => "COALESCE(m.last_accessed_at, m.created_at) ASC, m.id ASC",
+        ListOrder::Expiring => "m.expires_at IS NULL, m.expires_at ASC, m.id ASC",
     }
 }
 

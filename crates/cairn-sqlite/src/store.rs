@@ -870,6 +870,38 @@ mod tests {
         assert!(!plan.contains("TEMP B-TREE"), "{plan}");
     }
 
+    /// The plan of `sql` with `args`, a step a line.
+    fn plan(store: &SqliteStore, sql: &str, args: Vec<Value>) -> String {
+        let conn = store.conn().unwrap();
+        let steps: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map(params_from_iter(args), |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        steps.join("\n")
+    }
+
+    #[test]
+    fn the_default_listing_and_its_count_read_the_live_index_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("c.db")).unwrap();
+        let filter = Filter::new("default", 0).scope(cairn_core::ScopeFilter::All);
+        let (sql, mut args) = list_sql(&filter, ListOrder::Newest);
+        args.extend([Value::Integer(50), Value::Integer(0)]);
+        let page = plan(&store, &sql, args);
+        assert!(page.contains("INDEX memories_live"), "{page}");
+        assert!(!page.contains("TEMP B-TREE"), "{page}");
+        let (cond, args) = filter_sql(&filter);
+        let count = plan(
+            &store,
+            &format!("SELECT COUNT(*) FROM memories m WHERE {cond}"),
+            args,
+        );
+        assert!(count.contains("COVERING INDEX memories_live"), "{count}");
+    }
+
     #[test]
     fn reading_embeddings_never_recompiles_the_query() {
         let dir = tempfile::tempdir().unwrap();

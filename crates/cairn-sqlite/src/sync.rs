@@ -65,10 +65,10 @@ pub(crate) fn catch_up_content(
     // planner off the rev index); catching up uses the rev index.
     let sql = if index.loaded {
         "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic, slot FROM vindex WHERE rev > ?1"
+         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic, slot, source FROM vindex WHERE rev > ?1"
     } else {
         "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic, slot FROM vindex WHERE +rev > ?1"
+         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic, slot, source FROM vindex WHERE +rev > ?1"
     };
     if !index.loaded {
         let docs = meta_int(conn, "docs")?;
@@ -93,6 +93,7 @@ pub(crate) fn catch_up_content(
         ])
         .map(|t| index.intern_thread(t));
         let slot = text(row, 18)?.map(|s| index.intern(s));
+        let source = index.intern(text(row, 19)?.unwrap_or_default());
         let attrs = EntryAttributes {
             id: id.parse()?,
             tenant: index.intern(tenant),
@@ -113,6 +114,7 @@ pub(crate) fn catch_up_content(
             weight: row.get(14).map_err(sql_err)?,
             thread,
             slot,
+            source,
         };
         let code = row
             .get_ref(11)

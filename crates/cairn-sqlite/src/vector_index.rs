@@ -164,6 +164,8 @@ pub struct EntryAttributes {
     /// tenants and projects), not to be confused with an entry's slot in
     /// this index's arrays.
     pub slot: Option<Arc<str>>,
+    /// Where the memory came from (interned).
+    pub source: Arc<str>,
 }
 
 impl EntryAttributes {
@@ -199,6 +201,9 @@ impl Filterable for EntryAttributes {
     }
     fn has_tag(&self, tag: &str) -> bool {
         self.tags.iter().any(|t| t == tag)
+    }
+    fn source(&self) -> &str {
+        &self.source
     }
     fn created_at(&self) -> Timestamp {
         self.created_at
@@ -571,13 +576,15 @@ impl VectorIndex {
             hidden_slots,
             types,
             tags,
+            sources,
             created_after,
             created_before,
             after,
             valid_after,
             valid_before,
             include_expired: _,
-            include_superseded: _,
+            include_superseded,
+            only_superseded,
             now: _,
         } = filter;
         let tenant = *self.name_ids.get(tenant.as_str())?;
@@ -599,6 +606,8 @@ impl VectorIndex {
         // that have one and slots on entries in one (see `admits`); the
         // rest by `Filter::matches`.
         let simple = tags.is_empty()
+            && sources.is_empty()
+            && !only_superseded
             && thread.is_none()
             && created_after.is_none()
             && created_before.is_none()
@@ -614,6 +623,7 @@ impl VectorIndex {
             types,
             unslotted: slots.is_empty(),
             by_slot: !slots.is_empty() || !hidden_slots.is_empty(),
+            superseded: *include_superseded || *only_superseded,
             simple,
         })
     }
@@ -658,6 +668,8 @@ pub(crate) struct CompiledFilter<'f> {
     /// Whether the filter names slots, to be in or to leave out: then an
     /// entry in a slot is checked by name.
     by_slot: bool,
+    /// Whether a superseded entry may pass.
+    superseded: bool,
     /// Nothing beyond what [`CompiledFilter::admits_packed`] checks (but
     /// expiry and slots, see [`VectorIndex::admits`]).
     simple: bool,
@@ -676,7 +688,7 @@ impl CompiledFilter<'_> {
                 | (self.global & (h.project == 0))
                 | (self.project == Some(h.project)))
             & (self.types & (1 << h.kind) != 0)
-            & (self.filter.include_superseded | !h.superseded)
+            & (self.superseded | !h.superseded)
             & (self.unslotted | h.slotted)
     }
 }
@@ -739,6 +751,7 @@ mod tests {
             weight: 1.0,
             thread: None,
             slot: None,
+            source: index.intern("manual"),
         }
     }
 

@@ -51,15 +51,15 @@ impl<'c> RowWriter<'c> {
             // given, else the old code is kept.
             vindex: prepare(
                 "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code, \
-                 access_count, last_accessed_at, weight, session, conversation, topic, slot) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) \
+                 access_count, last_accessed_at, weight, session, conversation, topic, slot, source) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) \
                  ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
                  kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
                  valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
                  code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END, \
                  access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight, \
                  session = excluded.session, conversation = excluded.conversation, topic = excluded.topic, \
-                 slot = excluded.slot",
+                 slot = excluded.slot, source = excluded.source",
             )?,
         })
     }
@@ -154,6 +154,7 @@ impl<'c> RowWriter<'c> {
                 conversation,
                 topic,
                 m.slot,
+                m.source,
             ])
             .map_err(sql_err)?;
         Ok(rowid)

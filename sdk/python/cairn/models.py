@@ -141,6 +141,7 @@ class Stats(_Model):
     expired: int = 0
     superseded: int = 0
     by_type: Dict[str, int] = field(default_factory=dict)
+    by_tier: Dict[str, int] = field(default_factory=dict)
     by_project: Dict[str, int] = field(default_factory=dict)
     oldest: Optional[str] = None
     newest: Optional[str] = None

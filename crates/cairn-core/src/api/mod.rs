@@ -48,8 +48,8 @@ pub use foreign::{
     import_foreign, ForeignFile, ForeignInput, ForeignItem, ForeignProblem, ForeignReport,
 };
 pub use history::{
-    get_with_history, history, revert, GetOutput, HistoryOutput, RevertInput, RevertOutput,
-    VersionView,
+    chain, get_with_history, history, revert, ChainOutput, GetOutput, HistoryOutput, RevertInput,
+    RevertOutput, VersionView, MAX_CHAIN,
 };
 pub use ingest::{ingest, ChunkView, IngestInput, IngestOutput};
 pub use keys::{
@@ -77,8 +77,8 @@ pub use slots::{
 pub use transfer::{export, import};
 pub use view::{MemoryView, SimilarView};
 pub use write::{
-    forget, remember, scope_label, update, DedupView, ForgetInput, ForgetOutput, RememberInput,
-    RememberOutput, UpdateInput, UpdateOutput,
+    forget, remember, scope_label, tag, update, DedupView, ForgetInput, ForgetOutput,
+    RememberInput, RememberOutput, TagInput, TagOutput, UpdateInput, UpdateOutput,
 };
 
 /// Who is asking: the tenant every read and write is confined to, the

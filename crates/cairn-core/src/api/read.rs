@@ -373,6 +373,9 @@ pub struct StatsOutput {
     pub superseded: usize,
     /// Count per type.
     pub by_type: serde_json::Map<String, serde_json::Value>,
+    /// Count per tier (episodic, semantic, procedural, working), from the
+    /// types'.
+    pub by_tier: serde_json::Map<String, serde_json::Value>,
     /// Count per project (`(global)` for global memories).
     pub by_project: serde_json::Map<String, serde_json::Value>,
     /// Oldest creation time.
@@ -399,11 +402,21 @@ pub fn stats(cairn: &Cairn, caller: &Caller) -> Result<StatsOutput> {
             .map(|(k, n)| (k, serde_json::Value::from(n)))
             .collect()
     };
+    let mut tiers = std::collections::BTreeMap::<String, usize>::new();
+    for (kind, n) in &s.by_type {
+        if let Ok(kind) = kind.parse::<crate::MemoryType>() {
+            let tier = serde_json::to_value(kind.tier()).map_err(Error::storage)?;
+            *tiers
+                .entry(tier.as_str().unwrap_or_default().to_string())
+                .or_default() += n;
+        }
+    }
     Ok(StatsOutput {
         total: s.total,
         expired: s.expired,
         superseded: s.superseded,
         by_type: counts(s.by_type),
+        by_tier: counts(tiers.into_iter().collect()),
         by_project: counts(
             s.by_project
                 .into_iter()

@@ -26,6 +26,9 @@ pub struct Selection {
     pub types: Vec<String>,
     /// All of these tags.
     pub tags: Vec<String>,
+    /// Any of these sources: where a memory came from (`manual`, `import`,
+    /// `conversation`, `consolidation`, `import:mem0`…).
+    pub sources: Vec<String>,
     /// Created at or after (RFC 3339 or YYYY-MM-DD).
     pub since: Option<String>,
     /// Created before (RFC 3339 or YYYY-MM-DD).
@@ -37,6 +40,8 @@ pub struct Selection {
     pub include_expired: bool,
     /// Include memories replaced by newer ones.
     pub include_superseded: bool,
+    /// Only memories replaced by newer ones.
+    pub only_superseded: bool,
     /// Include episodes consolidated into summaries (each is superseded by
     /// its summary, so this includes superseded memories).
     pub include_consolidated: bool,
@@ -61,6 +66,8 @@ impl Selection {
             || self.all_projects
             || !self.types.is_empty()
             || !self.tags.is_empty()
+            || !self.sources.is_empty()
+            || self.only_superseded
             || self.since.is_some()
             || self.until.is_some()
             || self.valid_at.is_some()
@@ -145,6 +152,11 @@ impl Selection {
             .map(|t| t.parse::<MemoryType>())
             .collect::<Result<_>>()?;
         filter.tags = normalize_tags(&self.tags)?;
+        filter.sources = self
+            .sources
+            .iter()
+            .filter_map(|s| non_empty(Some(s.as_str())))
+            .collect();
         filter.created_after = time("since", &self.since)?;
         filter.created_before = time("until", &self.until)?;
         if let Some(at) = time("valid_at", &self.valid_at)? {
@@ -159,6 +171,7 @@ impl Selection {
             .collect::<Result<_>>()?;
         filter.include_expired |= self.include_expired;
         filter.include_superseded |= self.include_superseded || self.include_consolidated;
+        filter.only_superseded = self.only_superseded;
         Ok(filter)
     }
 }
@@ -188,11 +201,13 @@ pub enum ListSort {
     /// In id order (the order the ids were made in): pages that stay stable
     /// while memories are added.
     Id,
+    /// Soonest to expire first (memories without an expiry time last).
+    Expiring,
 }
 
 impl ListSort {
     /// Every order's name.
-    pub const NAMES: &'static str = "newest, oldest, updated, accessed, stale or id";
+    pub const NAMES: &'static str = "newest, oldest, updated, accessed, stale, id or expiring";
 
     /// The store's order.
     pub fn order(self) -> ListOrder {
@@ -203,6 +218,7 @@ impl ListSort {
             ListSort::Accessed => ListOrder::MostAccessed,
             ListSort::Stale => ListOrder::Stalest,
             ListSort::Id => ListOrder::Id,
+            ListSort::Expiring => ListOrder::Expiring,
         }
     }
 }
@@ -217,6 +233,7 @@ impl std::str::FromStr for ListSort {
             "accessed" => Ok(ListSort::Accessed),
             "stale" => Ok(ListSort::Stale),
             "id" => Ok(ListSort::Id),
+            "expiring" => Ok(ListSort::Expiring),
             other => Err(Error::invalid(format!(
                 "unknown sort `{other}`; use {}",
                 Self::NAMES

@@ -4,7 +4,7 @@
 use std::io::BufRead;
 
 use super::Caller;
-use crate::engine::{Cairn, ImportReport};
+use crate::engine::{Cairn, ImportProgress, ImportReport};
 use crate::wire::{JsonLines, MemoryRecord, ReceiptRecord};
 use crate::{Error, Result};
 
@@ -12,14 +12,15 @@ use crate::{Error, Result};
 /// bad lines are reported by number and skipped, or with `strict` refuse
 /// the whole text before anything is written. The text is parsed on
 /// another thread while this one writes. `read` is told the bytes behind
-/// the records handed out so far; `written`, the records done.
+/// the records handed out so far; `written`, after each transaction, the
+/// records done and the bad lines met so far.
 pub fn import(
     cairn: &Cairn,
     caller: &Caller,
     reader: impl BufRead + Send + 'static,
     strict: bool,
     read: Box<dyn FnMut(u64)>,
-    written: &mut dyn FnMut(usize),
+    written: &mut dyn FnMut(ImportProgress<'_>),
 ) -> Result<ImportReport> {
     let tenant = caller.tenant.as_str();
     let mut lines = JsonLines::spawn(reader, read);
@@ -27,9 +28,9 @@ pub fn import(
         // Every line is read and checked before anything is written.
         let records: Vec<_> = lines.by_ref().collect();
         lines.finish()?;
-        return cairn.import(tenant, records, true, &caller.actor, written);
+        return cairn.import_reporting(tenant, records, true, &caller.actor, written);
     }
-    let report = cairn.import(tenant, lines.by_ref(), false, &caller.actor, written)?;
+    let report = cairn.import_reporting(tenant, lines.by_ref(), false, &caller.actor, written)?;
     match lines.finish() {
         Ok(()) => Ok(report),
         Err(e) => Err(Error::invalid(format!(

@@ -253,6 +253,62 @@ pub fn update(
     })
 }
 
+/// Tags to add to and remove from many memories at once.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct TagInput {
+    /// Ids or unique prefixes (at most 1000).
+    pub ids: Vec<String>,
+    /// Add these tags.
+    pub add_tags: Vec<String>,
+    /// Remove these tags.
+    pub remove_tags: Vec<String>,
+}
+
+/// What a bulk tagging changed.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct TagOutput {
+    /// How many memories' tags changed.
+    pub tagged: usize,
+    /// Their ids.
+    pub ids: Vec<String>,
+    /// How many already had the tags asked for (left unchanged).
+    pub unchanged: usize,
+}
+
+/// Add and remove tags on many memories in one transaction (a version
+/// each); every id is resolved first, so one bad id changes nothing.
+pub fn tag(cairn: &Cairn, caller: &Caller, input: TagInput) -> Result<TagOutput> {
+    let ids: Vec<String> = input
+        .ids
+        .iter()
+        .filter_map(|i| non_empty(Some(i)))
+        .collect();
+    if ids.is_empty() {
+        return Err(Error::invalid("give the ids of the memories to tag"));
+    }
+    if ids.len() > super::MAX_PAGE {
+        return Err(Error::invalid(format!(
+            "at most {} memories a call, got {}",
+            super::MAX_PAGE,
+            ids.len()
+        )));
+    }
+    let changed = cairn.retag(
+        &caller.tenant,
+        &ids,
+        &input.add_tags,
+        &input.remove_tags,
+        &caller.actor,
+    )?;
+    let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+    Ok(TagOutput {
+        tagged: changed.len(),
+        unchanged: distinct.len().saturating_sub(changed.len()),
+        ids: changed.iter().map(|m| m.id.to_string()).collect(),
+    })
+}
+
 /// What to forget: ids, or a selection (a dry run unless confirmed).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -399,6 +455,55 @@ mod tests {
         // Without supersedes, the caller's project.
         let plain = remember(&c, &caller, RememberInput::new("a plain note")).unwrap();
         assert_eq!(plain.project.as_deref(), Some("session"));
+    }
+
+    #[test]
+    fn tagging_changes_many_memories_at_once_and_nothing_on_a_bad_id() {
+        let c = cairn();
+        let (caller, other) = (Caller::new("t"), Caller::new("u"));
+        let ids: Vec<String> = ["alpha one", "beta two", "gamma three"]
+            .into_iter()
+            .map(|text| {
+                let input = RememberInput {
+                    tags: Some(vec!["old".into()]),
+                    ..RememberInput::new(text)
+                };
+                remember(&c, &caller, input).unwrap().id
+            })
+            .collect();
+        let theirs = remember(&c, &other, RememberInput::new("theirs")).unwrap();
+        let input = |ids: Vec<String>| TagInput {
+            ids,
+            add_tags: vec!["Reviewed".into()],
+            remove_tags: vec!["old".into()],
+        };
+        // Another tenant's id is not found: nothing changes.
+        let mixed = vec![ids[0].clone(), theirs.id.clone()];
+        let e = tag(&c, &caller, input(mixed)).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::NotFound, "{e}");
+        assert_eq!(c.peek("t", &ids[0]).unwrap().tags, vec!["old"]);
+        let out = tag(&c, &caller, input(ids[..2].to_vec())).unwrap();
+        assert_eq!((out.tagged, out.unchanged), (2, 0));
+        for id in &ids[..2] {
+            assert_eq!(c.peek("t", id).unwrap().tags, vec!["reviewed"]);
+            let versions = c.history("t", id).unwrap().versions;
+            assert_eq!(versions.len(), 2);
+            assert_eq!(versions[1].reason.as_deref(), Some("tags"));
+        }
+        assert_eq!(c.peek("t", &ids[2]).unwrap().tags, vec!["old"]);
+        // Again: nothing left to change.
+        let again = tag(&c, &caller, input(ids[..2].to_vec())).unwrap();
+        assert_eq!((again.tagged, again.unchanged), (0, 2));
+        assert!(tag(
+            &c,
+            &caller,
+            TagInput {
+                ids: ids.clone(),
+                ..Default::default()
+            }
+        )
+        .is_err());
+        assert!(tag(&c, &caller, input(Vec::new())).is_err());
     }
 
     #[test]

@@ -24,8 +24,10 @@ use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, S
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
+mod listing;
 mod slots;
 mod threads;
+pub use listing::check_sources_superseded_and_expiry;
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
@@ -2091,6 +2093,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_keys(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn sources_superseded_and_expiry() {
+                {
+                    let fixture = $make;
+                    c::check_sources_superseded_and_expiry(c::Fixture::store(&fixture))
                 }
             }
             #[test]

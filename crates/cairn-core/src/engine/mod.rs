@@ -32,7 +32,7 @@ pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_I
 pub use recall::{Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{redaction_counts, Redactions};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
-pub use transfer::ImportReport;
+pub use transfer::{ImportProgress, ImportReport};
 pub use update::{changed_fields, UpdateRequest};
 pub use window::{PromptRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 

@@ -21,6 +21,16 @@ pub struct ImportReport {
     pub errors: Vec<(usize, String)>,
 }
 
+/// How far an import has gone: what its progress callback is told after
+/// each transaction.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportProgress<'a> {
+    /// Records done (written, or skipped as already stored).
+    pub done: usize,
+    /// The bad records met so far: (line number, problem).
+    pub errors: &'a [(usize, String)],
+}
+
 /// Embedding batch size for imports and reindexing.
 const EMBED_BATCH: usize = 256;
 
@@ -44,7 +54,8 @@ impl Cairn {
     /// and written a transaction at a time, so an import that stops halfway
     /// leaves whole transactions, and run again it skips the records whose
     /// id is stored. `strict` takes them all first. `progress` is told how
-    /// many records are done.
+    /// many records are done ([`Cairn::import_reporting`] also tells the
+    /// bad records met so far).
     pub fn import(
         &self,
         tenant: &str,
@@ -53,9 +64,24 @@ impl Cairn {
         actor: &str,
         progress: &mut dyn FnMut(usize),
     ) -> Result<ImportReport> {
+        self.import_reporting(tenant, records, strict, actor, &mut |p| progress(p.done))
+    }
+
+    /// [`Cairn::import`], telling `progress` after each transaction the
+    /// records done and the bad records met so far.
+    pub fn import_reporting(
+        &self,
+        tenant: &str,
+        records: impl IntoIterator<Item = (usize, Result<MemoryRecord>)>,
+        strict: bool,
+        actor: &str,
+        progress: &mut dyn FnMut(ImportProgress<'_>),
+    ) -> Result<ImportReport> {
         let now = self.now();
         let dim = self.embedder.model().dim;
-        let mut errors = Vec::new();
+        // Filled while records are read, read by `progress` between
+        // transactions: never borrowed twice at once.
+        let errors = std::cell::RefCell::new(Vec::new());
         let mut seen = std::collections::HashSet::new();
         // Each valid record, with whether it named its id (only those can
         // already be stored: a new id is a fresh UUIDv7).
@@ -84,21 +110,29 @@ impl Cairn {
                 }
                 Ok((m, e, named))
             });
-            checked.map_err(|e| errors.push((line, e.to_string()))).ok()
+            checked
+                .map_err(|e| errors.borrow_mut().push((line, e.to_string())))
+                .ok()
         });
+        let mut told = |done: usize| {
+            progress(ImportProgress {
+                done,
+                errors: &errors.borrow(),
+            })
+        };
         let mut report = if strict {
             let valid: Vec<_> = valid.collect();
-            if let Some((line, msg)) = errors.first() {
+            if let Some((line, msg)) = errors.borrow().first() {
                 return Err(Error::invalid(format!(
                     "line {line}: {msg} ({} bad line(s) in all; --strict imports nothing)",
-                    errors.len()
+                    errors.borrow().len()
                 )));
             }
-            self.write_imported(tenant, valid.into_iter(), actor, progress)?
+            self.write_imported(tenant, valid.into_iter(), actor, &mut told)?
         } else {
-            self.write_imported(tenant, valid, actor, progress)?
+            self.write_imported(tenant, valid, actor, &mut told)?
         };
-        report.errors = errors;
+        report.errors = errors.take();
         Ok(report)
     }
 

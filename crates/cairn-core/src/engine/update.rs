@@ -122,6 +122,56 @@ impl Cairn {
         self.rewrite(&before, m, ChangeKind::Updated, None, actor)
     }
 
+    /// Add and remove tags on many memories (ids or unique prefixes) in
+    /// one transaction, each change a version naming `tags`. Every id is
+    /// resolved first, so one bad id changes nothing; a memory whose tags
+    /// come out the same is left alone. Returns the memories changed.
+    pub fn retag(
+        &self,
+        tenant: &str,
+        ids_or_prefixes: &[String],
+        add: &[String],
+        remove: &[String],
+        actor: &str,
+    ) -> Result<Vec<Memory>> {
+        let (add, remove) = (normalize_tags(add)?, normalize_tags(remove)?);
+        if add.is_empty() && remove.is_empty() {
+            return Err(Error::invalid("give tags to add or to remove"));
+        }
+        let mut ids = ids_or_prefixes
+            .iter()
+            .map(|s| self.resolve(tenant, s))
+            .collect::<Result<Vec<_>>>()?;
+        ids.sort();
+        ids.dedup();
+        let now = self.now();
+        let mut batch = WriteBatch::default();
+        let mut changed = Vec::new();
+        for before in self.store.get(tenant, &ids)? {
+            let mut tags = before.tags.clone();
+            tags.extend(add.iter().cloned());
+            tags.retain(|t| !remove.contains(t));
+            let tags = normalize_tags(&tags)?;
+            if tags == before.tags {
+                continue;
+            }
+            let after = Memory {
+                tags,
+                updated_at: now,
+                ..before
+            };
+            batch
+                .changes
+                .push(Change::new(after.id, ChangeKind::Updated, actor, now).because("tags"));
+            batch.updates.push((after.clone(), None));
+            changed.push(after);
+        }
+        if !changed.is_empty() {
+            self.store.write(batch)?;
+        }
+        Ok(changed)
+    }
+
     /// Write `after` over `before` as one version of `kind`, whose reason
     /// names the fields changed (after `prefix`, when given); re-embeds
     /// when the text changed.

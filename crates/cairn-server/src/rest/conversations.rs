@@ -16,6 +16,7 @@ use cairn_core::window::Window;
 use super::transfer::import_lines;
 use super::{run, JsonBody, QueryParams, Who};
 use crate::{ApiError, AppState};
+use cairn_core::engine::ImportProgress;
 
 /// How a transcript import goes.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
@@ -59,7 +60,9 @@ pub async fn import(
         progress,
     } = input;
     import_lines(&state, request, progress, move |reader, written| {
-        api::import_transcript(&cairn, &caller, project, reader, strict, written)
+        api::import_transcript(&cairn, &caller, project, reader, strict, &mut |done| {
+            written(ImportProgress { done, errors: &[] })
+        })
     })
     .await
 }

@@ -1,14 +1,15 @@
-//! `/v1/memories`: remember, list, get, update, forget, history,
-//! revert and nearest neighbours; `/v1/activity`.
+//! `/v1/memories`: remember, list, get, update, tag many, forget,
+//! history, the supersede chain, revert and nearest neighbours;
+//! `/v1/activity`.
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cairn_core::api::{
-    self, ActivityInput, ActivityOutput, ForgetInput, ForgetOutput, HistoryOutput, IngestInput,
-    IngestOutput, ListInput, ListOutput, MemoryView, RememberInput, RevertInput, RevertOutput,
-    SimilarInput, SimilarOutput, UpdateInput, UpdateOutput,
+    self, ActivityInput, ActivityOutput, ChainOutput, ForgetInput, ForgetOutput, HistoryOutput,
+    IngestInput, IngestOutput, ListInput, ListOutput, MemoryView, RememberInput, RevertInput,
+    RevertOutput, SimilarInput, SimilarOutput, TagInput, TagOutput, UpdateInput, UpdateOutput,
 };
 use cairn_core::engine::WriteStatus;
 
@@ -85,6 +86,30 @@ pub async fn update(
     })
     .await
     .map(Json)
+}
+
+/// `PATCH /v1/memories`: add and remove tags on many memories in one
+/// transaction.
+pub async fn tag(
+    State(state): State<AppState>,
+    who: Who,
+    JsonBody(input): JsonBody<TagInput>,
+) -> Result<Json<TagOutput>, ApiError> {
+    run(&state, &who, move |c, caller| api::tag(c, caller, input))
+        .await
+        .map(Json)
+}
+
+/// `GET /v1/memories/{id}/chain`: the whole supersede chain, oldest
+/// first.
+pub async fn chain(
+    State(state): State<AppState>,
+    who: Who,
+    Path(id): Path<String>,
+) -> Result<Json<ChainOutput>, ApiError> {
+    run(&state, &who, move |c, caller| api::chain(c, caller, &id))
+        .await
+        .map(Json)
 }
 
 /// `GET /v1/memories/{id}/history`.

@@ -22,13 +22,14 @@ use axum::http::StatusCode;
 use axum::routing::{delete, get, patch, post, MethodRouter};
 use axum::Router;
 use cairn_core::api::{
-    ActivityInput, ActivityOutput, Authenticated, Caller, ConsolidateInput, ConsolidateOutput,
-    ContextInput, ConversationImportReport, ConversationStats, ConversationTree, ConversationView,
-    CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput, HistoryOutput, IngestInput,
-    IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput, MemoryView, PromptInput,
-    ProvidersOutput, RecallInput, RecallOutput, RememberInput, RememberOutput, RevertInput,
-    RevertOutput, SaveOutput, SimilarInput, SimilarOutput, SlotInput, SlotListInput, SlotRead,
-    SlotSearchInput, SlotView, StatsOutput, UpdateInput, UpdateOutput, WindowInput,
+    ActivityInput, ActivityOutput, Authenticated, Caller, ChainOutput, ConsolidateInput,
+    ConsolidateOutput, ContextInput, ConversationImportReport, ConversationStats, ConversationTree,
+    ConversationView, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput, HistoryOutput,
+    IngestInput, IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput, MemoryView,
+    PromptInput, ProvidersOutput, RecallInput, RecallOutput, RememberInput, RememberOutput,
+    RevertInput, RevertOutput, SaveOutput, SimilarInput, SimilarOutput, SlotInput, SlotListInput,
+    SlotRead, SlotSearchInput, SlotView, StatsOutput, TagInput, TagOutput, UpdateInput,
+    UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -135,6 +136,18 @@ pub fn operations() -> Vec<Operation> {
             )
         },
         Operation {
+            body: Some(schema::<TagInput>),
+            ok: (StatusCode::OK, schema::<TagOutput>),
+            ..op(
+                M::PATCH,
+                "/memories",
+                "tag",
+                "Add and remove tags on many memories at once (one transaction; one bad id changes nothing)",
+                Role::Write,
+                patch(memories::tag),
+            )
+        },
+        Operation {
             ok: (StatusCode::OK, schema::<MemoryView>),
             ..op(
                 M::GET,
@@ -177,6 +190,17 @@ pub fn operations() -> Vec<Operation> {
                 "Every version of a memory (who, when, why), or a forgotten one's deletion receipt",
                 Role::Read,
                 get(memories::history),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<ChainOutput>),
+            ..op(
+                M::GET,
+                "/memories/{id}/chain",
+                "chain",
+                "A memory's whole supersede chain, oldest first, at most 50 each way",
+                Role::Read,
+                get(memories::chain),
             )
         },
         Operation {

@@ -15,6 +15,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cairn_core::api;
+use cairn_core::engine::ImportProgress;
 use futures_util::{Stream, StreamExt};
 use serde::Serialize;
 use tokio_util::io::{StreamReader, SyncIoBridge};
@@ -30,8 +31,10 @@ pub struct ImportInput {
     /// (default: report bad lines and import the others).
     pub strict: bool,
     /// Answer JSON Lines as the import goes: `{"progress": {"imported",
-    /// "bytes"}}` about once a second, then `{"report": …}` or
-    /// `{"error": …}` (default: one report when it is done).
+    /// "bytes", "bad_lines", "errors"}}` after the first transaction and
+    /// then about once a second (`errors`: the bad lines met since the
+    /// previous progress line, each `[line, problem]`), then `{"report":
+    /// …}` or `{"error": …}` (default: one report when it is done).
     pub progress: bool,
 }
 
@@ -162,8 +165,9 @@ pub async fn import(
 /// The body of a request read as JSON Lines by `run`, on a thread of the
 /// blocking pool (the reader blocks on the body, never an async worker),
 /// cut off past the server's import limit or when it stalls. `run` tells
-/// how many records are done; the answer is its report, or with
-/// `progress`, JSON Lines of progress ending in the report.
+/// how many records are done and the bad lines so far; the answer is its
+/// report, or with `progress`, JSON Lines of progress ending in the
+/// report.
 pub(super) async fn import_lines<R, F>(
     state: &AppState,
     request: Request,
@@ -172,7 +176,7 @@ pub(super) async fn import_lines<R, F>(
 ) -> Result<Response, ApiError>
 where
     R: Serialize + Send + 'static,
-    F: FnOnce(Box<dyn BufRead + Send>, &mut dyn FnMut(usize)) -> cairn_core::Result<R>
+    F: FnOnce(Box<dyn BufRead + Send>, &mut dyn FnMut(ImportProgress<'_>)) -> cairn_core::Result<R>
         + Send
         + 'static,
 {
@@ -193,15 +197,21 @@ where
     }
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     tokio::task::spawn_blocking(move || {
-        let mut last = Instant::now();
-        let report = run(reader, &mut |imported| {
-            if last.elapsed() >= PROGRESS_EVERY {
-                last = Instant::now();
-                let bytes = watch.bytes.load(Ordering::Relaxed);
-                let progress =
-                    serde_json::json!({"progress": {"imported": imported, "bytes": bytes}});
-                let _ = tx.blocking_send(Ok(line(progress)));
+        let (mut last, mut errors_sent) = (None::<Instant>, 0);
+        let report = run(reader, &mut |p| {
+            if last.is_some_and(|t| t.elapsed() < PROGRESS_EVERY) {
+                return;
             }
+            last = Some(Instant::now());
+            let bytes = watch.bytes.load(Ordering::Relaxed);
+            let progress = serde_json::json!({"progress": {
+                "imported": p.done,
+                "bytes": bytes,
+                "bad_lines": p.errors.len(),
+                "errors": &p.errors[errors_sent.min(p.errors.len())..],
+            }});
+            errors_sent = p.errors.len();
+            let _ = tx.blocking_send(Ok(line(progress)));
         });
         let last_line = match report {
             Ok(report) => serde_json::json!({ "report": report }),

@@ -1084,3 +1084,106 @@ async fn slots_over_rest_within_the_tenant() {
         .await;
     assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input");
 }
+
+#[tokio::test]
+async fn bulk_tags_sources_and_the_supersede_chain_within_the_tenant() {
+    let state = keyed_state();
+    let alice = Client::new(
+        state.clone(),
+        Some(make_key(&state.cairn, "alice", "write")),
+    );
+    let bob = alice.with_key(&make_key(&state.cairn, "bob", "write"));
+    let reader = alice.with_key(&make_key(&state.cairn, "alice", "read"));
+    let a = alice.remember("atlas uses MySQL", "atlas").await;
+    let b = alice.remember("zeus runs on Fridays", "zeus").await;
+    let theirs = bob.remember("bob's own note", "atlas").await;
+
+    // One call tags many; another tenant's id changes nothing.
+    let tag = |ids: Vec<&str>| json!({"ids": ids, "add_tags": ["Reviewed"]});
+    let r = alice
+        .call("PATCH", "/v1/memories", Some(tag(vec![&a, &theirs])))
+        .await;
+    assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+    let r = alice
+        .call("PATCH", "/v1/memories", Some(tag(vec![&a, &b])))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        (&r.body["tagged"], &r.body["unchanged"]),
+        (&json!(2), &json!(0))
+    );
+    let listed = alice
+        .get("/v1/memories?all_projects=true&tags=reviewed")
+        .await;
+    assert_eq!(listed.body["total"], 2, "{}", listed.body);
+    let r = reader
+        .call("PATCH", "/v1/memories", Some(tag(vec![&a])))
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+    assert!(
+        bob.get(&format!("/v1/memories/{theirs}")).await.body["tags"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // Sources: REST memories are `manual`, imported ones `import`.
+    let (status, _, _) = alice
+        .text(
+            "POST",
+            "/v1/import",
+            Body::from("{\"content\":\"an imported fact\",\"project\":\"atlas\"}\n"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let imported = alice
+        .get("/v1/memories?all_projects=true&sources=import")
+        .await;
+    assert_eq!(imported.body["total"], 1, "{}", imported.body);
+    let either = alice
+        .get("/v1/memories?all_projects=true&sources=import,manual")
+        .await;
+    assert_eq!(either.body["total"], 3, "{}", either.body);
+
+    // The chain, both ways, from any of its memories; not across tenants.
+    let c = alice
+        .post(
+            "/v1/memories",
+            json!({"content": "atlas uses PostgreSQL", "supersedes": a}),
+        )
+        .await
+        .body["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let d = alice
+        .post(
+            "/v1/memories",
+            json!({"content": "atlas uses PostgreSQL 17", "supersedes": c}),
+        )
+        .await
+        .body["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let chain = alice.get(&format!("/v1/memories/{c}/chain")).await;
+    assert_eq!(chain.status, StatusCode::OK, "{}", chain.body);
+    let ids: Vec<&str> = chain.body["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [a.as_str(), c.as_str(), d.as_str()]);
+    assert_eq!(chain.body["position"], 1);
+    let only = alice
+        .get("/v1/memories?all_projects=true&only_superseded=true")
+        .await;
+    assert_eq!(only.body["total"], 2, "{}", only.body);
+    let r = bob.get(&format!("/v1/memories/{c}/chain")).await;
+    assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+    let expiring = alice
+        .get("/v1/memories?all_projects=true&sort=expiring")
+        .await;
+    assert_eq!(expiring.status, StatusCode::OK, "{}", expiring.body);
+}

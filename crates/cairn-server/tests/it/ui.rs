@@ -391,10 +391,49 @@ async fn edit_history_revert_supersede_and_forget() {
         .to_str()
         .unwrap()
         .to_string();
-    let page = b.get(&new_page).await;
-    assert!(page.html.contains("Supersedes"), "{}", page.html);
-    let old = b.get(&format!("/ui/memories/{id}")).await;
-    assert!(old.html.contains("Superseded by"));
+    let newer = b
+        .post(
+            &format!("{new_page}/supersede"),
+            &[("content", "atlas moved to PostgreSQL 17")],
+        )
+        .await;
+    let newest = newer.headers[header::LOCATION]
+        .to_str()
+        .unwrap()
+        .to_string();
+    // The middle memory's page shows the whole chain, oldest first, itself
+    // marked; so does the oldest's.
+    let caller = Caller::new("alice");
+    let short = |path: &str| {
+        let id = path.trim_start_matches("/ui/memories/");
+        api::get(&state.cairn, &caller, id).unwrap().short_id
+    };
+    let (first, middle, last) = (
+        short(&format!("/ui/memories/{id}")),
+        short(&new_page),
+        short(&newest),
+    );
+    for (path, me) in [
+        (new_page.clone(), &middle),
+        (format!("/ui/memories/{id}"), &first),
+    ] {
+        let page = b.get(&path).await;
+        let chain = &page.html[page.html.find("Supersede chain").expect("a chain")..];
+        let chain = &chain[..chain.find("</ol>").unwrap()];
+        let at = |s: &str| {
+            chain
+                .find(s)
+                .unwrap_or_else(|| panic!("{s} not in {chain}"))
+        };
+        assert!(
+            at(&first) < at(&middle) && at(&middle) < at(&last),
+            "{chain}"
+        );
+        assert!(
+            chain.contains(&format!("{me}</code> (this memory)")),
+            "{chain}"
+        );
+    }
 
     let forgot = b.post(&format!("/ui/memories/{id}/forget"), &[]).await;
     assert_eq!(forgot.status, StatusCode::SEE_OTHER);
@@ -437,6 +476,23 @@ async fn bulk_forget_confirms_the_count_first() {
         .await;
     assert!(page.html.contains("Tagged 1 memories"));
     let m = blocking(|| api::get(&state.cairn, &Caller::new("alice"), &tagged)).unwrap();
+    assert_eq!(m.record.tags, ["kept"]);
+    // Two at once, one of which has the tag already: one call.
+    let other = remember(&state, "alice", "and this other one");
+    let page = b
+        .post(
+            "/ui/memories/bulk",
+            &[
+                ("ids", &tagged),
+                ("ids", &other),
+                ("action", "tag"),
+                ("tag", "kept"),
+            ],
+        )
+        .await;
+    assert!(page.html.contains("Tagged 1 memories"), "{}", page.html);
+    assert!(page.html.contains("1 had it already"), "{}", page.html);
+    let m = api::get(&state.cairn, &Caller::new("alice"), &other).unwrap();
     assert_eq!(m.record.tags, ["kept"]);
 }
 
@@ -604,10 +660,92 @@ async fn the_browser_pages_filters_and_imports() {
         )
         .await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.html);
-    let last: serde_json::Value =
-        serde_json::from_str(page.html.trim().lines().last().unwrap()).unwrap();
+    let lines: Vec<serde_json::Value> = page
+        .html
+        .trim()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (last, progress) = lines.split_last().unwrap();
     assert_eq!(last["report"]["imported"], 2);
     assert_eq!(last["report"]["errors"][0][0], 2);
+    // The server's progress, after the first transaction: written, and
+    // the bad line with its problem.
+    let p = &progress.first().expect("a progress line")["progress"];
+    assert_eq!(
+        (&p["imported"], &p["bad_lines"]),
+        (&2.into(), &1.into()),
+        "{p}"
+    );
+    assert_eq!(p["errors"][0][0], 2, "{p}");
+    assert!(
+        p["errors"][0][1].as_str().is_some_and(|m| !m.is_empty()),
+        "{p}"
+    );
+}
+
+#[tokio::test]
+async fn sources_expiry_and_superseded_memories_in_the_browser_and_overview() {
+    let state = keyed_state();
+    let key = make_key(&state.cairn, "alice", "write");
+    let caller = Caller::new("alice");
+    let remember_as = |content: &str, source: &str, ttl: Option<&str>| {
+        let input = RememberInput {
+            source: Some(source.into()),
+            ttl: ttl.map(str::to_string),
+            ..RememberInput::new(content)
+        };
+        api::remember(&state.cairn, &caller, input).unwrap().id
+    };
+    let soon = remember_as("the staging certificate lapses", "manual", Some("2h"));
+    let later = remember_as("the trial licence runs out", "import:mem0", Some("30d"));
+    let kept = remember_as("the office is in Lisbon", "conversation", None);
+    let old = remember_as("deploys happen on Fridays", "manual", None);
+    let input = RememberInput {
+        supersedes: Some(old.clone()),
+        ..RememberInput::new("deploys happen on Tuesdays")
+    };
+    let new = api::remember(&state.cairn, &caller, input).unwrap().id;
+    let short = |id: &str| api::get(&state.cairn, &caller, id).unwrap().short_id;
+    let b = Browser::sign_in(&state, &key).await;
+
+    let section = |html: &str, heading: &str| -> String {
+        let at = html
+            .find(&format!(">{heading}<"))
+            .unwrap_or_else(|| panic!("no {heading}"));
+        html[at..at + html[at..].find("</section>").unwrap()].to_string()
+    };
+    let overview = b.get("/ui").await;
+    let expiring = section(&overview.html, "Expiring soon");
+    let (s, l) = (expiring.find(&short(&soon)), expiring.find(&short(&later)));
+    assert!(
+        s.is_some() && l.is_some() && s < l,
+        "soonest first: {expiring}"
+    );
+    assert!(!expiring.contains(&short(&kept)), "no expiry: not listed");
+    let superseded = section(&overview.html, "Superseded");
+    assert!(superseded.contains(&short(&old)), "{superseded}");
+    assert!(
+        superseded.contains(&format!("/ui/memories/{new}")),
+        "by which"
+    );
+    assert!(
+        !superseded.contains("deploys happen on Tuesdays"),
+        "the superseding memory is only linked: {superseded}"
+    );
+
+    let rows = |html: &str| html.matches("<tr class=\"row").count();
+    let mem0 = b.get("/ui/memories?source=import:mem0").await;
+    assert_eq!(rows(&mem0.html), 1);
+    assert!(mem0.html.contains(&short(&later)));
+    let two = b.get("/ui/memories?source=conversation,import:mem0").await;
+    assert_eq!(rows(&two.html), 2, "any of the sources");
+    let only = b.get("/ui/memories?superseded=only").await;
+    assert_eq!(rows(&only.html), 1);
+    assert!(only.html.contains(&short(&old)));
+    let by_expiry = b.get("/ui/memories?sort=expiring").await;
+    let first_row = &by_expiry.html[by_expiry.html.find("<tr class=\"row").unwrap()..];
+    assert!(first_row[..first_row.find("</tr>").unwrap()].contains(&short(&soon)));
 }
 
 #[tokio::test]

@@ -19,7 +19,8 @@
 //!   last access (`i64` each, only those flagged), access count `u64`,
 //!   weight `f64`, tag count `u32` and the tags (as names), then, if
 //!   flagged [`THREAD`], the session, conversation and topic (as names),
-//!   then, if flagged [`SLOT`], the slot (as a name).
+//!   then, if flagged [`SLOT`], the slot (as a name); then the source's
+//!   name id `u32`.
 //! - Parts 1, 2, …: the entries' int8 codes, in entry order,
 //!   [`ENTRIES_PER_PART`] entries per part (SQLite caps one value at 1 GB).
 //!
@@ -33,12 +34,12 @@ use cairn_core::{MemoryId, MemoryType, Thread};
 use super::{code_norm, sketch_codes, EntryAttributes, PackedEntry, VectorIndex};
 
 /// The first bytes of part 0; the last one is the format version.
-pub const MAGIC: &[u8; 8] = b"cairnvx3";
+pub const MAGIC: &[u8; 8] = b"cairnvx4";
 /// Entries whose codes go into one part after part 0.
 pub const ENTRIES_PER_PART: usize = 65_536;
 
 /// The smallest entry record in part 0 (no optional times, no tags).
-const MIN_ENTRY_BYTES: usize = 8 + 16 + 4 + 4 + 1 + 1 + 8 + 8 + 8 + 4;
+const MIN_ENTRY_BYTES: usize = 8 + 16 + 4 + 4 + 1 + 1 + 8 + 8 + 8 + 4 + 4;
 
 const SUPERSEDED: u8 = 1;
 const VALID_FROM: u8 = 1 << 1;
@@ -119,6 +120,7 @@ impl VectorIndex {
             if let Some(name) = &a.slot {
                 put_str(&mut head, name);
             }
+            head.extend_from_slice(&self.name_ids[&*a.source].to_le_bytes());
         }
         let mut parts = vec![head];
         parts.extend(
@@ -220,6 +222,7 @@ impl VectorIndex {
                 true => Some(index.intern(r.str()?)),
                 false => None,
             };
+            let source = name(r.u32()?)?;
             let attrs = EntryAttributes {
                 id,
                 tenant: name(tenant)?,
@@ -242,6 +245,7 @@ impl VectorIndex {
                 weight,
                 thread,
                 slot: memory_slot,
+                source,
             };
             if index.slots.insert(rowid, slot).is_some() {
                 return Err(format!("row {rowid} appears twice"));
@@ -363,7 +367,7 @@ mod tests {
     use cairn_core::store::Filter;
 
     /// An index with a bit of everything: projects, tags, optional times,
-    /// conversation messages, slots, superseded entries, a removed entry,
+    /// conversation messages, slots, sources, superseded entries, a removed entry,
     /// and more than one code part's worth of names.
     fn sample(n: u32) -> VectorIndex {
         let mut index = VectorIndex::default();
@@ -387,6 +391,7 @@ mod tests {
             a.slot = ["inbox", "beta"]
                 .get(i as usize % 5)
                 .map(|s| index.intern(s));
+            a.source = index.intern(["manual", "import:mem0", "conversation"][i as usize % 3]);
             index.upsert(i64::from(i) * 3 + 1, a, &blob(&vector(u64::from(i), 48)));
         }
         index.remove(4);

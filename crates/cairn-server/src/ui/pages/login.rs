@@ -1,0 +1,91 @@
+//! Signing in and out.
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Form;
+use cairn_core::api;
+use cairn_core::ErrorKind;
+use maud::html;
+use serde::Deserialize;
+
+use super::see_other;
+use crate::ui::render::{self};
+use crate::ui::{session, Ui, UiError};
+use crate::{AppState, Auth};
+
+/// `GET /ui/login`.
+pub async fn login_page(State(state): State<AppState>) -> Response {
+    if state.auth == Auth::Open {
+        return see_other("/ui");
+    }
+    login_form(StatusCode::OK, None)
+}
+
+fn login_form(status: StatusCode, error: Option<&str>) -> Response {
+    let body = html! {
+        @if let Some(e) = error { p.error role="alert" { (e) } }
+        form.stack method="post" action="/ui/login" {
+            label for="key" { "API key" }
+            input #key type="password" name="key" autocomplete="off" required autofocus;
+            button type="submit" { "Sign in" }
+        }
+        p.hint { "Make a key with " code { "cairn keys create --tenant NAME --role read|write|admin" } ". The key stays on the server; the browser keeps only a session cookie." }
+    };
+    (status, render::bare("Sign in", body)).into_response()
+}
+
+/// The sign-in form.
+#[derive(Deserialize)]
+pub struct LoginForm {
+    key: String,
+}
+
+/// `POST /ui/login`: the key is checked as REST checks it; a session
+/// starts.
+pub async fn login(State(state): State<AppState>, Form(form): Form<LoginForm>) -> Response {
+    if state.auth == Auth::Open {
+        return see_other("/ui");
+    }
+    let key = form.key.trim().to_string();
+    let checked = key.clone();
+    let who = cairn_mcp::on_engine(&state.cairn, move |c| api::authenticate(c, &checked)).await;
+    match who {
+        Ok(_) => {
+            let id = state.sessions.create(key);
+            (
+                StatusCode::SEE_OTHER,
+                [
+                    (header::LOCATION, "/ui".to_string()),
+                    (header::SET_COOKIE, session::set_cookie(&id)),
+                ],
+            )
+                .into_response()
+        }
+        Err(e) if e.kind() == ErrorKind::Unauthenticated => login_form(
+            StatusCode::UNAUTHORIZED,
+            Some("That key is not valid (unknown, revoked or expired)."),
+        ),
+        Err(e) => UiError::from(e).into_response(),
+    }
+}
+
+/// `POST /ui/logout`.
+pub async fn logout(State(state): State<AppState>, headers: HeaderMap, _ui: Ui) -> Response {
+    if let Some(id) = session::cookie(&headers) {
+        state.sessions.end(id);
+    }
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (header::LOCATION, "/ui/login".to_string()),
+            (header::SET_COOKIE, session::clear_cookie()),
+        ],
+    )
+        .into_response()
+}
+
+/// Any other path under `/ui`.
+pub async fn not_found() -> UiError {
+    UiError::from(cairn_core::Error::NotFound("no such page".into()))
+}

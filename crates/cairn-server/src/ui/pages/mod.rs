@@ -1,0 +1,43 @@
+//! The UI's pages and actions. Each one parses its form or query, calls
+//! `cairn_core::api` (the call the REST route named beside it makes) and
+//! renders the answer; nothing here decides what a query means.
+
+mod activity;
+mod agent;
+mod browser;
+mod keys;
+mod login;
+mod memory;
+mod overview;
+mod transfer;
+
+use axum::response::{IntoResponse, Redirect, Response};
+
+use super::UiError;
+
+pub use activity::activity;
+pub use agent::agent;
+pub use browser::{browser, bulk};
+pub use keys::{create_key, keys, revoke_key};
+pub use login::{login, login_page, logout, not_found};
+pub use memory::{edit, forget, memory, revert, supersede};
+pub use overview::{growth_page, overview};
+pub use transfer::{export, import, transfer};
+
+/// Rows of a page of the memory browser.
+pub const PAGE_ROWS: usize = 50;
+
+type Page = Result<Response, UiError>;
+
+fn see_other(to: &str) -> Response {
+    Redirect::to(to).into_response()
+}
+
+/// Comma-separated tags, trimmed, empty ones dropped.
+pub(super) fn split_tags(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
