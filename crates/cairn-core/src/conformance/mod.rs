@@ -24,8 +24,10 @@ use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, S
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
+mod pending;
 mod slots;
 mod threads;
+pub use pending::engine_keeps_writes_pending;
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
@@ -1976,6 +1978,13 @@ macro_rules! store_conformance_tests {
                 {
                     let (a, b) = ($make, $make);
                     c::engine_import_export(c::Fixture::store(&a), c::Fixture::store(&b))
+                }
+            }
+            #[test]
+            fn engine_keeps_writes_pending() {
+                {
+                    let fixture = $make;
+                    c::engine_keeps_writes_pending(c::Fixture::store(&fixture))
                 }
             }
             #[test]
