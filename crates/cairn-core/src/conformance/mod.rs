@@ -25,6 +25,7 @@ use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
 mod pending;
+pub mod secrets;
 mod slots;
 mod threads;
 pub use pending::engine_keeps_writes_pending;
