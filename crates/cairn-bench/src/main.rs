@@ -29,6 +29,7 @@ mod ingest;
 mod locomo;
 mod mcp;
 mod metrics;
+mod rerank;
 mod serve;
 mod synth;
 mod ui;
@@ -299,6 +300,21 @@ enum Cmd {
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
     },
+    /// The reranking stage's cost in recall: none, MMR, and the HTTP
+    /// `/rerank` client against a local server speaking the protocol
+    /// (answering, failing, unreachable). Overhead and failure handling
+    /// only: no reranking model's quality is measured.
+    Rerank {
+        /// Memories stored.
+        #[arg(long, default_value_t = 5000)]
+        memories: usize,
+        /// Recalls per reranker.
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
+        /// Results per recall.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+    },
 }
 
 fn main() -> Result<()> {
@@ -408,6 +424,11 @@ fn main() -> Result<()> {
             cairn,
         } => mcp::run(memories, queries, &cairn),
         Cmd::Ui { memories, runs } => ui::run(memories, runs),
+        Cmd::Rerank {
+            memories,
+            queries,
+            limit,
+        } => rerank::run(memories, queries, limit),
         Cmd::Serve {
             memories,
             clients,

@@ -156,7 +156,13 @@ pub enum Command {
     /// Delete expired memories.
     Gc,
     /// Re-embed every memory with the current model.
-    Reindex,
+    Reindex {
+        /// Only embed and store the writes kept while the embedding
+        /// endpoint failed (`cairn serve` also does this every
+        /// --sweep-every).
+        #[arg(long)]
+        pending: bool,
+    },
     /// Summarise old conversation sessions into recallable summaries.
     ///
     /// A project with more than --keep groups of episodes (sessions, else
@@ -880,6 +886,11 @@ pub struct IngestArgs {
     /// against 0.870, and more chunks skipped as not new).
     #[arg(long)]
     pub fast: bool,
+    /// Also store the atomic facts the chat model (CAIRN_CHAT_URL or
+    /// `[providers.chat]`) reads from each chunk kept; without one, or when
+    /// it fails, the chunks alone are stored and the receipt says why.
+    #[arg(long)]
+    pub facts: bool,
 }
 
 /// `cairn prompt`.

@@ -217,12 +217,29 @@ fn open(cli: &Cli) -> Result<Cairn> {
     engine(cli, store)
 }
 
+/// The providers of `cli`: the environment over the configuration file's
+/// `[providers]` (docs/CONFIG.md).
+pub fn providers(cli: &Cli) -> Result<cairn_providers::ProviderSettings> {
+    let config = match &cli.command {
+        Command::Serve(a) => a.config.as_deref(),
+        _ => None,
+    };
+    crate::config::provider_settings(config)
+}
+
 /// The engine over `store`, with the command line's redaction and the
-/// providers the environment configures: an embedding endpoint replaces
-/// the local model (the store's model check applies as to any embedder); a
-/// chat model writes summaries and titles.
+/// providers configured: an embedding endpoint replaces the local model
+/// (the store's model check applies as to any embedder); a chat model
+/// writes summaries, titles and ingested facts.
 fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
-    let providers = cairn_providers::ProviderSettings::from_env()?;
+    let mut providers = providers(cli)?;
+    // A store already embedded by the endpoint's model knows its
+    // dimension: no probe, so a command starts (and keeps writes pending)
+    // while the endpoint is down.
+    if let Some(e) = providers.embed.as_mut().filter(|e| e.dim.is_none()) {
+        let name = format!("{}:{}", e.api.as_str(), e.model);
+        e.dim = store.model()?.filter(|m| m.name == name).map(|m| m.dim);
+    }
     let embedder: Arc<dyn Embedder> = match providers.embedder()? {
         Some(remote) => Arc::new(remote),
         None => Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir())),
@@ -268,7 +285,8 @@ pub fn run(mut cli: Cli) -> Result<()> {
         // Needs no store: the providers only.
         Command::Providers(ref a) => {
             let cairn = engine(&cli, Arc::new(cairn_core::MemoryStore::new()))?;
-            return crate::consolidate::providers(&cairn, a, cli.json);
+            let settings = providers(&cli)?;
+            return crate::consolidate::providers(&cairn, &settings.sources, a, cli.json);
         }
         _ => {}
     }
@@ -322,7 +340,8 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Export(a) => export(&cairn, a),
         Command::Stats => stats(&cairn, json),
         Command::Gc => gc(&cairn, json),
-        Command::Reindex => reindex(&cairn, json),
+        Command::Reindex { pending: false } => reindex(&cairn, json),
+        Command::Reindex { pending: true } => embed_pending(&cairn, json),
         Command::Consolidate(a) => crate::consolidate::run(&cairn, a, json),
         Command::Mcp(a) => crate::serve::mcp(cairn, a),
         Command::Serve(_) => unreachable!("served by `run`"),
@@ -468,6 +487,11 @@ fn print_remembered(cairn: &Cairn, out: &RememberOutput) {
                 short(cairn, &out.id)
             )
         }
+        WriteStatus::Pending => println!(
+            "{} {} (the embedding endpoint failed; stored when it answers: `cairn reindex --pending`, or `cairn serve` in the background)",
+            paint("kept pending", out::YELLOW),
+            out.id
+        ),
         WriteStatus::Deduplicated => println!(
             "{} into {} (a near-identical memory existed{}; content replaced, tags merged)",
             paint("deduplicated", out::YELLOW),
@@ -1070,6 +1094,24 @@ fn reindex(cairn: &Cairn, json: bool) -> Result<()> {
     }
     println!("re-embedded {n} memories with {}", cairn.embedder().model());
     Ok(())
+}
+
+fn embed_pending(cairn: &Cairn, json: bool) -> Result<()> {
+    let report = cairn.embed_pending()?;
+    if json {
+        print_json(&report)?;
+    } else {
+        println!(
+            "embedded {} pending writes ({} expired while waiting), {} still waiting",
+            report.embedded, report.expired, report.remaining
+        );
+    }
+    match report.failure {
+        Some(why) => {
+            Err(Error::provider(format!("the embedding endpoint still fails: {why}")).into())
+        }
+        None => Ok(()),
+    }
 }
 
 fn model(action: &ModelAction, json: bool) -> Result<()> {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use cairn_core::time::parse_duration;
 use cairn_core::Error;
+use cairn_providers::ProviderSettings;
 use cairn_server::RateLimits;
 use serde::Deserialize;
 
@@ -28,6 +29,9 @@ struct File {
     limits: LimitsFile,
     #[serde(default)]
     consolidate: ConsolidateFile,
+    /// Model providers, for every command (see [`provider_settings`]).
+    #[serde(default)]
+    providers: cairn_providers::ProvidersFile,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -186,6 +190,22 @@ impl ServeSettings {
         }
         Ok(settings)
     }
+}
+
+/// The providers configured by the environment over the `[providers]`
+/// section of `config` (`cairn serve --config`, else `CAIRN_CONFIG`), if
+/// one is named.
+pub fn provider_settings(config: Option<&Path>) -> Result<ProviderSettings> {
+    let env_path = std::env::var_os("CAIRN_CONFIG")
+        .filter(|p| !p.is_empty())
+        .map(std::path::PathBuf::from);
+    let file = match config.or(env_path.as_deref()) {
+        Some(path) => read(path)?.providers,
+        None => Default::default(),
+    };
+    Ok(ProviderSettings::resolve(&file, |name| {
+        std::env::var(name).ok()
+    })?)
 }
 
 fn read(path: &Path) -> Result<File> {

@@ -95,10 +95,17 @@ fn check_line(c: &Option<ProviderCheck>) -> String {
 }
 
 /// Run `cairn providers`.
-pub fn providers(cairn: &Cairn, a: &ProvidersArgs, json: bool) -> Result<()> {
+pub fn providers(
+    cairn: &Cairn,
+    sources: &[cairn_providers::Setting],
+    a: &ProvidersArgs,
+    json: bool,
+) -> Result<()> {
     let status = api::providers(cairn, a.check);
     if json {
-        return print_json(&status);
+        let mut value = serde_json::to_value(&status)?;
+        value["settings"] = serde_json::to_value(sources)?;
+        return print_json(&value);
     }
     match &status.chat {
         Some(c) => println!(
@@ -108,7 +115,7 @@ pub fn providers(cairn: &Cairn, a: &ProvidersArgs, json: bool) -> Result<()> {
             c.info.api,
             check_line(&c.check)
         ),
-        None => println!("chat:       none (summaries and titles are extractive; set CAIRN_CHAT_URL and CAIRN_CHAT_MODEL)"),
+        None => println!("chat:       none (summaries and titles are extractive; set CAIRN_CHAT_URL and CAIRN_CHAT_MODEL, or [providers.chat] in the configuration file)"),
     }
     println!(
         "embeddings: {} ({} dimensions){}",
@@ -123,6 +130,17 @@ pub fn providers(cairn: &Cairn, a: &ProvidersArgs, json: bool) -> Result<()> {
             .as_deref()
             .unwrap_or("none (recall's own order)")
     );
+    if !sources.is_empty() {
+        println!("settings (environment over the configuration file over defaults):");
+        for s in sources {
+            println!(
+                "  {:<16} {:<36} {}",
+                s.name,
+                s.value,
+                paint(&s.source, out::DIM)
+            );
+        }
+    }
     let failing = [
         status.chat.as_ref().and_then(|c| c.check.as_ref()),
         status.embedder.check.as_ref(),

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result};
 use cairn_core::api::{self, IngestInput, IngestOutput};
+use cairn_core::chat::Generated;
 use cairn_core::engine::Decision;
 use cairn_core::Cairn;
 use indicatif::ProgressBar;
@@ -37,6 +38,7 @@ pub fn run(cairn: &Cairn, a: IngestArgs, json: bool) -> Result<()> {
         redact: Some(!a.no_redact),
         source: None,
         pooled_vectors: a.fast,
+        facts: a.facts,
     };
     let bar = styled(
         ProgressBar::new(0),
@@ -57,19 +59,27 @@ pub fn run(cairn: &Cairn, a: IngestArgs, json: bool) -> Result<()> {
 }
 
 fn print_receipt(r: &IngestOutput) {
+    if let (Some(title), Some(by)) = (&r.title, &r.titled_by) {
+        println!("{} {title} ({})", paint("title", out::BOLD), generated(by));
+    }
     for c in &r.chunks {
         let (mark, colour) = match c.decision {
             Decision::Stored => ("stored ", out::GREEN),
             Decision::Merged => ("merged ", out::YELLOW),
             Decision::Skipped => ("skipped", out::DIM),
+            Decision::Pending => ("pending", out::YELLOW),
         };
         let id =
             c.id.as_deref()
                 .map_or(String::new(), |i| format!(" {}", &i[..13.min(i.len())]));
+        let index = match c.fact_of {
+            Some(of) => format!("{of}.f"),
+            None => c.index.to_string(),
+        };
         println!(
             "{} {:>3} {:<10} {:.2}{}  {}",
             paint(mark, colour),
-            c.index,
+            index,
             c.kind.as_str(),
             c.importance,
             id,
@@ -78,23 +88,47 @@ fn print_receipt(r: &IngestOutput) {
         if c.decision != Decision::Stored {
             println!("              {}", paint(&c.reason, out::DIM));
         }
+        if let Some(by) = &c.facts {
+            println!("              facts: {}", paint(&generated(by), out::DIM));
+        }
     }
     let verb = if r.dry_run { "would store" } else { "stored" };
     println!(
-        "{} {}, merged {}, skipped {} of {} chunks{}",
+        "{} {}, merged {}, skipped {} of {} chunks{}{}",
         paint(verb, out::BOLD),
         r.stored,
         r.merged,
         r.skipped,
-        r.chunks.len(),
+        r.chunks.len() - r.facts,
+        if r.facts > 0 {
+            format!(" and {} facts", r.facts)
+        } else {
+            String::new()
+        },
         if r.dry_run {
             " (dry run: nothing written)"
         } else {
             ""
         }
     );
+    if r.pending > 0 {
+        println!(
+            "{} {} chunks: the embedding endpoint failed; they are stored when it answers (`cairn reindex --pending`, or `cairn serve` in the background)",
+            paint("kept pending", out::YELLOW),
+            r.pending
+        );
+    }
     if !r.redacted.is_empty() {
         let kinds: Vec<String> = r.redacted.iter().map(|(k, n)| format!("{n} {k}")).collect();
         println!("{} {}", paint("redacted", out::YELLOW), kinds.join(", "));
+    }
+}
+
+/// How a text was made, in words.
+fn generated(by: &Generated) -> String {
+    match (&by.model, &by.fallback) {
+        (Some(model), _) => format!("by {model}"),
+        (None, Some(why)) => format!("offline: {why}"),
+        (None, None) => "offline".into(),
     }
 }

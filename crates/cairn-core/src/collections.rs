@@ -45,16 +45,20 @@ pub enum CollectionKind {
     Slot,
     /// A tenant-wide setting (id: its name), such as zero mode.
     Setting,
+    /// A write kept until the embedding endpoint answers (id: the memory
+    /// id it will have; see `engine::pending`).
+    Pending,
 }
 
 impl CollectionKind {
     /// Every kind, top level first.
-    pub const ALL: [CollectionKind; 5] = [
+    pub const ALL: [CollectionKind; 6] = [
         CollectionKind::Session,
         CollectionKind::Conversation,
         CollectionKind::Topic,
         CollectionKind::Slot,
         CollectionKind::Setting,
+        CollectionKind::Pending,
     ];
 
     /// The kind's name, as stored.
@@ -65,6 +69,7 @@ impl CollectionKind {
             CollectionKind::Topic => "topic",
             CollectionKind::Slot => "slot",
             CollectionKind::Setting => "setting",
+            CollectionKind::Pending => "pending",
         }
     }
 

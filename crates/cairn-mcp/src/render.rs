@@ -110,6 +110,10 @@ pub fn remembered(out: &RememberOutput) -> String {
     let at = scope(out.project.as_deref());
     let mut text = match out.status {
         WriteStatus::Created => format!("remembered {} ({at})", out.short_id),
+        WriteStatus::Pending => format!(
+            "kept {} ({at}) pending: the embedding endpoint failed; it is stored when the endpoint answers again, and is not recallable until then",
+            out.short_id
+        ),
         WriteStatus::Deduplicated => format!(
             "deduplicated into {} ({at}): a near-identical memory existed{}; its text was replaced and tags merged",
             out.short_id,

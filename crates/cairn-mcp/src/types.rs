@@ -366,6 +366,10 @@ pub struct IngestParams {
     /// Only show what would be stored, merged or skipped.
     #[serde(default)]
     pub dry_run: bool,
+    /// Also store the atomic facts the server's chat model reads from each
+    /// chunk (when one is configured).
+    #[serde(default)]
+    pub facts: bool,
 }
 
 impl From<IngestParams> for IngestInput {
@@ -375,6 +379,7 @@ impl From<IngestParams> for IngestInput {
             project: p.project,
             tags: p.tags,
             dry_run: p.dry_run,
+            facts: p.facts,
             source: Some("mcp".into()),
             ..Default::default()
         }

@@ -1,26 +1,34 @@
-//! Which providers are configured, read from environment variables (the
-//! one place a key may come from: it is never stored or printed).
+//! Which providers are configured: environment variables over the
+//! `[providers]` section of `cairn.toml` over the defaults. An API key is
+//! only ever read from the environment: the file names the variable that
+//! holds it (`key_env`), never the key, and keys are never stored or
+//! printed.
 //!
-//! | variable | what it is |
-//! |---|---|
-//! | `CAIRN_CHAT_URL` | an OpenAI-compatible base URL (`https://api.openai.com/v1`, `http://localhost:11434/v1`…); unset: no chat model |
-//! | `CAIRN_CHAT_MODEL` | the chat model (required with the URL) |
-//! | `CAIRN_CHAT_KEY` | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
-//! | `CAIRN_EMBED_URL` | an embedding endpoint's base URL; unset: the local model |
-//! | `CAIRN_EMBED_MODEL` | the embedding model (required with the URL) |
-//! | `CAIRN_EMBED_API` | `openai` (default: `POST /embeddings`) or `ollama` (`POST /api/embed`) |
-//! | `CAIRN_EMBED_DIM` | the dimension, to skip probing it at start |
-//! | `CAIRN_EMBED_KEY` | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
-//! | `CAIRN_RERANK` | `mmr` (maximal marginal relevance, offline) or `off` (default); with `CAIRN_RERANK_URL`, the endpoint |
-//! | `CAIRN_RERANK_URL` | a `/rerank` endpoint's base URL (`POST {base}/rerank`) |
-//! | `CAIRN_RERANK_MODEL` | its model (required with the URL) |
-//! | `CAIRN_RERANK_KEY` | its API key |
-//! | `CAIRN_PROVIDER_TIMEOUT` | one attempt's limit, in seconds (default 30) |
-//! | `CAIRN_PROVIDER_RETRIES` | retries after the first attempt (default 3) |
+//! | variable | file key | what it is |
+//! |---|---|---|
+//! | `CAIRN_CHAT_URL` | `providers.chat.url` | an OpenAI-compatible base URL (`https://api.openai.com/v1`, `http://localhost:11434/v1`…); unset: no chat model |
+//! | `CAIRN_CHAT_MODEL` | `providers.chat.model` | the chat model (required with the URL) |
+//! | `CAIRN_CHAT_KEY` | `providers.chat.key_env` (the variable's name) | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
+//! | `CAIRN_EMBED_URL` | `providers.embed.url` | an embedding endpoint's base URL; unset: the local model |
+//! | `CAIRN_EMBED_MODEL` | `providers.embed.model` | the embedding model (required with the URL) |
+//! | `CAIRN_EMBED_API` | `providers.embed.api` | `openai` (default: `POST /embeddings`) or `ollama` (`POST /api/embed`) |
+//! | `CAIRN_EMBED_DIM` | `providers.embed.dim` | the dimension, to skip probing it at start |
+//! | `CAIRN_EMBED_KEY` | `providers.embed.key_env` | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
+//! | `CAIRN_RERANK` | `providers.rerank.mode` | `mmr` (maximal marginal relevance, offline) or `off` (default); with a URL, the endpoint |
+//! | `CAIRN_RERANK_URL` | `providers.rerank.url` | a `/rerank` endpoint's base URL (`POST {base}/rerank`) |
+//! | `CAIRN_RERANK_MODEL` | `providers.rerank.model` | its model (required with the URL) |
+//! | `CAIRN_RERANK_KEY` | `providers.rerank.key_env` | its API key |
+//! | `CAIRN_PROVIDER_TIMEOUT` | `providers.*.timeout` | one attempt's limit: seconds in the variable, a duration (`30s`, `2m`) in the file (default 30 s) |
+//! | `CAIRN_PROVIDER_RETRIES` | `providers.*.retries` | retries after the first attempt (default 3) |
+//!
+//! Each resolved value remembers where it came from ([`Setting`]), which
+//! `cairn providers` shows.
 
 use std::time::Duration;
 
+use cairn_core::time::parse_duration;
 use cairn_core::{Error, Result};
+use serde::Deserialize;
 
 use crate::{EmbedApi, Endpoint, OpenAiChat, RemoteEmbedder};
 
@@ -60,7 +68,56 @@ pub enum RerankSettings {
     },
 }
 
-/// The providers the environment configures (none by default).
+/// One section of `[providers]` in `cairn.toml` (`chat`, `embed` or
+/// `rerank`); every key optional. `api` and `dim` belong to `embed`,
+/// `mode` to `rerank`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderFile {
+    /// The base URL.
+    pub url: Option<String>,
+    /// The model.
+    pub model: Option<String>,
+    /// The name of the environment variable holding the API key.
+    pub key_env: Option<String>,
+    /// One attempt's limit, a duration (`30s`).
+    pub timeout: Option<String>,
+    /// Retries after the first attempt.
+    pub retries: Option<u32>,
+    /// The embedding protocol (`embed` only).
+    pub api: Option<String>,
+    /// The embedding dimension (`embed` only).
+    pub dim: Option<usize>,
+    /// `mmr` or `off` (`rerank` only).
+    pub mode: Option<String>,
+    /// Refused with a message saying where keys go.
+    key: Option<serde::de::IgnoredAny>,
+}
+
+/// The `[providers]` section of `cairn.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProvidersFile {
+    /// `[providers.chat]`.
+    pub chat: Option<ProviderFile>,
+    /// `[providers.embed]`.
+    pub embed: Option<ProviderFile>,
+    /// `[providers.rerank]`.
+    pub rerank: Option<ProviderFile>,
+}
+
+/// One resolved setting and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Setting {
+    /// Its name, as the file spells it (`chat.url`).
+    pub name: String,
+    /// Its value as shown (a key is shown as `set`, never its value).
+    pub value: String,
+    /// `env CAIRN_CHAT_URL`, `file providers.chat.url` or `default`.
+    pub source: String,
+}
+
+/// The providers configured (none by default).
 #[derive(Debug, Clone, Default)]
 pub struct ProviderSettings {
     /// The chat model, if any.
@@ -69,78 +126,210 @@ pub struct ProviderSettings {
     pub embed: Option<EmbedSettings>,
     /// The reranker, if any.
     pub rerank: Option<RerankSettings>,
+    /// Every setting in use, with its source.
+    pub sources: Vec<Setting>,
+}
+
+/// Reads values through the environment, then the file.
+struct Resolver<'a, F: Fn(&str) -> Option<String>> {
+    get: F,
+    file: &'a ProvidersFile,
+    sources: Vec<Setting>,
+}
+
+impl<F: Fn(&str) -> Option<String>> Resolver<'_, F> {
+    fn var(&self, name: &str) -> Option<String> {
+        (self.get)(name)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    }
+
+    fn section(&self, section: &str) -> Option<&ProviderFile> {
+        match section {
+            "chat" => self.file.chat.as_ref(),
+            "embed" => self.file.embed.as_ref(),
+            _ => self.file.rerank.as_ref(),
+        }
+    }
+
+    /// `section.key`'s value from `env`, else the file (`read` picks the
+    /// key of a section), recording where it came from.
+    fn text(
+        &mut self,
+        section: &str,
+        key: &str,
+        env: &str,
+        read: impl Fn(&ProviderFile) -> Option<String>,
+    ) -> Option<String> {
+        let (value, source) = match self.var(env) {
+            Some(v) => (v, format!("env {env}")),
+            None => {
+                let v = self.section(section).and_then(read)?;
+                let v = v.trim().to_string();
+                if v.is_empty() {
+                    return None;
+                }
+                (v, format!("file providers.{section}.{key}"))
+            }
+        };
+        self.note(section, key, &value, source);
+        Some(value)
+    }
+
+    fn note(&mut self, section: &str, key: &str, value: &str, source: String) {
+        self.sources.push(Setting {
+            name: format!("{section}.{key}"),
+            value: value.to_string(),
+            source,
+        });
+    }
+
+    /// The endpoint of `section` at `url`: its key, timeout and retries.
+    fn endpoint(&mut self, section: &str, url: String, key_var: &str) -> Result<Endpoint> {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(Error::invalid(format!(
+                "the {section} URL {url:?} is not an http:// or https:// URL"
+            )));
+        }
+        let named = self.section(section).and_then(|f| f.key_env.clone());
+        let key = match (self.var(key_var), named) {
+            (Some(key), _) => Some((key, format!("env {key_var}"))),
+            (None, Some(name)) => match self.var(&name) {
+                Some(key) => Some((key, format!("env {name} (providers.{section}.key_env)"))),
+                None => {
+                    return Err(Error::invalid(format!(
+                        "providers.{section}.key_env names {name}, which is not set: export                          {name} with the API key, or remove key_env"
+                    )))
+                }
+            },
+            (None, None) if url.contains("openai.com") => self
+                .var("OPENAI_API_KEY")
+                .map(|k| (k, "env OPENAI_API_KEY".to_string())),
+            (None, None) => None,
+        };
+        if let Some((_, source)) = &key {
+            self.note(section, "key", "set", source.clone());
+        }
+        let timeout = match self.var("CAIRN_PROVIDER_TIMEOUT") {
+            Some(s) => {
+                let secs = number(&s, "CAIRN_PROVIDER_TIMEOUT")?;
+                (
+                    Duration::from_secs_f64(secs),
+                    "env CAIRN_PROVIDER_TIMEOUT".to_string(),
+                )
+            }
+            None => match self.section(section).and_then(|f| f.timeout.clone()) {
+                Some(t) => {
+                    let key = format!("providers.{section}.timeout");
+                    let ms =
+                        parse_duration(&t).map_err(|e| Error::invalid(format!("{key}: {e}")))?;
+                    (Duration::from_millis(ms as u64), format!("file {key}"))
+                }
+                None => (crate::DEFAULT_TIMEOUT, "default".to_string()),
+            },
+        };
+        if timeout.0.is_zero() {
+            return Err(Error::invalid(format!(
+                "the {section} timeout must be more than 0 ({})",
+                timeout.1
+            )));
+        }
+        self.note(section, "timeout", &format!("{:?}", timeout.0), timeout.1);
+        let retries = match self.var("CAIRN_PROVIDER_RETRIES") {
+            Some(s) => (
+                s.parse::<u32>().map_err(|_| {
+                    Error::invalid(format!(
+                        "CAIRN_PROVIDER_RETRIES must be a whole number ≥ 0, got {s:?}"
+                    ))
+                })?,
+                "env CAIRN_PROVIDER_RETRIES".to_string(),
+            ),
+            None => match self.section(section).and_then(|f| f.retries) {
+                Some(n) => (n, format!("file providers.{section}.retries")),
+                None => (crate::DEFAULT_RETRIES, "default".to_string()),
+            },
+        };
+        self.note(section, "retries", &retries.0.to_string(), retries.1);
+        let mut e = Endpoint::new(url, key.map(|(k, _)| k));
+        e.timeout = timeout.0;
+        e.retries = retries.0;
+        Ok(e)
+    }
+
+    /// The model of `section`, required with its URL.
+    fn model(&mut self, section: &str, url_var: &str, env: &str) -> Result<String> {
+        self.text(section, "model", env, |f| f.model.clone())
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "a {section} URL is set ({url_var} or providers.{section}.url) but no model:                      set {env} or providers.{section}.model"
+                ))
+            })
+    }
 }
 
 impl ProviderSettings {
-    /// Read the process's environment (see the module doc).
+    /// Read the process's environment alone (see the module doc).
     pub fn from_env() -> Result<Self> {
-        Self::from_lookup(|name| std::env::var(name).ok())
+        Self::resolve(&ProvidersFile::default(), |name| std::env::var(name).ok())
     }
 
-    /// Read settings through `get` (a variable's value, if set).
+    /// Read settings through `get` (a variable's value, if set) alone.
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self> {
-        let var = |name: &str| {
-            get(name)
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
+        Self::resolve(&ProvidersFile::default(), get)
+    }
+
+    /// The settings of `file`, each overridden by its variable (read
+    /// through `get`) when that is set.
+    pub fn resolve(file: &ProvidersFile, get: impl Fn(&str) -> Option<String>) -> Result<Self> {
+        check_file(file)?;
+        let mut r = Resolver {
+            get,
+            file,
+            sources: Vec::new(),
         };
-        let timeout = match var("CAIRN_PROVIDER_TIMEOUT") {
-            None => crate::DEFAULT_TIMEOUT,
-            Some(s) => Duration::from_secs_f64(number(&s, "CAIRN_PROVIDER_TIMEOUT")?),
-        };
-        let retries = match var("CAIRN_PROVIDER_RETRIES") {
-            None => crate::DEFAULT_RETRIES,
-            Some(s) => number(&s, "CAIRN_PROVIDER_RETRIES")? as u32,
-        };
-        let endpoint = |url: String, key_var: &str| {
-            let key = var(key_var).or_else(|| {
-                url.contains("openai.com")
-                    .then(|| var("OPENAI_API_KEY"))
-                    .flatten()
-            });
-            let mut e = Endpoint::new(url, key);
-            e.timeout = timeout;
-            e.retries = retries;
-            e
-        };
-        let model = |url_var: &str, model_var: &str| {
-            var(model_var).ok_or_else(|| {
-                Error::invalid(format!(
-                    "{url_var} is set but {model_var} is not: name the model"
-                ))
-            })
-        };
-        let chat = match var("CAIRN_CHAT_URL") {
+        let chat = match r.text("chat", "url", "CAIRN_CHAT_URL", |f| f.url.clone()) {
             None => None,
             Some(url) => Some(ChatSettings {
-                model: model("CAIRN_CHAT_URL", "CAIRN_CHAT_MODEL")?,
-                endpoint: endpoint(url, "CAIRN_CHAT_KEY"),
+                model: r.model("chat", "CAIRN_CHAT_URL", "CAIRN_CHAT_MODEL")?,
+                endpoint: r.endpoint("chat", url, "CAIRN_CHAT_KEY")?,
             }),
         };
-        let embed = match var("CAIRN_EMBED_URL") {
+        let embed = match r.text("embed", "url", "CAIRN_EMBED_URL", |f| f.url.clone()) {
             None => None,
             Some(url) => Some(EmbedSettings {
-                model: model("CAIRN_EMBED_URL", "CAIRN_EMBED_MODEL")?,
-                api: var("CAIRN_EMBED_API").map_or(Ok(EmbedApi::OpenAi), |s| s.parse())?,
-                dim: var("CAIRN_EMBED_DIM")
-                    .map(|s| number(&s, "CAIRN_EMBED_DIM").map(|d| d as usize))
+                model: r.model("embed", "CAIRN_EMBED_URL", "CAIRN_EMBED_MODEL")?,
+                api: r
+                    .text("embed", "api", "CAIRN_EMBED_API", |f| f.api.clone())
+                    .map_or(Ok(EmbedApi::OpenAi), |s| s.parse())?,
+                dim: r
+                    .text("embed", "dim", "CAIRN_EMBED_DIM", |f| {
+                        f.dim.map(|d| d.to_string())
+                    })
+                    .map(|s| {
+                        s.parse::<usize>().ok().filter(|d| *d > 0).ok_or_else(|| {
+                            Error::invalid(format!(
+                                "the embedding dimension must be a whole number > 0, got {s:?}"
+                            ))
+                        })
+                    })
                     .transpose()?,
-                endpoint: endpoint(url, "CAIRN_EMBED_KEY"),
+                endpoint: r.endpoint("embed", url, "CAIRN_EMBED_KEY")?,
             }),
         };
-        let rerank = match (
-            var("CAIRN_RERANK").map(|s| s.to_ascii_lowercase()),
-            var("CAIRN_RERANK_URL"),
-        ) {
+        let mode = r
+            .text("rerank", "mode", "CAIRN_RERANK", |f| f.mode.clone())
+            .map(|s| s.to_ascii_lowercase());
+        let url = r.text("rerank", "url", "CAIRN_RERANK_URL", |f| f.url.clone());
+        let rerank = match (mode, url) {
             (Some(off), _) if off == "off" => None,
             (_, Some(url)) => Some(RerankSettings::Http {
-                model: model("CAIRN_RERANK_URL", "CAIRN_RERANK_MODEL")?,
-                endpoint: endpoint(url, "CAIRN_RERANK_KEY"),
+                model: r.model("rerank", "CAIRN_RERANK_URL", "CAIRN_RERANK_MODEL")?,
+                endpoint: r.endpoint("rerank", url, "CAIRN_RERANK_KEY")?,
             }),
             (Some(mmr), None) if mmr == "mmr" => Some(RerankSettings::Mmr),
             (Some(other), None) => {
                 return Err(Error::invalid(format!(
-                    "CAIRN_RERANK is {other:?}: use mmr or off, or set CAIRN_RERANK_URL"
+                    "the reranker is {other:?} (CAIRN_RERANK or providers.rerank.mode): use mmr                      or off, or give a rerank URL"
                 )))
             }
             (None, None) => None,
@@ -149,6 +338,7 @@ impl ProviderSettings {
             chat,
             embed,
             rerank,
+            sources: r.sources,
         })
     }
 
@@ -178,6 +368,35 @@ impl ProviderSettings {
             .map(|e| RemoteEmbedder::connect(e.endpoint.clone(), e.api, e.model.clone(), e.dim))
             .transpose()
     }
+}
+
+/// Refuse keys written in the file, and keys in the wrong section.
+fn check_file(file: &ProvidersFile) -> Result<()> {
+    for (name, section) in [
+        ("chat", &file.chat),
+        ("embed", &file.embed),
+        ("rerank", &file.rerank),
+    ] {
+        let Some(s) = section else { continue };
+        let misplaced = |key: &str, present: bool, home: &str| {
+            if present && name != home {
+                Err(Error::invalid(format!(
+                    "providers.{name}.{key}: only [providers.{home}] has {key}"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        if s.key.is_some() {
+            return Err(Error::invalid(format!(
+                "providers.{name}.key: an API key is never written in the file; put it in an                  environment variable and name that variable with key_env"
+            )));
+        }
+        misplaced("api", s.api.is_some(), "embed")?;
+        misplaced("dim", s.dim.is_some(), "embed")?;
+        misplaced("mode", s.mode.is_some(), "rerank")?;
+    }
+    Ok(())
 }
 
 fn number(s: &str, name: &str) -> Result<f64> {
@@ -261,5 +480,107 @@ mod tests {
             ("CAIRN_EMBED_API", "grpc")
         ])
         .is_err());
+    }
+
+    fn file(text: &str) -> ProvidersFile {
+        #[derive(Deserialize)]
+        struct Top {
+            providers: ProvidersFile,
+        }
+        let top: Top = serde_json::from_str(text).unwrap();
+        top.providers
+    }
+
+    #[test]
+    fn the_file_configures_and_the_environment_overrides_saying_where_from() {
+        let f = file(
+            r#"{"providers": {
+                "chat": {"url": "http://localhost:11434/v1", "model": "llama3.2",
+                         "key_env": "MY_CHAT_KEY", "timeout": "2m", "retries": 1},
+                "embed": {"url": "http://localhost:11434", "model": "nomic-embed-text",
+                          "api": "ollama", "dim": 768},
+                "rerank": {"mode": "mmr"}}}"#,
+        );
+        let env = [("MY_CHAT_KEY", "secret-1"), ("CAIRN_EMBED_MODEL", "bge-m3")];
+        let get = |k: &str| {
+            env.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
+        let s = ProviderSettings::resolve(&f, get).unwrap();
+        let chat = s.chat.as_ref().unwrap();
+        assert_eq!(
+            (chat.model.as_str(), chat.endpoint.retries),
+            ("llama3.2", 1)
+        );
+        assert_eq!(chat.endpoint.timeout, Duration::from_secs(120));
+        assert_eq!(chat.endpoint.key.as_deref(), Some("secret-1"));
+        let embed = s.embed.as_ref().unwrap();
+        assert_eq!(embed.model, "bge-m3", "the variable wins over the file");
+        assert_eq!((embed.api, embed.dim), (EmbedApi::Ollama, Some(768)));
+        assert!(matches!(s.rerank, Some(RerankSettings::Mmr)));
+        let source = |name: &str| {
+            s.sources
+                .iter()
+                .find(|x| x.name == name)
+                .map(|x| (x.value.as_str(), x.source.as_str()))
+        };
+        assert_eq!(
+            source("chat.url"),
+            Some(("http://localhost:11434/v1", "file providers.chat.url"))
+        );
+        assert_eq!(
+            source("embed.model"),
+            Some(("bge-m3", "env CAIRN_EMBED_MODEL"))
+        );
+        assert_eq!(
+            source("chat.key"),
+            Some(("set", "env MY_CHAT_KEY (providers.chat.key_env)"))
+        );
+        assert_eq!(source("embed.retries"), Some(("3", "default")));
+        assert_eq!(
+            source("rerank.mode"),
+            Some(("mmr", "file providers.rerank.mode"))
+        );
+        assert!(
+            s.sources.iter().all(|x| !x.value.contains("secret-1")),
+            "a key's value is never shown"
+        );
+    }
+
+    #[test]
+    fn bad_values_in_the_file_are_refused_naming_them() {
+        let no_env = |_: &str| None;
+        let err = |text: &str| {
+            ProviderSettings::resolve(&file(text), no_env)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(r#"{"providers": {"chat": {"url": "http://x", "model": "m", "key": "sk-1"}}}"#);
+        assert!(
+            e.contains("providers.chat.key") && e.contains("key_env"),
+            "{e}"
+        );
+        let e = err(
+            r#"{"providers": {"chat": {"url": "http://x", "model": "m", "key_env": "NOPE_KEY"}}}"#,
+        );
+        assert!(e.contains("NOPE_KEY, which is not set"), "{e}");
+        let e = err(r#"{"providers": {"chat": {"url": "localhost:11434", "model": "m"}}}"#);
+        assert!(e.contains("not an http"), "{e}");
+        let e =
+            err(r#"{"providers": {"chat": {"url": "http://x", "model": "m", "timeout": "soon"}}}"#);
+        assert!(e.contains("providers.chat.timeout"), "{e}");
+        let e = err(r#"{"providers": {"chat": {"url": "http://x", "model": "m", "dim": 3}}}"#);
+        assert!(
+            e.contains("providers.chat.dim: only [providers.embed]"),
+            "{e}"
+        );
+        let e = err(r#"{"providers": {"embed": {"url": "http://x"}}}"#);
+        assert!(e.contains("providers.embed.model"), "{e}");
+        let e = err(r#"{"providers": {"embed": {"url": "http://x", "model": "m", "dim": 0}}}"#);
+        assert!(e.contains("dimension"), "{e}");
+        let e = err(r#"{"providers": {"rerank": {"mode": "cross-encoder"}}}"#);
+        assert!(e.contains("mmr"), "{e}");
+        assert!(serde_json::from_str::<ProvidersFile>(r#"{"chat": {"base_url": "x"}}"#).is_err());
     }
 }

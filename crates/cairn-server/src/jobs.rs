@@ -1,6 +1,7 @@
 //! The background jobs of a long-running process: warming up (the model
-//! and the store's in-memory indexes), deleting expired memories,
-//! consolidating old episodes into summaries, and saving the store's
+//! and the store's in-memory indexes), deleting expired memories and
+//! embedding writes kept while the embedding endpoint failed
+//! (`cairn_core::engine::pending`), consolidating old episodes into summaries, and saving the store's
 //! caches. Each runs off the async workers and stops when the shutdown
 //! token is cancelled.
 
@@ -22,6 +23,17 @@ pub fn start(cairn: &Cairn, jobs: Jobs, shutdown: CancellationToken) -> Vec<Join
                 Ok(0) => {}
                 Ok(n) => tracing::info!(deleted = n, "swept expired memories"),
                 Err(e) => tracing::warn!(error = %e, "sweep of expired memories failed"),
+            }
+            match cairn.embed_pending() {
+                Ok(r) if r.embedded + r.expired > 0 || r.failure.is_some() => tracing::info!(
+                    embedded = r.embedded,
+                    expired = r.expired,
+                    remaining = r.remaining,
+                    failure = r.failure.as_deref().unwrap_or(""),
+                    "embedded pending writes"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "embedding pending writes failed"),
             }
         })
     };

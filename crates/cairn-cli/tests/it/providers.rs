@@ -263,3 +263,115 @@ fn a_store_embedded_by_an_endpoint_refuses_another_model_until_reindexed() {
     let found = recall_types(&env, &ollama, &["deploy script"]);
     assert!(found[0].1.contains("ops/deploy.sh"));
 }
+
+#[test]
+fn providers_come_from_the_configuration_file_under_the_environment() {
+    let server = MockServer::start();
+    let env = Env::new();
+    let config = env.dir.path().join("cairn.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[providers.chat]\nurl = \"{url}\"\nmodel = \"file-chat\"\nkey_env = \"MOCK_CHAT_KEY\"\n\
+             retries = 1\ntimeout = \"2s\"\n\n[providers.embed]\nurl = \"{url}\"\nmodel = \"mock-embed\"\n",
+            url = server.openai_url()
+        ),
+    )
+    .unwrap();
+    let mut v = vec![
+        ("CAIRN_CONFIG", config.to_str().unwrap().to_string()),
+        ("MOCK_CHAT_KEY", "sk-from-the-env".to_string()),
+    ];
+    let status = json(&env, &v, &["providers"]);
+    assert_eq!(status["chat"]["model"], "file-chat");
+    assert_eq!(status["embedder"]["model"], "openai:mock-embed");
+    let source = |status: &Value, name: &str| {
+        status["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .map(|s| s["source"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        source(&status, "chat.model").as_deref(),
+        Some("file providers.chat.model")
+    );
+    assert_eq!(
+        source(&status, "chat.key").as_deref(),
+        Some("env MOCK_CHAT_KEY (providers.chat.key_env)")
+    );
+    assert!(!status.to_string().contains("sk-from-the-env"));
+
+    // The variable wins over the file.
+    v.push(("CAIRN_CHAT_MODEL", "env-chat".to_string()));
+    let status = json(&env, &v, &["providers"]);
+    assert_eq!(status["chat"]["model"], "env-chat");
+    assert_eq!(
+        source(&status, "chat.model").as_deref(),
+        Some("env CAIRN_CHAT_MODEL")
+    );
+
+    // Ingestion asks the configured model for facts; the key is sent.
+    let text = "Ana moved to Lisbon in May 2023. Ben prefers tea over coffee.";
+    let out = json(&env, &v, &["ingest", "--facts", "--threshold", "0", text]);
+    assert!(out["facts"].as_u64().unwrap() >= 2, "{out}");
+    assert_eq!(out["titled_by"]["model"], "env-chat");
+    let chat_request = server
+        .requests()
+        .into_iter()
+        .find(|(path, _)| path == CHAT)
+        .unwrap();
+    assert_eq!(chat_request.1["model"], "env-chat");
+
+    // A key written in the file is refused, naming where keys go.
+    std::fs::write(
+        &config,
+        "[providers.chat]\nurl = \"http://localhost:1/v1\"\nmodel = \"m\"\nkey = \"sk-1\"\n",
+    )
+    .unwrap();
+    let out = run(&env, &v, &["providers"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("providers.chat.key") && err.contains("key_env"),
+        "{err}"
+    );
+}
+
+#[test]
+fn writes_wait_for_a_failing_embedding_endpoint_and_are_stored_when_it_answers() {
+    let server = MockServer::start();
+    let env = Env::new();
+    let v = vars(&server, false);
+    json(
+        &env,
+        &v,
+        &["remember", "The deploy script lives in ops/deploy.sh"],
+    );
+
+    // The endpoint fails: the write is kept, with the id it will have.
+    server.always_on("/v1/embeddings", Mode::ServerError);
+    let kept = json(&env, &v, &["remember", "Backups run nightly at 02:00 UTC"]);
+    assert_eq!(kept["status"], "pending");
+    let id = kept["id"].as_str().unwrap().to_string();
+    let out = run(&env, &v, &["reindex", "--pending"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("still fails"));
+
+    // It answers again: the write is stored, found by recall, once.
+    server.always_on("/v1/embeddings", Mode::Ok);
+    let report = json(&env, &v, &["reindex", "--pending"]);
+    assert_eq!(
+        (report["embedded"].as_u64(), report["remaining"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let found = json(&env, &v, &["recall", "when do backups run"]);
+    assert_eq!(
+        found["results"][0]["id"].as_str(),
+        Some(id.as_str()),
+        "{found}"
+    );
+    let again = json(&env, &v, &["reindex", "--pending"]);
+    assert_eq!(again["embedded"], 0);
+}

@@ -486,6 +486,6 @@ fn level_order(kind: CollectionKind) -> u8 {
         CollectionKind::Conversation => 0,
         CollectionKind::Session => 1,
         CollectionKind::Topic => 2,
-        CollectionKind::Slot | CollectionKind::Setting => 3,
+        CollectionKind::Slot | CollectionKind::Setting | CollectionKind::Pending => 3,
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{non_empty, Caller};
+use crate::chat::Generated;
 use crate::engine::{
     redaction_counts, Cairn, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD,
 };
@@ -34,6 +35,11 @@ pub struct IngestInput {
     /// Embed the text once, each chunk's vector pooled from its
     /// sentences': about 1.5× faster, slightly worse recall.
     pub pooled_vectors: bool,
+    /// Ask the configured chat model for each kept chunk's atomic facts
+    /// and store them too (each its own receipt line, `fact_of` its
+    /// chunk); without a model, or when it fails, the chunks alone are
+    /// stored and their lines say why.
+    pub facts: bool,
 }
 
 /// One chunk of an ingest, and what became of it.
@@ -62,7 +68,7 @@ pub struct ChunkView {
     pub salience: f64,
     /// `0.6·novelty + 0.4·salience`.
     pub importance: f64,
-    /// `stored`, `merged` or `skipped`.
+    /// `stored`, `merged`, `skipped` or `pending`.
     #[schemars(with = "String")]
     pub decision: Decision,
     /// The memory it was stored as or merged into (none in a dry run or
@@ -74,6 +80,13 @@ pub struct ChunkView {
     pub similarity: Option<f32>,
     /// Why, in words.
     pub reason: String,
+    /// For a fact the chat model read from a chunk: that chunk's index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fact_of: Option<usize>,
+    /// For a chunk whose facts were asked for: how they were made (`llm`,
+    /// or `extractive` with the model's failure: no facts, the chunk kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facts: Option<Generated>,
 }
 
 /// What an ingest did (or, dry, would do).
@@ -87,6 +100,19 @@ pub struct IngestOutput {
     pub merged: usize,
     /// Chunks skipped for low importance.
     pub skipped: usize,
+    /// Chunks kept pending: the embedding endpoint failed (stored once it
+    /// answers).
+    pub pending: usize,
+    /// Lines that are facts read from a chunk by the chat model.
+    pub facts: usize,
+    /// The text's title (in each memory's `metadata.ingest.title`), when a
+    /// chat model is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// How the title was made (`llm`, or `extractive` with the model's
+    /// failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub titled_by: Option<Generated>,
     /// Secrets replaced before chunking, by kind.
     pub redacted: BTreeMap<String, usize>,
     /// Every chunk, in order.
@@ -101,6 +127,14 @@ impl IngestOutput {
             stored: count(Decision::Stored),
             merged: count(Decision::Merged),
             skipped: count(Decision::Skipped),
+            pending: count(Decision::Pending),
+            facts: receipt
+                .chunks
+                .iter()
+                .filter(|c| c.fact_of.is_some())
+                .count(),
+            title: receipt.title.as_ref().map(|(t, _)| t.clone()),
+            titled_by: receipt.title.map(|(_, by)| by),
             redacted: redaction_counts(&receipt.redacted),
             chunks: receipt
                 .chunks
@@ -123,6 +157,8 @@ impl IngestOutput {
                     nearest: c.nearest.map(|(i, _)| i.to_string()),
                     similarity: c.nearest.map(|(_, s)| s),
                     reason: c.reason,
+                    fact_of: c.fact_of,
+                    facts: c.facts,
                 })
                 .collect(),
         }
@@ -146,6 +182,7 @@ pub fn ingest(
     req.redact = input.redact.unwrap_or(true);
     req.source = non_empty(input.source.as_deref());
     req.pooled_vectors = input.pooled_vectors;
+    req.facts = input.facts;
     req.actor.clone_from(&caller.actor);
     cairn.ingest(req, progress).map(IngestOutput::of)
 }

@@ -76,9 +76,11 @@ pub struct RememberOutput {
     pub id: String,
     /// Its short id.
     pub short_id: String,
-    /// `created`, or `deduplicated` (merged into an existing near-identical
+    /// `created`, `deduplicated` (merged into an existing near-identical
     /// memory, whose id is kept: its text is replaced, tags and metadata
-    /// merged).
+    /// merged), or `pending` (the embedding endpoint failed: the write is
+    /// kept in the store and stored with this id once the endpoint
+    /// answers; not recallable until then).
     #[schemars(with = "String")]
     pub status: WriteStatus,
     /// When deduplicated: how similar, against which threshold.
@@ -143,7 +145,12 @@ pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<
     let outcome = cairn.remember(req)?;
     let mut ids: Vec<MemoryId> = vec![outcome.id];
     ids.extend(outcome.similar.iter().map(|s| s.id));
-    let mut shorts = cairn.short_ids(tenant, &ids, SHORT_ID_MIN)?.into_iter();
+    let mut shorts = if outcome.status == WriteStatus::Pending {
+        // Not stored yet: no prefix can be checked for uniqueness.
+        vec![outcome.id.to_string()].into_iter()
+    } else {
+        cairn.short_ids(tenant, &ids, SHORT_ID_MIN)?.into_iter()
+    };
     let short_id = shorts.next().unwrap_or_default();
     Ok(RememberOutput {
         id: outcome.id.to_string(),

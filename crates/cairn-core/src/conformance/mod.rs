@@ -25,9 +25,12 @@ use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
 mod listing;
+mod pending;
+pub mod secrets;
 mod slots;
 mod threads;
 pub use listing::check_sources_superseded_and_expiry;
+pub use pending::engine_keeps_writes_pending;
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
@@ -2016,6 +2019,13 @@ macro_rules! store_conformance_tests {
                 {
                     let (a, b) = ($make, $make);
                     c::engine_import_export(c::Fixture::store(&a), c::Fixture::store(&b))
+                }
+            }
+            #[test]
+            fn engine_keeps_writes_pending() {
+                {
+                    let fixture = $make;
+                    c::engine_keeps_writes_pending(c::Fixture::store(&fixture))
                 }
             }
             #[test]

@@ -14,11 +14,17 @@
 //! merged into which memory at what similarity, or skipped and why —
 //! so nothing is dropped silently; a dry run computes the same receipt
 //! without writing.
+//!
+//! With a chat model configured, the text gets a title (stored in each
+//! memory's `metadata.ingest.title`), and with [`IngestRequest::facts`]
+//! each chunk kept is also read for atomic facts, each routed and stored
+//! or skipped like a chunk ([`super::facts`]); the model is never needed.
 
 use serde_json::{json, Map};
 
 use super::{Cairn, Redactions, RememberRequest, WriteStatus};
 use crate::analysis;
+use crate::chat::Generated;
 use crate::history::LOCAL_ACTOR;
 use crate::ingest::{chunk, clean, route, Chunk, ChunkOptions};
 use crate::memory::{normalize_project, normalize_tags, MemoryId, MemoryType, Tier};
@@ -61,6 +67,11 @@ pub struct IngestRequest {
     /// LoCoMo's text, hit@10 0.854 against 0.870) and more chunks skipped
     /// as not new (pooled vectors of neighbouring chunks are closer).
     pub pooled_vectors: bool,
+    /// Ask the chat model for the atomic facts of each chunk kept, and
+    /// store them too (each with its own receipt line); without a chat
+    /// model, or when it fails, the chunks alone are stored and their
+    /// lines say why.
+    pub facts: bool,
 }
 
 impl IngestRequest {
@@ -78,6 +89,7 @@ impl IngestRequest {
             redact: true,
             chunking: ChunkOptions::default(),
             pooled_vectors: false,
+            facts: false,
         }
     }
 }
@@ -92,6 +104,10 @@ pub enum Decision {
     Merged,
     /// Left out: its importance was below the threshold.
     Skipped,
+    /// Kept in the store until the embedding endpoint, which failed,
+    /// answers again (or, in a dry run, would be); its novelty is not known
+    /// yet, so no threshold applies. See [`super::pending`].
+    Pending,
 }
 
 /// One chunk's line of the receipt.
@@ -120,6 +136,11 @@ pub struct ChunkReceipt {
     pub nearest: Option<(MemoryId, f32)>,
     /// Why, in words.
     pub reason: String,
+    /// For a fact: the line of the chunk it was read from.
+    pub fact_of: Option<usize>,
+    /// For a chunk whose facts were asked for: how they were made (by the
+    /// model, or none, with the reason).
+    pub facts: Option<Generated>,
 }
 
 /// What an ingest did (or, dry, would do).
@@ -131,6 +152,20 @@ pub struct IngestReceipt {
     pub redacted: Redactions,
     /// Whether nothing was written.
     pub dry_run: bool,
+    /// The text's title and how it was made, when a chat model is
+    /// configured.
+    pub title: Option<(String, Generated)>,
+}
+
+/// What every chunk of one ingest shares.
+struct Run<'a> {
+    req: &'a IngestRequest,
+    project: Option<String>,
+    filter: Filter,
+    title: Option<String>,
+    /// Vectors of the lines kept so far: one repeating them is not new,
+    /// stored yet or not (a dry run stores nothing).
+    kept: Vec<Vec<f32>>,
 }
 
 /// A chunk's vector from its sentences' (vector, characters): their mean
@@ -186,7 +221,9 @@ impl Cairn {
         self.ensure_model()?;
         let mut embed_error = None;
         let mut sentences: Vec<(Vec<f32>, usize)> = Vec::new();
+        let mut sentence_texts: Vec<String> = Vec::new();
         let chunks = chunk(&text, &req.chunking, &mut |texts| {
+            sentence_texts = texts.iter().map(|t| t.to_string()).collect();
             let vectors = self.embedder.embed_batch(texts).unwrap_or_else(|e| {
                 embed_error = Some(e);
                 Vec::new()
@@ -198,58 +235,205 @@ impl Cairn {
                 .collect();
             vectors
         });
-        if let Some(e) = embed_error {
-            return Err(e);
-        }
+        // An endpoint that fails keeps every chunk pending; another
+        // embedder's failure is an error.
+        let mut failed = match embed_error {
+            Some(e @ Error::Provider { .. }) => Some(e),
+            Some(e) => return Err(e),
+            None => None,
+        };
         let total = chunks.len();
         let mut filter = Filter::new(&req.tenant, self.now());
         filter.scope = match &project {
             Some(p) => ScopeFilter::Project(p.clone()),
             None => ScopeFilter::Global,
         };
-        // Vectors of the chunks kept so far: a chunk repeating one of them
-        // is not new, stored yet or not (a dry run stores nothing).
-        let mut kept: Vec<Vec<f32>> = Vec::new();
+        let texts: Vec<&str> = sentence_texts.iter().map(String::as_str).collect();
+        let vectors: Vec<Vec<f32>> = sentences.iter().map(|(v, _)| v.clone()).collect();
+        receipt.title = self.ingest_title(&text, &texts, &vectors)?;
+        let mut run = Run {
+            req: &req,
+            project,
+            filter,
+            title: receipt.title.as_ref().map(|(t, _)| t.clone()),
+            kept: Vec::new(),
+        };
+        let mut done = 0;
         let pool = req.pooled_vectors && chunks.iter().all(|c| c.sentences.end <= sentences.len());
         for batch in chunks.chunks(EMBED_BATCH) {
-            let vectors = if pool {
+            let vectors = if failed.is_some() {
+                Vec::new()
+            } else if pool {
                 batch
                     .iter()
                     .map(|c| pooled(&sentences[c.sentences.clone()]))
                     .collect()
             } else {
                 let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
-                self.embedder.embed_batch(&texts)?
+                match self.embedder.embed_batch(&texts) {
+                    Ok(v) => v,
+                    Err(e @ Error::Provider { .. }) => {
+                        failed = Some(e);
+                        Vec::new()
+                    }
+                    Err(e) => return Err(e),
+                }
             };
+            if let Some(e) = &failed {
+                for c in batch {
+                    receipt.chunks.push(self.pending_line(&run, c, None, e)?);
+                    done += 1;
+                    progress(done, total);
+                }
+                continue;
+            }
             if vectors.len() != batch.len() {
                 return Err(Error::embedding("embedder returned too few vectors"));
             }
             for (c, vector) in batch.iter().zip(vectors) {
-                let line = self.ingest_chunk(&req, &project, &filter, c, vector, &mut kept)?;
+                let mut line = self.ingest_chunk(&mut run, c, vector, None)?;
+                let facts = (req.facts && line.decision != Decision::Skipped)
+                    .then(|| self.facts_of(&c.text));
+                line.facts = facts.as_ref().map(|(_, by)| by.clone());
+                let parent = (receipt.chunks.len(), line.id);
                 receipt.chunks.push(line);
-                progress(receipt.chunks.len(), total);
+                if let Some((facts, _)) = facts {
+                    let lines = self.ingest_facts(&mut run, c, parent, &facts)?;
+                    receipt.chunks.extend(lines);
+                }
+                done += 1;
+                progress(done, total);
             }
         }
         Ok(receipt)
     }
 
+    /// The lines of `facts`, read from chunk `c` (whose line and memory
+    /// are `parent`), each embedded, routed, scored and stored or skipped
+    /// like a chunk.
+    fn ingest_facts(
+        &self,
+        run: &mut Run,
+        c: &Chunk,
+        parent: (usize, Option<MemoryId>),
+        facts: &[String],
+    ) -> Result<Vec<ChunkReceipt>> {
+        if facts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<&str> = facts.iter().map(String::as_str).collect();
+        let piece = |fact: &String| Chunk {
+            text: fact.clone(),
+            start: c.start,
+            end: c.end,
+            tokens: run.req.chunking.tokenizer.count(fact),
+            sentences: c.sentences.clone(),
+        };
+        let vectors = match self.embedder.embed_batch(&texts) {
+            Err(e @ Error::Provider { .. }) => {
+                return facts
+                    .iter()
+                    .map(|f| self.pending_line(run, &piece(f), Some(parent), &e))
+                    .collect()
+            }
+            other => other?,
+        };
+        if vectors.len() != facts.len() {
+            return Err(Error::embedding("embedder returned too few vectors"));
+        }
+        let pieces: Vec<Chunk> = facts.iter().map(piece).collect();
+        pieces
+            .iter()
+            .zip(vectors)
+            .map(|(p, vector)| self.ingest_chunk(run, p, vector, Some(parent)))
+            .collect()
+    }
+
+    /// The line of a chunk (or fact) the embedding endpoint could not
+    /// embed (`failure`): kept pending, its importance taken with novelty
+    /// 1 (not known yet), never skipped.
+    fn pending_line(
+        &self,
+        run: &Run,
+        c: &Chunk,
+        fact_of: Option<(usize, Option<MemoryId>)>,
+        failure: &Error,
+    ) -> Result<ChunkReceipt> {
+        let routed = route(&c.text);
+        let salience = analysis::parse(&c.text).salience;
+        let importance = exchange_importance(1.0, salience);
+        let mut line = ChunkReceipt {
+            chunk: c.clone(),
+            kind: routed.kind,
+            tier: routed.tier,
+            rule: routed.rule,
+            novelty: 1.0,
+            salience,
+            importance,
+            decision: Decision::Pending,
+            id: None,
+            nearest: None,
+            reason: super::pending::pending_reason(failure),
+            fact_of: fact_of.map(|(line, _)| line),
+            facts: None,
+        };
+        if !run.req.dry_run {
+            let remember =
+                self.chunk_request(run, c, routed.kind, routed.rule, importance, fact_of);
+            line.id = Some(self.keep_pending(remember, failure)?.id);
+        }
+        Ok(line)
+    }
+
+    /// The write of chunk (or fact) `c`.
+    fn chunk_request(
+        &self,
+        run: &Run,
+        c: &Chunk,
+        kind: MemoryType,
+        rule: &str,
+        importance: f64,
+        fact_of: Option<(usize, Option<MemoryId>)>,
+    ) -> RememberRequest {
+        let req = run.req;
+        let mut about = json!({"rule": rule, "start": c.start, "end": c.end});
+        if let Some(title) = &run.title {
+            about["title"] = json!(title);
+        }
+        if let Some((_, chunk)) = fact_of {
+            about["fact_of"] = json!(chunk.map(|id| id.to_string()));
+        }
+        let mut metadata = Map::new();
+        metadata.insert("ingest".into(), about);
+        let mut remember = RememberRequest::new(&req.tenant, c.text.clone());
+        remember.kind = kind;
+        remember.project.clone_from(&run.project);
+        remember.tags.clone_from(&req.tags);
+        remember.metadata = metadata;
+        remember.importance = Some(importance);
+        remember.source = Some(req.source.clone().unwrap_or_else(|| "ingest".into()));
+        remember.actor.clone_from(&req.actor);
+        remember
+    }
+
+    /// The line of chunk (or fact of chunk `fact_of`) `c`.
     fn ingest_chunk(
         &self,
-        req: &IngestRequest,
-        project: &Option<String>,
-        filter: &Filter,
+        run: &mut Run,
         c: &Chunk,
         vector: Vec<f32>,
-        kept: &mut Vec<Vec<f32>>,
+        fact_of: Option<(usize, Option<MemoryId>)>,
     ) -> Result<ChunkReceipt> {
+        let req = run.req;
         let routed = route(&c.text);
         let salience = analysis::parse(&c.text).salience;
         let nearest = self
             .store
-            .vector_search_exact(&vector, filter, 1)?
+            .vector_search_exact(&vector, &run.filter, 1)?
             .first()
             .map(|h| (h.id, h.score as f32));
-        let earlier = kept
+        let earlier = run
+            .kept
             .iter()
             .map(|v| f64::from(cosine(v, &vector)))
             .fold(0.0, f64::max);
@@ -268,6 +452,8 @@ impl Cairn {
             id: None,
             nearest,
             reason: String::new(),
+            fact_of: fact_of.map(|(line, _)| line),
+            facts: None,
         };
         if importance < req.threshold {
             line.reason = format!(
@@ -276,7 +462,7 @@ impl Cairn {
             );
             return Ok(line);
         }
-        kept.push(vector.clone());
+        run.kept.push(vector.clone());
         if req.dry_run {
             // A near-identical memory would take it, unless episodes (never
             // merged); the type is checked when it is written.
@@ -298,25 +484,17 @@ impl Cairn {
             };
             return Ok(line);
         }
-        let mut metadata = Map::new();
-        metadata.insert(
-            "ingest".into(),
-            json!({"rule": routed.rule, "start": c.start, "end": c.end}),
-        );
-        let mut remember = RememberRequest::new(&req.tenant, c.text.clone());
-        remember.kind = routed.kind;
-        remember.project.clone_from(project);
-        remember.tags.clone_from(&req.tags);
-        remember.metadata = metadata;
-        remember.importance = Some(importance);
-        remember.source = Some(req.source.clone().unwrap_or_else(|| "ingest".into()));
-        remember.actor.clone_from(&req.actor);
+        let remember = self.chunk_request(run, c, routed.kind, routed.rule, importance, fact_of);
         let outcome = self.remember_embedded(remember, vector)?;
         line.id = Some(outcome.id);
         match outcome.status {
             WriteStatus::Created => {
                 line.decision = Decision::Stored;
                 line.reason = format!("stored as a {} (rule {})", routed.kind, routed.rule);
+            }
+            WriteStatus::Pending => {
+                line.decision = Decision::Pending;
+                line.reason = "kept pending until the embedding endpoint answers".into();
             }
             WriteStatus::Deduplicated => {
                 line.decision = Decision::Merged;

@@ -10,9 +10,11 @@
 
 mod consolidate;
 mod conversation;
+mod facts;
 mod generate;
 mod history;
 mod ingest;
+pub mod pending;
 mod recall;
 mod redaction;
 mod remember;
@@ -27,8 +29,10 @@ pub use consolidate::{
     DEFAULT_KEEP_GROUPS, DEFAULT_MAX_GROUPS, SUMMARY_TOKENS,
 };
 pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
+pub use facts::FACT_ATTEMPTS;
 pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
+pub use pending::PendingReport;
 pub use recall::{Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{redaction_counts, Redactions};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};

@@ -48,6 +48,9 @@ pub struct RememberRequest {
     /// Redact the content and metadata with the engine's redactor (default
     /// true; false stores them as given).
     pub redact: bool,
+    /// The id and creation time of a write kept pending
+    /// ([`super::pending`]), which it keeps once embedded.
+    pub(crate) queued: Option<(MemoryId, crate::Timestamp)>,
 }
 
 impl RememberRequest {
@@ -69,6 +72,7 @@ impl RememberRequest {
             thread: None,
             slot: None,
             redact: true,
+            queued: None,
         }
     }
 }
@@ -81,6 +85,11 @@ pub enum WriteStatus {
     Created,
     /// Merged into a near-identical memory (cosine ≥ 0.92), whose id is kept.
     Deduplicated,
+    /// Kept in the store until the embedding endpoint answers again
+    /// (it failed after its retries): written, with this id, by `cairn
+    /// reindex --pending` or `cairn serve` in the background; not
+    /// recallable until then. See [`super::pending`].
+    Pending,
 }
 
 /// An existing memory similar to one being written.
@@ -132,7 +141,15 @@ impl Cairn {
         }
         validate_content(&req.content)?;
         self.ensure_model()?;
-        let vector = self.embed_one(&req.content)?;
+        let vector = match self.embed_one(&req.content) {
+            Ok(v) => v,
+            Err(e @ crate::Error::Provider { .. }) if req.thread.is_none() => {
+                let mut outcome = self.keep_pending(req, &e)?;
+                outcome.redacted = redacted;
+                return Ok(outcome);
+            }
+            Err(e) => return Err(e),
+        };
         let mut outcome = self.remember_embedded(req, vector)?;
         outcome.redacted = redacted;
         Ok(outcome)
@@ -177,8 +194,9 @@ impl Cairn {
         // explicit replacements, never merged either.
         let may_dedup = req.dedup && req.kind.tier() != Tier::Episodic && old.is_none();
         let given = (req.importance, req.ttl_ms);
+        let (id, created_at) = req.queued.unwrap_or((MemoryId::new_at(now), now));
         let memory = Memory {
-            id: MemoryId::new_at(now),
+            id,
             tenant: req.tenant.clone(),
             content: req.content,
             kind: req.kind,
@@ -188,7 +206,7 @@ impl Cairn {
             importance: req.importance.unwrap_or(0.5),
             weight: 1.0,
             source: req.source.unwrap_or_else(|| "manual".to_string()),
-            created_at: now,
+            created_at,
             updated_at: now,
             last_accessed_at: None,
             access_count: 0,

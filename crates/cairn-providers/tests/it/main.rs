@@ -12,6 +12,8 @@ use cairn_core::{Cairn, Embedder, Error, MemoryStore};
 use cairn_providers::testing::{MockServer, Mode};
 use cairn_providers::{EmbedApi, Endpoint, OpenAiChat, RemoteEmbedder};
 
+mod ingest;
+
 /// An endpoint that retries twice with short waits and a 1 s timeout.
 fn endpoint(url: String) -> Endpoint {
     let mut e = Endpoint::new(url, Some("sk-test".into()));
@@ -21,7 +23,7 @@ fn endpoint(url: String) -> Endpoint {
     e
 }
 
-fn chat(server: &MockServer) -> OpenAiChat {
+pub(crate) fn chat(server: &MockServer) -> OpenAiChat {
     OpenAiChat::new(endpoint(server.openai_url()), "mock-chat")
 }
 

@@ -36,6 +36,8 @@ pub async fn create(
         )
             .into_response(),
         WriteStatus::Deduplicated => Json(out).into_response(),
+        // Kept, not yet stored: accepted for later processing.
+        WriteStatus::Pending => (StatusCode::ACCEPTED, Json(out)).into_response(),
     })
 }
 

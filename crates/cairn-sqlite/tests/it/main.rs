@@ -19,6 +19,7 @@ cairn_core::store_conformance_tests!(crate::fresh());
 mod file;
 mod forget;
 mod keywords;
+mod redaction;
 
 /// The conformance suite again, on a store whose keyword search answers
 /// from the in-memory index (built while the store is empty, so every
