@@ -12,7 +12,8 @@
 //!   timeouts, 429 with `Retry-After`, 5xx and unusable answers are retried
 //!   with backoff, then reported as [`cairn_core::Error::Provider`] — the
 //!   engine then takes its offline path.
-//! - [`ProviderSettings`]: which providers the environment configures.
+//! - [`ProviderSettings`]: which providers the environment configures (and
+//!   which local model directory, if not the default model).
 //!
 //! Blocking (`ureq`), like the core's traits; async front ends call through
 //! `spawn_blocking`. API keys come from the environment and are never
@@ -28,7 +29,9 @@ pub use chat::OpenAiChat;
 pub use embed::{EmbedApi, RemoteEmbedder};
 pub use http::{Endpoint, DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_WAIT};
 pub use rerank::HttpReranker;
-pub use settings::{ChatSettings, EmbedSettings, ProviderSettings, RerankSettings};
+pub use settings::{
+    ChatSettings, EmbedDirSettings, EmbedSettings, ProviderSettings, RerankSettings,
+};
 
 #[cfg(feature = "test-server")]
 pub mod testing;

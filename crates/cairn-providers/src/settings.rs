@@ -7,7 +7,8 @@
 //! | `CAIRN_CHAT_MODEL` | the chat model (required with the URL) |
 //! | `CAIRN_CHAT_KEY` | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
 //! | `CAIRN_EMBED_URL` | an embedding endpoint's base URL; unset: the local model |
-//! | `CAIRN_EMBED_MODEL` | the embedding model (required with the URL) |
+//! | `CAIRN_EMBED_DIR` | a local sentence-transformers model directory (BERT family) instead of the default model; not with the URL |
+//! | `CAIRN_EMBED_MODEL` | the embedding model (required with the URL); with the directory, the name the store records (default: the directory's name) |
 //! | `CAIRN_EMBED_API` | `openai` (default: `POST /embeddings`) or `ollama` (`POST /api/embed`) |
 //! | `CAIRN_EMBED_DIM` | the dimension, to skip probing it at start |
 //! | `CAIRN_EMBED_KEY` | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
@@ -18,6 +19,7 @@
 //! | `CAIRN_PROVIDER_TIMEOUT` | one attempt's limit, in seconds (default 30) |
 //! | `CAIRN_PROVIDER_RETRIES` | retries after the first attempt (default 3) |
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use cairn_core::{Error, Result};
@@ -46,6 +48,16 @@ pub struct EmbedSettings {
     pub dim: Option<usize>,
 }
 
+/// A local model directory (sentence-transformers layout) to embed with
+/// instead of the default model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbedDirSettings {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The name the store records, if given (else the directory's name).
+    pub name: Option<String>,
+}
+
 /// Which reranker recall uses.
 #[derive(Debug, Clone)]
 pub enum RerankSettings {
@@ -67,6 +79,8 @@ pub struct ProviderSettings {
     pub chat: Option<ChatSettings>,
     /// The embedding endpoint, if any.
     pub embed: Option<EmbedSettings>,
+    /// The local model directory, if any (never with `embed`).
+    pub embed_dir: Option<EmbedDirSettings>,
     /// The reranker, if any.
     pub rerank: Option<RerankSettings>,
 }
@@ -128,6 +142,18 @@ impl ProviderSettings {
                 endpoint: endpoint(url, "CAIRN_EMBED_KEY"),
             }),
         };
+        let embed_dir = match (var("CAIRN_EMBED_DIR"), &embed) {
+            (None, _) => None,
+            (Some(_), Some(_)) => {
+                return Err(Error::invalid(
+                    "CAIRN_EMBED_URL and CAIRN_EMBED_DIR both choose the embedder: set one",
+                ))
+            }
+            (Some(dir), None) => Some(EmbedDirSettings {
+                dir: PathBuf::from(dir),
+                name: var("CAIRN_EMBED_MODEL"),
+            }),
+        };
         let rerank = match (
             var("CAIRN_RERANK").map(|s| s.to_ascii_lowercase()),
             var("CAIRN_RERANK_URL"),
@@ -148,6 +174,7 @@ impl ProviderSettings {
         Ok(ProviderSettings {
             chat,
             embed,
+            embed_dir,
             rerank,
         })
     }
@@ -204,6 +231,33 @@ mod tests {
     fn nothing_is_configured_by_default() {
         let s = read(&[]).unwrap();
         assert!(s.chat.is_none() && s.embed.is_none() && s.rerank.is_none());
+        assert!(s.embed_dir.is_none());
+    }
+
+    #[test]
+    fn a_model_directory_is_named_by_the_model_variable_and_excludes_a_url() {
+        let s = read(&[("CAIRN_EMBED_DIR", " /models/bge-small-en-v1.5 ")]).unwrap();
+        assert_eq!(
+            s.embed_dir,
+            Some(EmbedDirSettings {
+                dir: PathBuf::from("/models/bge-small-en-v1.5"),
+                name: None
+            })
+        );
+        let s = read(&[
+            ("CAIRN_EMBED_DIR", "/m/e5"),
+            ("CAIRN_EMBED_MODEL", "e5-small-v2"),
+        ])
+        .unwrap();
+        assert_eq!(s.embed_dir.unwrap().name.as_deref(), Some("e5-small-v2"));
+        let err = read(&[
+            ("CAIRN_EMBED_DIR", "/m/e5"),
+            ("CAIRN_EMBED_URL", "http://localhost:11434"),
+            ("CAIRN_EMBED_MODEL", "nomic-embed-text"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("CAIRN_EMBED_DIR"), "{err}");
     }
 
     #[test]
