@@ -22,7 +22,8 @@ pub const MAX_TOKENS: usize = 256;
 /// At most this many texts go through the encoder at once.
 const SUB_BATCH: usize = 128;
 /// ... and at most this many tokens, which bounds the activations' memory
-/// (the widest, the feed-forward's, is `tokens * 1536` floats).
+/// (the widest, the feed-forward's, is `tokens * intermediate_size` floats:
+/// 1536 for the default model).
 const SUB_BATCH_TOKENS: usize = 4096;
 /// Large batches are tokenised and sorted by length this many texts at a
 /// time, so that a sub-batch's texts have similar lengths (its attention
