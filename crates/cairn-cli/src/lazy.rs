@@ -14,7 +14,7 @@ pub enum LocalModel {
     /// message on stderr).
     Default(PathBuf),
     /// A sentence-transformers directory, read and checked already.
-    Dir(SentenceTransformerDir),
+    Dir(Box<SentenceTransformerDir>),
 }
 
 /// Loads a [`LocalModel`] on the first call that embeds; its name and

@@ -13,10 +13,10 @@ use crate::out::{self, paint};
 /// (read and checked now, loaded on first use), else the default model.
 pub fn local_model(providers: &cairn_providers::ProviderSettings) -> Result<LocalModel> {
     Ok(match &providers.embed_dir {
-        Some(d) => LocalModel::Dir(cairn_embed::SentenceTransformerDir::open(
+        Some(d) => LocalModel::Dir(Box::new(cairn_embed::SentenceTransformerDir::open(
             &d.dir,
             d.name.as_deref(),
-        )?),
+        )?)),
         None => LocalModel::Default(cairn_embed::default_model_dir()),
     })
 }
