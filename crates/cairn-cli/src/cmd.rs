@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::args::*;
 use crate::config::ServeSettings;
-use crate::lazy::LazyMiniLm;
+use crate::lazy::LazyEmbedder;
 use crate::out::{self, paint};
 
 /// The local user's tenant.
@@ -228,9 +228,9 @@ pub fn providers(cli: &Cli) -> Result<cairn_providers::ProviderSettings> {
 }
 
 /// The engine over `store`, with the command line's redaction and the
-/// providers configured: an embedding endpoint replaces the local model
-/// (the store's model check applies as to any embedder); a chat model
-/// writes summaries, titles and ingested facts.
+/// providers configured: an embedding endpoint or a model directory
+/// replaces the default model (the store's model check applies as to any
+/// embedder); a chat model writes summaries, titles and ingested facts.
 fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
     let mut providers = providers(cli)?;
     // A store already embedded by the endpoint's model knows its
@@ -242,7 +242,7 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
     }
     let embedder: Arc<dyn Embedder> = match providers.embedder()? {
         Some(remote) => Arc::new(remote),
-        None => Arc::new(LazyMiniLm::new(cairn_embed::default_model_dir())),
+        None => Arc::new(LazyEmbedder::new(crate::model::local_model(&providers)?)),
     };
     let chat = providers
         .chat_provider()
@@ -278,7 +278,7 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
 /// Run a parsed command line.
 pub fn run(mut cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Model { ref action } => return model(action, cli.json),
+        Command::Model { ref action } => return crate::model::model(action, cli.json),
         Command::Init(a) => return crate::serve::init(a),
         Command::Migrate(a) => return migrate(a, cli.json),
         Command::Setup(a) => return crate::serve::setup(cli.db, a),
@@ -1112,62 +1112,6 @@ fn embed_pending(cairn: &Cairn, json: bool) -> Result<()> {
         }
         None => Ok(()),
     }
-}
-
-fn model(action: &ModelAction, json: bool) -> Result<()> {
-    let dir = cairn_embed::default_model_dir();
-    match action {
-        ModelAction::Status => {
-            let status = cairn_embed::model_status(&dir);
-            let state = match status.state {
-                cairn_embed::ModelState::Ready => "ready",
-                cairn_embed::ModelState::Missing => "missing (run `cairn model fetch`)",
-                cairn_embed::ModelState::Corrupt => {
-                    "damaged (run `cairn model fetch` to replace it)"
-                }
-            };
-            if json {
-                let files: Vec<Value> = status
-                    .files
-                    .iter()
-                    .map(|f| serde_json::json!({"name": f.file.name, "size": f.size, "state": format!("{:?}", f.state)}))
-                    .collect();
-                return print_json(&serde_json::json!({
-                    "model": cairn_embed::model_info(),
-                    "dir": dir,
-                    "ready": status.is_ready(),
-                    "files": files,
-                }));
-            }
-            println!(
-                "{} {}",
-                paint("model:", out::BOLD),
-                cairn_embed::model_info()
-            );
-            println!("{} {}", paint("directory:", out::BOLD), dir.display());
-            println!("{} {state}", paint("status:", out::BOLD));
-            let rows: Vec<Vec<String>> = status
-                .files
-                .iter()
-                .map(|f| {
-                    vec![
-                        f.file.name.to_string(),
-                        f.size.map_or("-".into(), |s| s.to_string()),
-                        format!("{:?}", f.state),
-                    ]
-                })
-                .collect();
-            out::table(&["FILE", "BYTES", "CHECK"], &rows);
-        }
-        ModelAction::Fetch => {
-            cairn_embed::fetch_model(&dir, &mut |msg| eprintln!("cairn: {msg}"))?;
-            if json {
-                return print_json(&serde_json::json!({"dir": dir, "fetched": true}));
-            }
-            println!("model ready in {}", dir.display());
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

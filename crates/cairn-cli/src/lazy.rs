@@ -6,37 +6,54 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use cairn_core::{Embedder, Error, ModelInfo, Result};
-use cairn_embed::MiniLm;
+use cairn_embed::{BertEmbedder, SentenceTransformerDir};
 
-/// Loads all-MiniLM-L6-v2 from `dir` on the first call that embeds,
-/// fetching it first if it is missing (with a message on stderr).
-pub struct LazyMiniLm {
-    dir: PathBuf,
-    model: OnceLock<std::result::Result<MiniLm, String>>,
+/// Which local model.
+pub enum LocalModel {
+    /// all-MiniLM-L6-v2 in this directory, fetched first if missing (with a
+    /// message on stderr).
+    Default(PathBuf),
+    /// A sentence-transformers directory, read and checked already.
+    Dir(Box<SentenceTransformerDir>),
 }
 
-impl LazyMiniLm {
-    pub fn new(dir: PathBuf) -> Self {
-        LazyMiniLm {
-            dir,
+/// Loads a [`LocalModel`] on the first call that embeds; its name and
+/// dimension are known without loading it.
+pub struct LazyEmbedder {
+    source: LocalModel,
+    model: OnceLock<std::result::Result<BertEmbedder, String>>,
+}
+
+impl LazyEmbedder {
+    pub fn new(source: LocalModel) -> Self {
+        LazyEmbedder {
+            source,
             model: OnceLock::new(),
         }
     }
 
-    fn get(&self) -> Result<&MiniLm> {
+    fn get(&self) -> Result<&BertEmbedder> {
         self.model
             .get_or_init(|| {
-                cairn_embed::load_or_fetch(&self.dir, &mut |msg| eprintln!("cairn: {msg}"))
-                    .map_err(|e| e.to_string())
+                match &self.source {
+                    LocalModel::Default(dir) => {
+                        cairn_embed::load_or_fetch(dir, &mut |msg| eprintln!("cairn: {msg}"))
+                    }
+                    LocalModel::Dir(dir) => dir.load(),
+                }
+                .map_err(|e| e.to_string())
             })
             .as_ref()
             .map_err(|e| Error::embedding(e.clone()))
     }
 }
 
-impl Embedder for LazyMiniLm {
+impl Embedder for LazyEmbedder {
     fn model(&self) -> ModelInfo {
-        cairn_embed::model_info()
+        match &self.source {
+            LocalModel::Default(_) => cairn_embed::model_info(),
+            LocalModel::Dir(dir) => dir.info().clone(),
+        }
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {

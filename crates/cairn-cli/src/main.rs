@@ -13,6 +13,7 @@ mod foreign;
 mod ingest;
 mod keys;
 mod lazy;
+mod model;
 mod out;
 mod serve;
 mod setup;

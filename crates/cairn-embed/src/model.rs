@@ -4,7 +4,8 @@
 //! layers of multi-head self-attention and a GELU feed-forward block. Only
 //! inference: no dropout, no pooler head (sentence-transformers pools the
 //! token vectors itself). Weight names follow the Hugging Face `BertModel`
-//! state dict, without the `bert.` prefix.
+//! state dict, with or without the `bert.` prefix (a `BertModel` saves
+//! none, a `BertFor…` model saves its encoder under `bert.`).
 
 use candle_core::{Device, Tensor};
 
@@ -26,6 +27,9 @@ pub(crate) struct BertConfig {
     pub layer_norm_eps: f64,
     #[serde(default = "absolute")]
     pub position_embedding_type: String,
+    /// `bert` when given (older BERT configurations leave it out).
+    #[serde(default)]
+    pub model_type: Option<String>,
 }
 
 fn absolute() -> String {
@@ -35,6 +39,11 @@ fn absolute() -> String {
 impl BertConfig {
     /// Refuse configurations this encoder does not implement.
     pub fn check(&self) -> Result<(), String> {
+        if let Some(other) = self.model_type.as_deref().filter(|t| *t != "bert") {
+            return Err(format!(
+                "unsupported model_type {other:?} (only \"bert\": this encoder is BERT's)"
+            ));
+        }
         if self.hidden_act != "gelu" {
             return Err(format!(
                 "unsupported hidden_act {:?} (only \"gelu\")",
@@ -70,12 +79,39 @@ struct Dense {
 /// matrix that is packed on the way in.
 struct Loader<'a> {
     file: &'a WeightFile,
+    /// What every tensor name starts with in this file: `""` or `"bert."`.
+    prefix: &'static str,
     scratch: Vec<f32>,
 }
 
-impl Loader<'_> {
+/// The tensor every BERT file holds, by which [`Loader::new`] tells the
+/// naming its file uses.
+const WORD_EMBEDDINGS: &str = "embeddings.word_embeddings.weight";
+
+impl<'a> Loader<'a> {
+    /// A loader for `file`, its tensors named with or without `bert.`.
+    fn new(file: &'a WeightFile) -> Self {
+        let prefix = if !file.contains(WORD_EMBEDDINGS)
+            && file.contains("bert.embeddings.word_embeddings.weight")
+        {
+            "bert."
+        } else {
+            ""
+        };
+        Loader {
+            file,
+            prefix,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// `name` as the file spells it.
+    fn name(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
     fn read(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightsError> {
-        self.file.read(name, shape)
+        self.file.read(&self.name(name), shape)
     }
 
     /// Dense layers named `{name}.weight` / `{name}.bias`, all `(out, in)`,
@@ -92,7 +128,7 @@ impl Loader<'_> {
         for (i, &(name, scale)) in parts.iter().enumerate() {
             self.file
                 .read_into(
-                    &format!("{name}.weight"),
+                    &self.name(&format!("{name}.weight")),
                     &[out_dim, in_dim],
                     &mut self.scratch,
                 )
@@ -162,7 +198,7 @@ impl Embeddings {
         Ok(Self {
             words: w
                 .file
-                .row_table("embeddings.word_embeddings.weight", cfg.vocab_size, h)?,
+                .row_table(&w.name(WORD_EMBEDDINGS), cfg.vocab_size, h)?,
             position: w.read(
                 "embeddings.position_embeddings.weight",
                 &[cfg.max_position_embeddings, h],
@@ -296,10 +332,7 @@ pub(crate) struct Bert {
 impl Bert {
     /// Build the encoder from weights named like Hugging Face's `BertModel`.
     pub fn load(cfg: &BertConfig, file: &WeightFile) -> candle_core::Result<Self> {
-        let mut loader = Loader {
-            file,
-            scratch: Vec::new(),
-        };
+        let mut loader = Loader::new(file);
         let embeddings = Embeddings::load(cfg, &loader).map_err(candle_core::Error::wrap)?;
         let layers = (0..cfg.num_hidden_layers)
             .map(|i| Layer::load(cfg, &mut loader, &format!("encoder.layer.{i}")))
@@ -309,6 +342,11 @@ impl Bert {
             layers,
             max_positions: cfg.max_position_embeddings,
         })
+    }
+
+    /// The width of the vectors [`Bert::forward`] returns, one per token.
+    pub fn hidden_size(&self) -> usize {
+        self.embeddings.hidden
     }
 
     /// Run the encoder over a batch of texts packed end to end.

@@ -1,5 +1,44 @@
-//! Pure helpers applied to the encoder's output: mean pooling over the real
-//! (non-padding) tokens, then L2 normalisation.
+//! Pure helpers applied to the encoder's output: pooling a text's token
+//! vectors into one (the mean over the real, non-padding tokens, or the
+//! first token's, `[CLS]`), then L2 normalisation.
+
+/// How a text's token vectors become its one vector: a sentence-transformers
+/// `Pooling` module's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    /// The mean of the token vectors (`pooling_mode_mean_tokens`).
+    Mean,
+    /// The first token's vector, `[CLS]` (`pooling_mode_cls_token`).
+    Cls,
+}
+
+impl Pooling {
+    /// The mode's name in a `1_Pooling/config.json`.
+    pub fn config_key(self) -> &'static str {
+        match self {
+            Pooling::Mean => "pooling_mode_mean_tokens",
+            Pooling::Cls => "pooling_mode_cls_token",
+        }
+    }
+
+    /// Pool one text's token vectors, `hidden` (row by row, `dim` floats
+    /// each, every row a real token), into one vector (not normalised).
+    pub(crate) fn pool(self, hidden: &[f32], all_real: &[u32], dim: usize) -> Vec<f32> {
+        match self {
+            Pooling::Mean => mean_pool(hidden, &all_real[..hidden.len() / dim], dim),
+            Pooling::Cls => hidden[..dim].to_vec(),
+        }
+    }
+}
+
+impl std::fmt::Display for Pooling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Pooling::Mean => "mean",
+            Pooling::Cls => "cls",
+        })
+    }
+}
 
 /// Mean of the token vectors whose mask entry is non-zero.
 ///
@@ -50,6 +89,15 @@ mod tests {
     fn mean_pool_of_single_token_is_that_token() {
         let pooled = mean_pool(&[0.5, -0.25, 9.0, 9.0], &[1, 0], 2);
         assert_eq!(pooled, vec![0.5, -0.25]);
+    }
+
+    #[test]
+    fn cls_pooling_takes_the_first_row_and_mean_all_rows() {
+        let hidden = [1.0, 2.0, 3.0, 6.0, -1.0, 1.0];
+        let mask = [1u32; 3];
+        assert_eq!(Pooling::Cls.pool(&hidden, &mask, 2), vec![1.0, 2.0]);
+        assert_eq!(Pooling::Mean.pool(&hidden, &mask, 2), vec![1.0, 3.0]);
+        assert_eq!(Pooling::Mean.pool(&hidden[..4], &mask, 2), vec![2.0, 4.0]);
     }
 
     #[test]

@@ -106,6 +106,11 @@ impl WeightFile {
         }
     }
 
+    /// Whether the file holds a tensor named `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+
     /// The entry for `name`, checked to be f32 of exactly `shape`.
     fn entry(&self, name: &str, shape: &[usize]) -> Result<&Entry, WeightsError> {
         let entry = self

@@ -13,7 +13,8 @@
 //!   with backoff, then reported as [`cairn_core::Error::Provider`] — the
 //!   engine then takes its offline path.
 //! - [`ProviderSettings`]: which providers the environment and `cairn.toml`
-//!   configure, and where each setting came from.
+//!   configure, and where each setting came from (and which local model
+//!   directory, if not the default model).
 //!
 //! Blocking (`ureq`), like the core's traits; async front ends call through
 //! `spawn_blocking`. API keys come from the environment and are never
@@ -30,8 +31,8 @@ pub use embed::{EmbedApi, RemoteEmbedder};
 pub use http::{Endpoint, DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_WAIT};
 pub use rerank::HttpReranker;
 pub use settings::{
-    ChatSettings, EmbedSettings, ProviderFile, ProviderSettings, ProvidersFile, RerankSettings,
-    Setting,
+    ChatSettings, EmbedDirSettings, EmbedSettings, ProviderFile, ProviderSettings, ProvidersFile,
+    RerankSettings, Setting,
 };
 
 #[cfg(feature = "test-server")]

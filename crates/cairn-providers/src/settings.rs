@@ -10,7 +10,8 @@
 //! | `CAIRN_CHAT_MODEL` | `providers.chat.model` | the chat model (required with the URL) |
 //! | `CAIRN_CHAT_KEY` | `providers.chat.key_env` (the variable's name) | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
 //! | `CAIRN_EMBED_URL` | `providers.embed.url` | an embedding endpoint's base URL; unset: the local model |
-//! | `CAIRN_EMBED_MODEL` | `providers.embed.model` | the embedding model (required with the URL) |
+//! | `CAIRN_EMBED_DIR` | (environment only) | a local sentence-transformers model directory (BERT family) instead of the default model; not with an embedding URL |
+//! | `CAIRN_EMBED_MODEL` | `providers.embed.model` | the embedding model (required with the URL); with the directory, the name the store records (default: the directory's name) |
 //! | `CAIRN_EMBED_API` | `providers.embed.api` | `openai` (default: `POST /embeddings`) or `ollama` (`POST /api/embed`) |
 //! | `CAIRN_EMBED_DIM` | `providers.embed.dim` | the dimension, to skip probing it at start |
 //! | `CAIRN_EMBED_KEY` | `providers.embed.key_env` | its API key (else `OPENAI_API_KEY` for an `openai.com` URL) |
@@ -24,6 +25,7 @@
 //! Each resolved value remembers where it came from ([`Setting`]), which
 //! `cairn providers` shows.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use cairn_core::time::parse_duration;
@@ -52,6 +54,16 @@ pub struct EmbedSettings {
     pub model: String,
     /// The dimension, if given (else probed).
     pub dim: Option<usize>,
+}
+
+/// A local model directory (sentence-transformers layout) to embed with
+/// instead of the default model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbedDirSettings {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The name the store records, if given (else the directory's name).
+    pub name: Option<String>,
 }
 
 /// Which reranker recall uses.
@@ -124,6 +136,8 @@ pub struct ProviderSettings {
     pub chat: Option<ChatSettings>,
     /// The embedding endpoint, if any.
     pub embed: Option<EmbedSettings>,
+    /// The local model directory, if any (never with `embed`).
+    pub embed_dir: Option<EmbedDirSettings>,
     /// The reranker, if any.
     pub rerank: Option<RerankSettings>,
     /// Every setting in use, with its source.
@@ -316,6 +330,18 @@ impl ProviderSettings {
                 endpoint: r.endpoint("embed", url, "CAIRN_EMBED_KEY")?,
             }),
         };
+        let embed_dir = match ((r.get)("CAIRN_EMBED_DIR"), &embed) {
+            (None, _) => None,
+            (Some(_), Some(_)) => {
+                return Err(Error::invalid(
+                    "an embedding URL and CAIRN_EMBED_DIR both choose the embedder: set one",
+                ))
+            }
+            (Some(dir), None) => Some(EmbedDirSettings {
+                dir: PathBuf::from(dir),
+                name: (r.get)("CAIRN_EMBED_MODEL"),
+            }),
+        };
         let mode = r
             .text("rerank", "mode", "CAIRN_RERANK", |f| f.mode.clone())
             .map(|s| s.to_ascii_lowercase());
@@ -337,6 +363,7 @@ impl ProviderSettings {
         Ok(ProviderSettings {
             chat,
             embed,
+            embed_dir,
             rerank,
             sources: r.sources,
         })
@@ -423,6 +450,33 @@ mod tests {
     fn nothing_is_configured_by_default() {
         let s = read(&[]).unwrap();
         assert!(s.chat.is_none() && s.embed.is_none() && s.rerank.is_none());
+        assert!(s.embed_dir.is_none());
+    }
+
+    #[test]
+    fn a_model_directory_is_named_by_the_model_variable_and_excludes_a_url() {
+        let s = read(&[("CAIRN_EMBED_DIR", " /models/bge-small-en-v1.5 ")]).unwrap();
+        assert_eq!(
+            s.embed_dir,
+            Some(EmbedDirSettings {
+                dir: PathBuf::from("/models/bge-small-en-v1.5"),
+                name: None
+            })
+        );
+        let s = read(&[
+            ("CAIRN_EMBED_DIR", "/m/e5"),
+            ("CAIRN_EMBED_MODEL", "e5-small-v2"),
+        ])
+        .unwrap();
+        assert_eq!(s.embed_dir.unwrap().name.as_deref(), Some("e5-small-v2"));
+        let err = read(&[
+            ("CAIRN_EMBED_DIR", "/m/e5"),
+            ("CAIRN_EMBED_URL", "http://localhost:11434"),
+            ("CAIRN_EMBED_MODEL", "nomic-embed-text"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("CAIRN_EMBED_DIR"), "{err}");
     }
 
     #[test]

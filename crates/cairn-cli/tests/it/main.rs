@@ -12,6 +12,7 @@ mod foreign;
 mod ingest;
 mod keys;
 mod migrate;
+mod model_dir;
 mod pg;
 mod providers;
 mod redact;

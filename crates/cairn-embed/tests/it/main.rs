@@ -19,6 +19,7 @@ use cairn_core::Embedder;
 use cairn_embed::{default_model_dir, model_status, MiniLm, DIM, MAX_TOKENS};
 
 mod segment;
+mod st_dir;
 
 const FIXTURE: &str = include_str!("../fixtures/reference_vectors.json");
 

@@ -1,4 +1,5 @@
-//! [`MiniLm`]: the all-MiniLM-L6-v2 [`Embedder`].
+//! [`BertEmbedder`]: a BERT sentence encoder as an [`Embedder`], and the
+//! default model, all-MiniLM-L6-v2 ([`MiniLm`]).
 
 use std::path::Path;
 
@@ -7,21 +8,22 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::fetch::{check_sizes, fetch_model, CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
 use crate::model::{Bert, BertConfig};
-use crate::pooling::{l2_normalize, mean_pool};
+use crate::pooling::{l2_normalize, Pooling};
 use crate::weights::WeightFile;
 
-/// The model's name, as recorded beside every vector.
+/// The default model's name, as recorded beside every vector.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
-/// The vector dimension.
+/// The default model's vector dimension.
 pub const DIM: usize = 384;
-/// Inputs are truncated to this many tokens (special tokens included), the
-/// sentence-transformers setting for this model; text past it is ignored.
+/// The default model truncates inputs to this many tokens (special tokens
+/// included), its sentence-transformers setting; text past it is ignored.
 pub const MAX_TOKENS: usize = 256;
 
 /// At most this many texts go through the encoder at once.
 const SUB_BATCH: usize = 128;
 /// ... and at most this many tokens, which bounds the activations' memory
-/// (the widest, the feed-forward's, is `tokens * 1536` floats).
+/// (the widest, the feed-forward's, is `tokens * intermediate_size` floats:
+/// 1536 for the default model).
 const SUB_BATCH_TOKENS: usize = 4096;
 /// Large batches are tokenised and sorted by length this many texts at a
 /// time, so that a sub-batch's texts have similar lengths (its attention
@@ -53,7 +55,7 @@ fn sub_batch_end(tokens: &[&Tokens], start: usize) -> usize {
 /// candle would pick by itself, the number of physical cores. Without it,
 /// candle 0.11 works that count out again on every matrix product by reading
 /// `/proc/cpuinfo` (36 products per embedding), a noticeable share of a
-/// single-sentence embedding. [`MiniLm`] works the same
+/// single-sentence embedding. [`BertEmbedder`] works the same
 /// either way, only slower; the library never calls this itself, because
 /// changing the environment of a running multi-threaded program is unsound.
 pub fn init_threads() {
@@ -63,7 +65,7 @@ pub fn init_threads() {
     }
 }
 
-/// The model's name and dimension, without loading it.
+/// The default model's name and dimension, without loading it.
 pub fn model_info() -> ModelInfo {
     ModelInfo {
         name: MODEL_NAME.to_owned(),
@@ -71,20 +73,29 @@ pub fn model_info() -> ModelInfo {
     }
 }
 
-/// all-MiniLM-L6-v2, loaded once and shared (`Send + Sync`).
+/// A BERT sentence encoder, loaded once and shared (`Send + Sync`): the
+/// default all-MiniLM-L6-v2 ([`BertEmbedder::load`]) or any BERT model in
+/// a sentence-transformers directory ([`crate::SentenceTransformerDir`]).
 ///
-/// Vectors are mean-pooled over the real tokens and L2-normalised, like
-/// sentence-transformers' `all-MiniLM-L6-v2`.
-pub struct MiniLm {
+/// A text's token vectors are pooled (mean or `[CLS]`, as the model says)
+/// and L2-normalised, like sentence-transformers.
+pub struct BertEmbedder {
     tokenizer: Tokenizer,
     bert: Bert,
+    info: ModelInfo,
+    pooling: Pooling,
 }
 
-impl std::fmt::Debug for MiniLm {
+/// The default model's embedder: all-MiniLM-L6-v2 is a [`BertEmbedder`]
+/// loaded by [`BertEmbedder::load`].
+pub type MiniLm = BertEmbedder;
+
+impl std::fmt::Debug for BertEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MiniLm")
-            .field("model", &MODEL_NAME)
-            .field("dim", &DIM)
+        f.debug_struct("BertEmbedder")
+            .field("model", &self.info.name)
+            .field("dim", &self.info.dim)
+            .field("pooling", &self.pooling)
             .finish_non_exhaustive()
     }
 }
@@ -99,81 +110,134 @@ struct Tokens {
     type_ids: Vec<u32>,
 }
 
-/// Load `tokenizer.json` from `dir`, set to truncate at [`MAX_TOKENS`] and
-/// not to pad.
-fn load_tokenizer(dir: &Path) -> Result<Tokenizer> {
-    let tokenizer_path = dir.join(TOKENIZER_FILE);
-    let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
-        .map_err(|e| Error::embedding(format!("cannot load {}: {e}", tokenizer_path.display())))?;
-    // The file pads every input to 128 tokens and truncates at 128: pad
-    // nothing here (each sub-batch is padded to its own longest text in
-    // `embed_padded`) and truncate at the model's 256-token limit.
+/// Load the tokenizer at `path`, set to truncate at `max_tokens` and not to
+/// pad.
+fn load_tokenizer(path: &Path, max_tokens: usize) -> Result<Tokenizer> {
+    let mut tokenizer = Tokenizer::from_file(path)
+        .map_err(|e| Error::embedding(format!("cannot load {}: {e}", path.display())))?;
+    // A file may pad every input and truncate at its own length (the
+    // default model's pads and truncates at 128): pad nothing here (texts
+    // are packed end to end, see `embed_packed`) and truncate at the
+    // model's limit.
     tokenizer.with_padding(None);
     tokenizer
         .with_truncation(Some(TruncationParams {
-            max_length: MAX_TOKENS,
+            max_length: max_tokens,
             ..TruncationParams::default()
         }))
         .map_err(|e| Error::embedding(format!("cannot set truncation: {e}")))?;
     Ok(tokenizer)
 }
 
-/// Load the encoder's weights from the safetensors file at `path`, reading
-/// each tensor straight into its final buffer (see [`crate::weights`]).
-fn load_weights(config: &BertConfig, path: &Path) -> Result<Bert> {
-    let file = WeightFile::open(path).map_err(|e| Error::embedding(e.to_string()))?;
-    Bert::load(config, &file).map_err(|e| {
-        Error::embedding(format!(
-            "{} does not hold the expected BERT weights: {e}",
+/// Read and check the BERT configuration at `path`; the message names the
+/// file and, for an unsupported configuration, the field.
+pub(crate) fn read_config(path: &Path) -> std::result::Result<BertConfig, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let config: BertConfig = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "cannot parse {} as a BERT configuration: {e}",
             path.display()
-        ))
-    })
+        )
+    })?;
+    config
+        .check()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(config)
 }
 
-impl MiniLm {
-    /// Load the model from `dir` (which holds `model.safetensors`,
-    /// `tokenizer.json` and `config.json`).
+/// Where a model's files are and how its vectors are made.
+pub(crate) struct Parts<'a> {
+    pub config: &'a BertConfig,
+    pub tokenizer: &'a Path,
+    pub weights: &'a Path,
+    pub max_tokens: usize,
+    pub info: ModelInfo,
+    pub pooling: Pooling,
+}
+
+impl BertEmbedder {
+    /// Load the default model, all-MiniLM-L6-v2, from `dir` (which holds
+    /// `model.safetensors`, `tokenizer.json` and `config.json`).
     ///
     /// The files' sizes are checked against the pinned model first (their
     /// SHA-256 is checked when they are fetched and by [`crate::model_status`]);
     /// a missing or damaged file gives an error that says how to fetch it.
     pub fn load(dir: &Path) -> Result<Self> {
         check_sizes(dir)?;
-
-        let config_path = dir.join(CONFIG_FILE);
-        let config_text = std::fs::read_to_string(&config_path)
-            .map_err(|e| Error::embedding(format!("cannot read {}: {e}", config_path.display())))?;
-        let config: BertConfig = serde_json::from_str(&config_text).map_err(|e| {
-            Error::embedding(format!("cannot parse {}: {e}", config_path.display()))
-        })?;
-        config
-            .check()
-            .map_err(|e| Error::embedding(format!("{}: {e}", config_path.display())))?;
+        let config = read_config(&dir.join(CONFIG_FILE)).map_err(Error::embedding)?;
         if config.hidden_size != DIM {
             return Err(Error::embedding(format!(
                 "{}: hidden_size is {}, expected {DIM} for {MODEL_NAME}",
-                config_path.display(),
+                dir.join(CONFIG_FILE).display(),
                 config.hidden_size
             )));
         }
+        Self::assemble(Parts {
+            config: &config,
+            tokenizer: &dir.join(TOKENIZER_FILE),
+            weights: &dir.join(WEIGHTS_FILE),
+            max_tokens: MAX_TOKENS,
+            info: model_info(),
+            pooling: Pooling::Mean,
+        })
+    }
 
-        // Parse the tokenizer (~2 MB of JSON) on a second thread while this
-        // one reads the weights: the two take similar time.
-        let weights_path = dir.join(WEIGHTS_FILE);
+    /// Load the tokenizer and the weights `parts` names.
+    pub(crate) fn assemble(parts: Parts) -> Result<Self> {
+        // Parse the tokenizer (~0.5 MB of JSON) on a second thread while
+        // this one reads the weights: the two take similar time.
         let (tokenizer, bert) = std::thread::scope(|s| {
-            let tokenizer = s.spawn(|| load_tokenizer(dir));
-            let bert = load_weights(&config, &weights_path);
+            let tokenizer = s.spawn(|| load_tokenizer(parts.tokenizer, parts.max_tokens));
+            let bert = WeightFile::open(parts.weights)
+                .map_err(|e| Error::embedding(e.to_string()))
+                .and_then(|file| {
+                    Bert::load(parts.config, &file).map_err(|e| {
+                        Error::embedding(format!(
+                            "{} does not hold the expected BERT weights: {e}",
+                            parts.weights.display()
+                        ))
+                    })
+                });
             let tokenizer = tokenizer
                 .join()
                 .unwrap_or_else(|_| Err(Error::embedding("the tokenizer loader panicked")));
             (tokenizer, bert)
         });
         let (tokenizer, bert) = (tokenizer?, bert?);
-        Ok(Self { tokenizer, bert })
+        debug_assert_eq!(bert.hidden_size(), parts.info.dim);
+        Ok(Self {
+            tokenizer,
+            bert,
+            info: parts.info,
+            pooling: parts.pooling,
+        })
+    }
+
+    /// How this model pools a text's token vectors.
+    pub fn pooling(&self) -> Pooling {
+        self.pooling
+    }
+
+    /// The encoder's last hidden states for `text`, one vector per token
+    /// (the tokens of [`BertEmbedder::token_ids`]), before pooling and
+    /// normalisation.
+    pub fn token_vectors(&self, text: &str) -> Result<Vec<Vec<f32>>> {
+        let tokens = self.tokenize(&[text])?;
+        let t = &tokens[0];
+        let hidden = self
+            .bert
+            .forward(&t.ids, &t.type_ids, &[t.ids.len()])
+            .map_err(embed_err("model inference failed"))?;
+        Ok(hidden
+            .chunks_exact(self.info.dim)
+            .map(<[f32]>::to_vec)
+            .collect())
     }
 
     /// The token ids the model sees for each text: `[CLS]`, the WordPiece
-    /// ids, `[SEP]`, truncated to [`MAX_TOKENS`] in all.
+    /// ids, `[SEP]`, truncated to the model's limit in all ([`MAX_TOKENS`]
+    /// for the default model).
     pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
         Ok(self.tokenize(texts)?.into_iter().map(|t| t.ids).collect())
     }
@@ -224,13 +288,14 @@ impl MiniLm {
             .forward(&ids, &type_ids, &lengths)
             .map_err(embed_err("model inference failed"))?;
         let all_real = vec![1u32; longest];
+        let dim = self.info.dim;
         let mut rest = hidden.as_slice();
         Ok(lengths
             .iter()
             .map(|&len| {
-                let (h, tail) = rest.split_at(len * DIM);
+                let (h, tail) = rest.split_at(len * dim);
                 rest = tail;
-                let mut v = mean_pool(h, &all_real[..len], DIM);
+                let mut v = self.pooling.pool(h, &all_real, dim);
                 l2_normalize(&mut v);
                 v
             })
@@ -238,9 +303,9 @@ impl MiniLm {
     }
 }
 
-impl Embedder for MiniLm {
+impl Embedder for BertEmbedder {
     fn model(&self) -> ModelInfo {
-        model_info()
+        self.info.clone()
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
