@@ -330,7 +330,12 @@ impl ProviderSettings {
                 endpoint: r.endpoint("embed", url, "CAIRN_EMBED_KEY")?,
             }),
         };
-        let embed_dir = match ((r.get)("CAIRN_EMBED_DIR"), &embed) {
+        let env = |name: &str| {
+            (r.get)(name)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let embed_dir = match (env("CAIRN_EMBED_DIR"), &embed) {
             (None, _) => None,
             (Some(_), Some(_)) => {
                 return Err(Error::invalid(
@@ -339,7 +344,7 @@ impl ProviderSettings {
             }
             (Some(dir), None) => Some(EmbedDirSettings {
                 dir: PathBuf::from(dir),
-                name: (r.get)("CAIRN_EMBED_MODEL"),
+                name: env("CAIRN_EMBED_MODEL"),
             }),
         };
         let mode = r
