@@ -406,7 +406,7 @@ async fn edit_history_revert_supersede_and_forget() {
     let caller = Caller::new("alice");
     let short = |path: &str| {
         let id = path.trim_start_matches("/ui/memories/");
-        api::get(&state.cairn, &caller, id).unwrap().short_id
+        blocking(|| api::get(&state.cairn, &caller, id).unwrap().short_id)
     };
     let (first, middle, last) = (
         short(&format!("/ui/memories/{id}")),
@@ -492,7 +492,7 @@ async fn bulk_forget_confirms_the_count_first() {
         .await;
     assert!(page.html.contains("Tagged 1 memories"), "{}", page.html);
     assert!(page.html.contains("1 had it already"), "{}", page.html);
-    let m = api::get(&state.cairn, &Caller::new("alice"), &other).unwrap();
+    let m = blocking(|| api::get(&state.cairn, &Caller::new("alice"), &other)).unwrap();
     assert_eq!(m.record.tags, ["kept"]);
 }
 
@@ -695,7 +695,7 @@ async fn sources_expiry_and_superseded_memories_in_the_browser_and_overview() {
             ttl: ttl.map(str::to_string),
             ..RememberInput::new(content)
         };
-        api::remember(&state.cairn, &caller, input).unwrap().id
+        blocking(|| api::remember(&state.cairn, &caller, input).unwrap().id)
     };
     let soon = remember_as("the staging certificate lapses", "manual", Some("2h"));
     let later = remember_as("the trial licence runs out", "import:mem0", Some("30d"));
@@ -705,8 +705,8 @@ async fn sources_expiry_and_superseded_memories_in_the_browser_and_overview() {
         supersedes: Some(old.clone()),
         ..RememberInput::new("deploys happen on Tuesdays")
     };
-    let new = api::remember(&state.cairn, &caller, input).unwrap().id;
-    let short = |id: &str| api::get(&state.cairn, &caller, id).unwrap().short_id;
+    let new = blocking(|| api::remember(&state.cairn, &caller, input).unwrap().id);
+    let short = |id: &str| blocking(|| api::get(&state.cairn, &caller, id).unwrap().short_id);
     let b = Browser::sign_in(&state, &key).await;
 
     let section = |html: &str, heading: &str| -> String {
