@@ -699,13 +699,7 @@ impl Store for SqliteStore {
     }
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        {
-            let conn = self.reader()?;
-            check_vector(&conn, vector)?;
-            self.sync_index(&conn, current_revs(&conn)?)?;
-        }
-        let index = self.vector_index()?;
-        Ok(index.search(vector, filter, limit))
+        Ok(self.vector_index_for(vector)?.search(vector, filter, limit))
     }
 
     fn vector_search_exact(
@@ -714,13 +708,9 @@ impl Store for SqliteStore {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<Hit>> {
-        {
-            let conn = self.reader()?;
-            check_vector(&conn, vector)?;
-            self.sync_index(&conn, current_revs(&conn)?)?;
-        }
-        let index = self.vector_index()?;
-        Ok(index.search_exact(vector, filter, limit))
+        Ok(self
+            .vector_index_for(vector)?
+            .search_exact(vector, filter, limit))
     }
 
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
@@ -854,15 +844,7 @@ mod tests {
         filter.types = vec![cairn_core::MemoryType::Fact];
         let (sql, mut args) = list_sql(&filter, ListOrder::Id);
         args.extend([Value::Integer(1000), Value::Integer(0)]);
-        let conn = store.conn().unwrap();
-        let plan: Vec<String> = conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .unwrap()
-            .query_map(params_from_iter(args), |r| r.get(3))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
-        let plan = plan.join("\n");
+        let plan = plan(&store, &sql, args);
         assert!(
             plan.contains("sqlite_autoindex_memories_1 (id>?)"),
             "{plan}"

@@ -115,6 +115,20 @@ impl SqliteStore {
             .map_err(|_| Error::storage("index lock poisoned"))
     }
 
+    /// The vector index, caught up with every committed write, once
+    /// `vector` is checked against the store's dimension.
+    pub(super) fn vector_index_for(
+        &self,
+        vector: &[f32],
+    ) -> Result<RwLockReadGuard<'_, VectorIndex>> {
+        {
+            let conn = self.reader()?;
+            check_vector(&conn, vector)?;
+            self.sync_index(&conn, current_revs(&conn)?)?;
+        }
+        self.vector_index()
+    }
+
     pub(super) fn vector_index_mut(&self) -> Result<RwLockWriteGuard<'_, VectorIndex>> {
         self.index
             .write()
