@@ -89,7 +89,7 @@ pub fn run(sizes: &[usize], queries: usize, cache: PathBuf, postgres: Option<&st
             let near: Vec<usize> = exact[..WRITE_NEIGHBOURS]
                 .iter()
                 .copied()
-                .filter(|&i| cosine(q, &memories[i]) >= cairn_core::rank::CONTRADICTION_THRESHOLD)
+                .filter(|&i| dot(q, &memories[i]) >= cairn_core::rank::CONTRADICTION_THRESHOLD)
                 .collect();
             near_total += near.len();
             near_found += overlap(&near, &found);
@@ -115,7 +115,8 @@ fn overlap(ids: &[usize], found: &HashSet<usize>) -> usize {
     ids.iter().filter(|i| found.contains(i)).count()
 }
 
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
+/// The cosine of two unit vectors (the model's are).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
@@ -125,7 +126,7 @@ fn exact_top(q: &[f32], memories: &[Vec<f32>], k: usize) -> Vec<usize> {
     let mut scored: Vec<(f32, usize)> = memories
         .iter()
         .enumerate()
-        .map(|(i, m)| (cosine(q, m), i))
+        .map(|(i, m)| (dot(q, m), i))
         .collect();
     let k = k.min(scored.len());
     if k == 0 {

@@ -15,6 +15,27 @@ use crate::sql::{
     filter_sql, get, memory_from_row, order_sql, pg_err, prefix_range, Params, MEMORY_COLUMNS,
 };
 
+/// The rows of `sql` (parameters: the tenant, the lowest and highest id
+/// with `prefix`, and `limit`); none when `prefix` is not a hexadecimal id
+/// prefix.
+fn by_prefix(
+    db: &Db,
+    tenant: &str,
+    prefix: &str,
+    limit: usize,
+    sql: &str,
+    what: &str,
+) -> Result<Vec<Row>> {
+    let Some((lo, hi)) = prefix_range(prefix) else {
+        return Ok(Vec::new());
+    };
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    db.tx(Scope::Tenant(tenant), |tx| {
+        tx.query(sql, &[&tenant, &lo, &hi, &limit])
+            .map_err(|e| pg_err(what, e))
+    })
+}
+
 /// A version from the row's columns `number, kind, actor, reason, at,
 /// memory` from column `first` on.
 fn version_from_row(row: &Row, first: usize) -> Result<Version> {
@@ -52,18 +73,15 @@ pub(crate) fn receipts(
     prefix: &str,
     limit: usize,
 ) -> Result<Vec<DeletionReceipt>> {
-    let Some((lo, hi)) = prefix_range(prefix) else {
-        return Ok(Vec::new());
-    };
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let rows = db.tx(Scope::Tenant(tenant), |tx| {
-        tx.query(
-            "SELECT id, tenant, actor, reason, at, versions FROM deletions \
-             WHERE tenant = $1 AND id BETWEEN $2 AND $3 ORDER BY id LIMIT $4",
-            &[&tenant, &lo, &hi, &limit],
-        )
-        .map_err(|e| pg_err("reading deletion receipts", e))
-    })?;
+    let rows = by_prefix(
+        db,
+        tenant,
+        prefix,
+        limit,
+        "SELECT id, tenant, actor, reason, at, versions FROM deletions \
+         WHERE tenant = $1 AND id BETWEEN $2 AND $3 ORDER BY id LIMIT $4",
+        "reading deletion receipts",
+    )?;
     rows.iter()
         .map(|row| {
             let versions: i32 = get(row, 5)?;
@@ -165,18 +183,15 @@ pub(crate) fn find_by_prefix(
     prefix: &str,
     limit: usize,
 ) -> Result<Vec<MemoryId>> {
-    let Some((lo, hi)) = prefix_range(prefix) else {
-        return Ok(Vec::new());
-    };
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let rows = db.tx(Scope::Tenant(tenant), |tx| {
-        tx.query(
-            "SELECT id FROM memories WHERE tenant = $1 AND id BETWEEN $2 AND $3 \
-             ORDER BY id LIMIT $4",
-            &[&tenant, &lo, &hi, &limit],
-        )
-        .map_err(|e| pg_err("finding ids by prefix", e))
-    })?;
+    let rows = by_prefix(
+        db,
+        tenant,
+        prefix,
+        limit,
+        "SELECT id FROM memories WHERE tenant = $1 AND id BETWEEN $2 AND $3 \
+         ORDER BY id LIMIT $4",
+        "finding ids by prefix",
+    )?;
     rows.iter().map(|row| Ok(MemoryId(get(row, 0)?))).collect()
 }
 

@@ -409,11 +409,18 @@ impl Cairn {
         let keyword_ids: Vec<MemoryId> = keyword.iter().map(|h| h.id).collect();
         let vector_ids: Vec<MemoryId> = vector.iter().map(|h| h.id).collect();
         let top = keyword.first().map(|h| h.score);
-        let confidence = rarity
-            .as_ref()
-            .map_or(1.0, |r| keyword_confidence(top, r.rows, &r.rows_with_term));
-        let cosines: Vec<f64> = vector.iter().map(|h| h.score).collect();
-        let vector_sure = vector_confidence(&cosines, self.fusion.vector_margin);
+        // Without the terms' rarity the keyword ranking keeps its weight,
+        // however sure the vectors are.
+        let (confidence, vector_sure) = match rarity {
+            None => (1.0, 0.0),
+            Some(r) => {
+                let cosines: Vec<f64> = vector.iter().map(|h| h.score).collect();
+                (
+                    keyword_confidence(top, r.rows, &r.rows_with_term),
+                    vector_confidence(&cosines, self.fusion.vector_margin),
+                )
+            }
+        };
         let (keyword_weight, vector_weight) = self.fusion.weights(confidence, vector_sure);
         let fused = reciprocal_rank_fusion(
             &[(&keyword_ids, keyword_weight), (&vector_ids, vector_weight)],
