@@ -29,6 +29,7 @@ mod ingest;
 mod locomo;
 mod mcp;
 mod metrics;
+mod ranking;
 mod rerank;
 mod serve;
 mod synth;
@@ -42,14 +43,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use cairn_core::engine::Profile;
 use cairn_core::history::LOCAL_ACTOR;
-use cairn_core::rank::Fusion;
 use cairn_core::wire::{JsonLines, MemoryRecord};
 use cairn_core::{Cairn, Embedder, RecallRequest, SearchMode, Store};
 use cairn_sqlite::SqliteStore;
 use clap::{Parser, Subcommand};
 
+use crate::ranking::{Ranking, RankingArgs};
 use crate::synth::{Corpus, SyntheticEmbedder};
 
 #[derive(Parser)]
@@ -163,41 +163,8 @@ enum Cmd {
         /// timings then exclude the model for cached texts.
         #[arg(long)]
         embed_cache: Option<PathBuf>,
-        /// Fusion: the RRF constant.
-        #[arg(long, default_value_t = Fusion::default().k)]
-        rrf_k: f64,
-        /// Fusion: the keyword ranking's weight.
-        #[arg(long, default_value_t = Fusion::default().keyword_weight)]
-        keyword_weight: f64,
-        /// Fusion: the vector ranking's weight.
-        #[arg(long, default_value_t = Fusion::default().vector_weight)]
-        vector_weight: f64,
-        /// Fusion: fixed weights instead of weights scaled per query by
-        /// each ranking's confidence.
-        #[arg(long)]
-        fixed_weights: bool,
-        /// Fusion: the vector ranking counts as sure of its first place when
-        /// its first cosine leads its tenth by this margin
-        /// (`rank::vector_confidence`).
-        #[arg(long, value_name = "COSINE", default_value_t = Fusion::default().vector_margin)]
-        vector_margin: f64,
-        /// Boost memories naming the query's entities.
-        #[arg(long)]
-        entity_boost: bool,
-        /// Deprioritise memories idle for longer than this many days
-        /// (`rank::staleness`; default off).
-        #[arg(long)]
-        staleness_days: Option<f64>,
-        /// Rerank recall's best candidates by maximal marginal relevance
-        /// with this λ (`rerank::Mmr`; default off).
-        #[arg(long, value_name = "LAMBDA")]
-        mmr: Option<f64>,
-        /// Fusion: candidates per result from each side.
-        #[arg(long, default_value_t = Fusion::default().candidates_per_result)]
-        candidates: usize,
-        /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
-        #[arg(long, default_value = "cairn")]
-        profile: Profile,
+        #[command(flatten)]
+        ranking: RankingArgs,
         /// Store the conversations in PostgreSQL (this database's URL, a
         /// schema per conversation, dropped after) instead of SQLite.
         #[arg(long, value_name = "URL")]
@@ -228,29 +195,8 @@ enum Cmd {
         /// Keep embeddings in this file between runs (ranking experiments).
         #[arg(long)]
         embed_cache: Option<PathBuf>,
-        /// Fusion: fixed weights instead of weights scaled per query by
-        /// each ranking's confidence.
-        #[arg(long)]
-        fixed_weights: bool,
-        /// Fusion: the vector ranking counts as sure of its first place when
-        /// its first cosine leads its tenth by this margin
-        /// (`rank::vector_confidence`).
-        #[arg(long, value_name = "COSINE", default_value_t = Fusion::default().vector_margin)]
-        vector_margin: f64,
-        /// Boost memories naming the query's entities.
-        #[arg(long)]
-        entity_boost: bool,
-        /// Deprioritise memories idle for longer than this many days
-        /// (`rank::staleness`; default off).
-        #[arg(long)]
-        staleness_days: Option<f64>,
-        /// Rerank recall's best candidates by maximal marginal relevance
-        /// with this λ (`rerank::Mmr`; default off).
-        #[arg(long, value_name = "LAMBDA")]
-        mmr: Option<f64>,
-        /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
-        #[arg(long, default_value = "cairn")]
-        profile: Profile,
+        #[command(flatten)]
+        ranking: RankingArgs,
     },
     /// Recall latency through MCP (stdio framing and HTTP) against the
     /// engine's own, and the idle memory of `cairn serve` / `cairn mcp`.
@@ -350,42 +296,17 @@ fn main() -> Result<()> {
             ingest,
             out,
             embed_cache,
-            rrf_k,
-            keyword_weight,
-            vector_weight,
-            fixed_weights,
-            vector_margin,
-            entity_boost,
-            staleness_days,
-            mmr,
-            candidates,
-            profile,
+            ranking,
             postgres,
-        } => {
-            let fusion = Fusion {
-                k: rrf_k,
-                keyword_weight,
-                vector_weight,
-                candidates_per_result: candidates,
-                adaptive_keyword: !fixed_weights,
-                vector_margin,
-                entity_boost,
-                staleness_days,
-            };
-            locomo_bench(
-                &path,
-                conversations,
-                ingest,
-                out,
-                embed_cache,
-                Ranking {
-                    fusion,
-                    profile,
-                    mmr,
-                },
-                postgres.as_deref(),
-            )
-        }
+        } => locomo_bench(
+            &path,
+            conversations,
+            ingest,
+            out,
+            embed_cache,
+            ranking.ranking(),
+            postgres.as_deref(),
+        ),
         Cmd::Eval {
             path,
             modes,
@@ -394,23 +315,10 @@ fn main() -> Result<()> {
             distractors,
             misses,
             embed_cache,
-            fixed_weights,
-            vector_margin,
-            entity_boost,
-            staleness_days,
-            mmr,
-            profile,
+            ranking,
         } => eval::run(&eval::Options {
             embed_cache,
-            profile,
-            mmr,
-            fusion: Fusion {
-                adaptive_keyword: !fixed_weights,
-                vector_margin,
-                entity_boost,
-                staleness_days,
-                ..Fusion::default()
-            },
+            ranking: ranking.ranking(),
             dir: path.unwrap_or_else(eval::default_dir),
             modes,
             per_kind: limit,
@@ -768,14 +676,6 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
     // then saves one.
     println!("| the first of them (not counted above) | {first:.0} ms | | |");
     Ok(())
-}
-
-/// How LoCoMo's questions are ranked.
-struct Ranking {
-    fusion: Fusion,
-    profile: Profile,
-    /// MMR's λ, when reranking.
-    mmr: Option<f64>,
 }
 
 fn locomo_bench(

@@ -621,6 +621,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
                     format!("{:.3}", e.decay),
                     format!("{:.1}", e.scope_weight),
                     format!("{:.2}", e.weight),
+                    format!("{:.2}", e.time),
                     format!("{:.5}", e.score),
                 ])
             })
@@ -628,7 +629,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
         out::table(
             &[
                 "ID", "BM25#", "BM25", "VEC#", "COSINE", "RRF", "BOOST", "DECAY", "SCOPE",
-                "WEIGHT", "SCORE",
+                "WEIGHT", "TIME", "SCORE",
             ],
             &rows,
         );

@@ -555,6 +555,7 @@ impl Store for MemoryStore {
             .collect();
         Ok(Some(TermRarity {
             rows: fields.len() as f64,
+            terms: terms.clone(),
             rows_with_term: terms
                 .iter()
                 .map(|t| {

@@ -175,6 +175,14 @@ pub struct Fusion {
     /// ([`staleness`], on top of [`recency_decay`]); `None` (the default)
     /// leaves it off (see docs/BENCHMARKS.md).
     pub staleness_days: Option<f64>,
+    /// Hybrid recall multiplies the score of a memory written within the
+    /// time the query names by [`time_match`] with this boost (default
+    /// [`TIME_MATCH_BOOST`]; 0 turns it off).
+    pub time_boost: f64,
+    /// Hybrid recall's weight for a third ranking: the keyword search of the
+    /// query with [`feedback_terms`] of the vector ranking's first
+    /// [`FEEDBACK_DOCS`] hits (default [`FEEDBACK_WEIGHT`]; 0 turns it off).
+    pub feedback_weight: f64,
 }
 
 impl Default for Fusion {
@@ -188,6 +196,8 @@ impl Default for Fusion {
             vector_margin: VECTOR_MARGIN,
             entity_boost: false,
             staleness_days: None,
+            time_boost: TIME_MATCH_BOOST,
+            feedback_weight: FEEDBACK_WEIGHT,
         }
     }
 }
@@ -380,6 +390,9 @@ pub struct ScoreBreakdown {
     pub bm25_score: Option<f64>,
     /// 1-based rank in the vector list, if the memory was in it.
     pub vector_rank: Option<usize>,
+    /// 1-based rank in the feedback keyword list ([`feedback_terms`]), if
+    /// the memory was in it.
+    pub feedback_rank: Option<usize>,
     /// Cosine similarity between query and memory, if in the vector list.
     pub cosine: Option<f64>,
     /// The fused relevance score.
@@ -394,15 +407,22 @@ pub struct ScoreBreakdown {
     pub weight: f64,
     /// [`entity_boost`] (1 when off or nothing is shared).
     pub entities: f64,
-    /// `rrf × boost × decay × scope_weight × weight × entities`.
+    /// [`time_match`] (1 when the query names no time).
+    pub time: f64,
+    /// `rrf × boost × decay × scope_weight × weight × entities × time`.
     pub score: f64,
 }
 
 impl ScoreBreakdown {
     /// Combine relevance with the memory's factors into the final score.
     pub fn combine(&mut self) {
-        self.score =
-            self.rrf * self.boost * self.decay * self.scope_weight * self.weight * self.entities;
+        self.score = self.rrf
+            * self.boost
+            * self.decay
+            * self.scope_weight
+            * self.weight
+            * self.entities
+            * self.time;
     }
 }
 
@@ -440,6 +460,77 @@ pub fn entity_boost(shared: usize, query_entities: usize) -> f64 {
         return 1.0;
     }
     1.0 + ENTITY_BOOST * (shared.min(query_entities) as f64 / query_entities as f64)
+}
+
+/// How much more a memory written within the time a query names scores
+/// in hybrid recall ([`time_match`]; see docs/BENCHMARKS.md).
+pub const TIME_MATCH_BOOST: f64 = 2.0;
+
+/// The factor of a memory for a query that names a time ("last week", "in
+/// March 2023"): `1 + boost` when the memory was written within it, else 1.
+///
+/// A soft preference rather than a filter: a question that names a time
+/// usually asks about what was said then, but may ask about an event of
+/// that time told later, which the temporal match type would filter out.
+pub fn time_match(written_within: bool, boost: f64) -> f64 {
+    match written_within {
+        true => 1.0 + boost.max(0.0),
+        false => 1.0,
+    }
+}
+
+/// How many of the vector ranking's first hits seed keyword feedback
+/// ([`feedback_terms`]).
+pub const FEEDBACK_DOCS: usize = 3;
+
+/// How many terms keyword feedback adds to the query.
+pub const FEEDBACK_TERMS: usize = 5;
+
+/// The RRF weight of the feedback keyword ranking in hybrid recall (0 turns
+/// feedback off; see docs/BENCHMARKS.md).
+pub const FEEDBACK_WEIGHT: f64 = 0.3;
+
+/// Pseudo-relevance feedback for the keyword side: the terms of the vector
+/// ranking's first hits (`seeds`, each a memory's keyword terms) worth
+/// adding to the query, best first, at most `limit`.
+///
+/// A term scores `seeds holding it × IDF` (`idf(term)`, `None` for a term
+/// no memory holds, which is skipped); terms of the query itself and terms
+/// of one or two characters are left out. A question that shares no word
+/// with the memory it means then still reaches, by keyword, the memories
+/// that share words with what the vectors found; the list this search
+/// returns is a third ranking in the fusion, weighted [`FEEDBACK_WEIGHT`],
+/// so it adds evidence without displacing either side.
+pub fn feedback_terms(
+    query_terms: &[String],
+    seeds: &[Vec<String>],
+    idf: impl Fn(&str) -> Option<f64>,
+    limit: usize,
+) -> Vec<String> {
+    let mut held: Vec<(&str, usize)> = Vec::new();
+    for seed in seeds {
+        let mut seen = std::collections::HashSet::new();
+        for term in seed.iter().filter(|t| seen.insert(t.as_str())) {
+            if term.chars().count() <= 2 || query_terms.contains(term) {
+                continue;
+            }
+            match held.iter_mut().find(|(t, _)| *t == term.as_str()) {
+                Some((_, n)) => *n += 1,
+                None => held.push((term, 1)),
+            }
+        }
+    }
+    let mut scored: Vec<(&str, f64)> = held
+        .into_iter()
+        .filter_map(|(t, n)| Some((t, n as f64 * idf(t)?)))
+        .collect();
+    // Best first; ties in first-seen order, so the result is deterministic.
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(t, _)| t.to_string())
+        .collect()
 }
 
 /// Cosine similarity of two vectors of equal length (0 if either is zero).
@@ -704,17 +795,68 @@ mod tests {
             bm25_rank: Some(1),
             bm25_score: Some(3.0),
             vector_rank: None,
+            feedback_rank: None,
             cosine: None,
             rrf: 0.5,
             boost: 2.0,
             decay: 0.5,
             scope_weight: 0.8,
             weight: 0.1,
-            entities: 1.0,
+            entities: 1.25,
+            time: 1.5,
             score: 0.0,
         };
         b.combine();
-        assert!((b.score - 0.5 * 2.0 * 0.5 * 0.8 * 0.1).abs() < 1e-12);
+        assert!((b.score - 0.5 * 2.0 * 0.5 * 0.8 * 0.1 * 1.25 * 1.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn feedback_prefers_rare_terms_the_seeds_share() {
+        let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let query = words("restore customer data");
+        let seeds = [
+            words("nightly pg_dump backups atlas"),
+            words("pg_dump snapshots kept atlas"),
+            words("customer the restore"),
+        ];
+        // `atlas` is in two seeds but common; `pg_dump` in two and rare.
+        let idf = |t: &str| match t {
+            "atlas" => Some(0.1),
+            "pg_dump" => Some(3.0),
+            "nightly" | "backups" | "snapshots" | "kept" => Some(2.0),
+            _ => None,
+        };
+        let terms = feedback_terms(&query, &seeds, idf, 3);
+        assert_eq!(terms, ["pg_dump", "nightly", "backups"]);
+        // Query terms, short words and terms no memory holds never come back.
+        let all = feedback_terms(&query, &seeds, idf, 100);
+        assert!(!all.iter().any(|t| query.contains(t) || t == "the"));
+        assert_eq!(all.len(), 6);
+        assert!(feedback_terms(&query, &[], idf, 5).is_empty());
+    }
+
+    #[test]
+    fn feedback_counts_a_term_once_per_seed() {
+        let seeds = [
+            vec!["deploy".to_string(), "deploy".to_string()],
+            vec!["rollback".to_string()],
+        ];
+        let terms = feedback_terms(
+            &[],
+            &seeds,
+            |t| Some(if t == "deploy" { 1.0 } else { 1.5 }),
+            2,
+        );
+        assert_eq!(terms, ["rollback", "deploy"]);
+    }
+
+    #[test]
+    fn time_match_raises_only_memories_written_within() {
+        assert_eq!(time_match(true, 0.5), 1.5);
+        assert_eq!(time_match(false, 0.5), 1.0);
+        // Off, and never a penalty.
+        assert_eq!(time_match(true, 0.0), 1.0);
+        assert_eq!(time_match(true, -1.0), 1.0);
     }
 
     #[test]

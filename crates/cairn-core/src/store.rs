@@ -350,8 +350,10 @@ pub struct Hit {
 pub struct TermRarity {
     /// Memories in the keyword index (BM25's `N`).
     pub rows: f64,
-    /// For each term the keyword search scores, the memories containing
-    /// it (BM25's `n`).
+    /// The terms the keyword search scores, as [`keyword_terms`] spells
+    /// them, in the order of `rows_with_term`.
+    pub terms: Vec<String>,
+    /// For each of `terms`, the memories containing it (BM25's `n`).
     pub rows_with_term: Vec<f64>,
 }
 

@@ -18,9 +18,9 @@ use crate::sql::{
     any_lexeme_query, factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS,
 };
 
-/// Each term's stem, in order, by the configuration that indexed the
-/// memories (a term PostgreSQL makes no stem of is left out).
-fn stems(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Vec<String>> {
+/// Each term with its stem, in order, by the configuration that indexed
+/// the memories (a term PostgreSQL makes no stem of is left out).
+fn stems(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Vec<(String, String)>> {
     let rows = tx
         .query(
             "SELECT tsvector_to_array(to_tsvector('cairn_english', t)) \
@@ -28,12 +28,12 @@ fn stems(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Vec<String>> {
             &[&terms],
         )
         .map_err(|e| pg_err("stemming a query", e))?;
-    let mut lexemes = Vec::new();
-    for row in &rows {
+    let mut stemmed = Vec::new();
+    for (row, term) in rows.iter().zip(terms) {
         let stem: Vec<String> = get(row, 0)?;
-        lexemes.extend(stem.into_iter().next());
+        stemmed.extend(stem.into_iter().next().map(|s| (term.clone(), s)));
     }
-    Ok(lexemes)
+    Ok(stemmed)
 }
 
 /// How many memories (of every tenant) hold each of `lexemes`; a lexeme no
@@ -62,7 +62,7 @@ pub(crate) fn rarity(db: &Db, query: &str) -> Result<Option<TermRarity>> {
     // As `keyword_search`: each term's stem, and BM25's statistics over
     // every memory of every tenant.
     db.tx(Scope::Unscoped, |tx| {
-        let lexemes = stems(tx, &terms)?;
+        let (terms, lexemes): (Vec<String>, Vec<String>) = stems(tx, &terms)?.into_iter().unzip();
         let corpus = tx
             .query_one("SELECT rows FROM kw_corpus", &[])
             .map_err(|e| pg_err("reading keyword statistics", e))?;
@@ -70,6 +70,7 @@ pub(crate) fn rarity(db: &Db, query: &str) -> Result<Option<TermRarity>> {
         let with_term = rows_with(tx, &lexemes)?;
         Ok(Some(TermRarity {
             rows: rows.max(0) as f64,
+            terms,
             rows_with_term: lexemes
                 .iter()
                 .map(|l| with_term.get(l).copied().unwrap_or(0.0))
@@ -85,7 +86,7 @@ pub(crate) fn search(db: &Db, query: &str, filter: &Filter, limit: usize) -> Res
         return Ok(Vec::new());
     }
     db.tx(Scope::Tenant(&filter.tenant), |tx| {
-        let lexemes = stems(tx, &terms)?;
+        let lexemes: Vec<String> = stems(tx, &terms)?.into_iter().map(|(_, l)| l).collect();
         if lexemes.is_empty() {
             return Ok(Vec::new());
         }

@@ -688,13 +688,15 @@ impl Store for SqliteStore {
             true => rarest_within(counted.clone(), MAX_KEYWORD_POSTINGS),
             false => counted.iter().map(|(_, t)| t.clone()).collect(),
         };
+        let (rows_with_term, terms) = counted
+            .into_iter()
+            .filter(|(_, t)| kept.contains(t))
+            .map(|(n, t)| (n as f64, t))
+            .unzip();
         Ok(Some(TermRarity {
             rows: docs as f64,
-            rows_with_term: counted
-                .into_iter()
-                .filter(|(_, t)| kept.contains(t))
-                .map(|(n, _)| n as f64)
-                .collect(),
+            terms,
+            rows_with_term,
         }))
     }
 

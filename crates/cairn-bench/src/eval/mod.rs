@@ -49,12 +49,8 @@ pub struct Options {
     pub json: bool,
     /// List the cases each mode misses at 5.
     pub misses: bool,
-    /// How the rankings are fused.
-    pub fusion: cairn_core::rank::Fusion,
     /// How candidates are ranked.
-    pub profile: cairn_core::engine::Profile,
-    /// Rerank by maximal marginal relevance with this λ.
-    pub mmr: Option<f64>,
+    pub ranking: crate::ranking::Ranking,
     /// Keep the embeddings in this file between runs.
     pub embed_cache: Option<PathBuf>,
 }
@@ -91,8 +87,9 @@ pub fn run(opts: &Options) -> Result<()> {
     };
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("eval.db"))?);
-    let mut h = Harness::new(store, embedder, opts.fusion).with_mmr(opts.mmr);
-    h.profile = opts.profile;
+    let ranking = opts.ranking;
+    let mut h = Harness::new(store, embedder, ranking.fusion).with_mmr(ranking.mmr);
+    h.profile = ranking.profile;
     let t = Instant::now();
     let ingested = h.ingest(&distractors, &cases)?;
     let ingest_s = t.elapsed().as_secs_f64();

@@ -568,6 +568,7 @@ pub fn check_keyword_search(store: Arc<dyn Store>) {
     // Document frequencies, where the backend counts them.
     if let Some(r) = store.keyword_rarity("database Falkenstein zzzqqq").unwrap() {
         assert_eq!(r.rows, 3.0);
+        assert_eq!(r.terms, ["database", "falkenstein", "zzzqqq"]);
         assert_eq!(r.rows_with_term, vec![2.0, 1.0, 0.0]);
     }
     let f = filter_all("default");

@@ -7,12 +7,13 @@ use schemars::JsonSchema;
 
 use super::Cairn;
 use crate::analysis::entities::extract_entities;
-use crate::analysis::temporal::split_time;
+use crate::analysis::temporal::{parse_time, split_time};
 use crate::memory::{normalize_tags, Memory, MemoryId, Timestamp};
 use crate::rank::{
-    access_boost, entity_boost, keyword_confidence, recency_decay, reciprocal_rank_fusion,
-    scope_weight, staleness, vault_score, vector_confidence, ScoreBreakdown,
-    VAULT_CANDIDATES_PER_RESULT, VAULT_MIN_IMPORTANCE,
+    access_boost, bm25_idf, entity_boost, feedback_terms, keyword_confidence, recency_decay,
+    reciprocal_rank_fusion, scope_weight, staleness, time_match, vault_score, vector_confidence,
+    ScoreBreakdown, FEEDBACK_DOCS, FEEDBACK_TERMS, VAULT_CANDIDATES_PER_RESULT,
+    VAULT_MIN_IMPORTANCE,
 };
 use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
@@ -241,6 +242,7 @@ impl Cairn {
                     bm25_rank: None,
                     bm25_score: None,
                     vector_rank: Some(rank),
+                    feedback_rank: None,
                     cosine: Some(cos),
                     rrf: 0.0,
                     boost: 1.0,
@@ -248,6 +250,7 @@ impl Cairn {
                     scope_weight: scope_weight(f.global),
                     weight: 1.0,
                     entities: 1.0,
+                    time: 1.0,
                     score: vault_score(cos, memory.importance),
                 };
                 Some(Recalled {
@@ -338,6 +341,7 @@ impl Cairn {
                     bm25_rank: None,
                     bm25_score: None,
                     vector_rank: None,
+                    feedback_rank: None,
                     cosine: None,
                     rrf: 1.0 / (1.0 + i as f64),
                     boost: 1.0,
@@ -345,6 +349,7 @@ impl Cairn {
                     scope_weight: scope_weight(f.global),
                     weight: 1.0,
                     entities: 1.0,
+                    time: 1.0,
                     score: 0.0,
                 };
                 explain.combine();
@@ -370,6 +375,12 @@ impl Cairn {
         if req.mode != SearchMode::Keyword {
             self.ensure_model()?;
         }
+        // A time the query names raises what was written within it (the
+        // query is searched whole: its time words may be what a memory says).
+        let named_time = match req.mode == SearchMode::Hybrid && self.fusion.time_boost > 0.0 {
+            true => parse_time(&req.query, req.reference.unwrap_or(now)).map(|t| t.range),
+            false => None,
+        };
         let keyword_side = || self.store.keyword_search(&req.query, &filter, candidates);
         // With adaptive fusion, hybrid weighs the keyword ranking by how
         // much of the query's IDF mass its best hit matched (and the vector
@@ -422,8 +433,18 @@ impl Cairn {
             }
         };
         let (keyword_weight, vector_weight) = self.fusion.weights(confidence, vector_sure);
+
+        let feedback = match req.mode == SearchMode::Hybrid && self.fusion.feedback_weight > 0.0 {
+            true => self.feedback_search(&req.query, &filter, &vector, candidates)?,
+            false => Vec::new(),
+        };
+        let feedback_ids: Vec<MemoryId> = feedback.iter().map(|h| h.id).collect();
         let fused = reciprocal_rank_fusion(
-            &[(&keyword_ids, keyword_weight), (&vector_ids, vector_weight)],
+            &[
+                (&keyword_ids, keyword_weight),
+                (&vector_ids, vector_weight),
+                (&feedback_ids, self.fusion.feedback_weight),
+            ],
             self.fusion.k,
         );
         // Every candidate is ranked on the factors its hit carries; only
@@ -434,11 +455,17 @@ impl Cairn {
             .filter_map(|(id, rrf)| {
                 let k = position(&keyword, id);
                 let v = position(&vector, id);
-                let f = k.map(|i| keyword[i]).or(v.map(|i| vector[i]))?.factors;
+                let fb = position(&feedback, id);
+                let f = k
+                    .map(|i| keyword[i])
+                    .or(v.map(|i| vector[i]))
+                    .or(fb.map(|i| feedback[i]))?
+                    .factors;
                 let mut explain = ScoreBreakdown {
                     bm25_rank: k.map(|i| i + 1),
                     bm25_score: k.map(|i| keyword[i].score),
                     vector_rank: v.map(|i| i + 1),
+                    feedback_rank: fb.map(|i| i + 1),
                     cosine: v.map(|i| vector[i].score),
                     rrf,
                     boost: access_boost(f.access_count),
@@ -452,6 +479,10 @@ impl Cairn {
                     scope_weight: scope_weight(f.global),
                     weight: f.weight,
                     entities: 1.0,
+                    time: time_match(
+                        named_time.is_some_and(|t| t.contains(id.created_at())),
+                        self.fusion.time_boost,
+                    ),
                     score: 0.0,
                 };
                 explain.combine();
@@ -489,10 +520,11 @@ impl Cairn {
                 .map(|m| (m.id, m))
                 .collect();
             results.extend(batch.into_iter().filter_map(|(id, explain)| {
+                // Feedback alone is words the vectors suggested: both sides.
                 let matched = match (explain.bm25_rank, explain.vector_rank) {
-                    (Some(_), Some(_)) => SearchMode::Hybrid,
                     (Some(_), None) => SearchMode::Keyword,
-                    _ => SearchMode::Semantic,
+                    (None, Some(_)) => SearchMode::Semantic,
+                    _ => SearchMode::Hybrid,
                 };
                 Some(Recalled {
                     memory: memories.remove(&id)?,
@@ -502,6 +534,51 @@ impl Cairn {
             }));
         }
         Ok(results)
+    }
+
+    /// The keyword search of `query` with the [`feedback_terms`] of the
+    /// vector ranking's first [`FEEDBACK_DOCS`] hits; empty when they add
+    /// no term.
+    fn feedback_search(
+        &self,
+        query: &str,
+        filter: &Filter,
+        vector: &[Hit],
+        candidates: usize,
+    ) -> Result<Vec<Hit>> {
+        let ids: Vec<MemoryId> = vector.iter().take(FEEDBACK_DOCS).map(|h| h.id).collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let seeds: Vec<Vec<String>> = self
+            .store
+            .get(&filter.tenant, &ids)?
+            .iter()
+            .map(|m| keyword_terms(&m.content))
+            .collect();
+        // The IDF of the seeds' terms, from one count of the index.
+        let pooled: Vec<&str> = seeds.iter().flatten().map(String::as_str).collect();
+        let Some(rarity) = self.store.keyword_rarity(&pooled.join(" "))? else {
+            return Ok(Vec::new());
+        };
+        let idf: HashMap<&str, f64> = rarity
+            .terms
+            .iter()
+            .zip(&rarity.rows_with_term)
+            .filter(|(_, &n)| n > 0.0)
+            .map(|(t, &n)| (t.as_str(), bm25_idf(rarity.rows, n)))
+            .collect();
+        let terms = feedback_terms(
+            &keyword_terms(query),
+            &seeds,
+            |t| idf.get(t).copied(),
+            FEEDBACK_TERMS,
+        );
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let expanded = format!("{query} {}", terms.join(" "));
+        self.store.keyword_search(&expanded, filter, candidates)
     }
 
     /// Reorder the best `limit × RERANK_POOL` of `ranked` as `reranker`

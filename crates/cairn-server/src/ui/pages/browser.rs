@@ -285,20 +285,23 @@ fn explain(hit: &api::RecallHit, _q: &BrowseQuery) -> Markup {
     let rank = |r: Option<usize>| r.map_or("—".to_string(), |r| format!("#{r}"));
     // Each factor is drawn against its own range: multipliers around 1,
     // fusion against the best possible (two lists, both first).
-    let rows: [(&str, f64, f64, String); 8] = [
+    use cairn_core::rank::{KEYWORD_WEIGHT, RRF_K, TIME_MATCH_BOOST, VECTOR_WEIGHT};
+    let best_fusion = (KEYWORD_WEIGHT + VECTOR_WEIGHT) / (RRF_K + 1.0);
+    let rows: [(&str, f64, f64, String); 9] = [
         (
             "cosine",
             e.cosine.unwrap_or(0.0).max(0.0),
             1.0,
             e.cosine.map_or("—".into(), |c| num(c, 3)),
         ),
-        ("fusion", e.rrf, 2.0 / 61.0, num(e.rrf, 4)),
+        ("fusion", e.rrf, best_fusion, num(e.rrf, 4)),
         ("boost", e.boost, 2.0, num(e.boost, 3)),
         ("decay", e.decay, 1.0, num(e.decay, 3)),
         ("scope", e.scope_weight, 1.0, num(e.scope_weight, 2)),
         ("weight", e.weight, 2.0, num(e.weight, 2)),
         ("entities", e.entities, 2.0, num(e.entities, 2)),
-        ("score", e.score, 2.0 / 61.0, num(e.score, 4)),
+        ("time", e.time, 1.0 + TIME_MATCH_BOOST, num(e.time, 2)),
+        ("score", e.score, best_fusion, num(e.score, 4)),
     ];
     html! {
         details.explain {
