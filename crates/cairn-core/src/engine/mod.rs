@@ -33,7 +33,7 @@ pub use facts::FACT_ATTEMPTS;
 pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
 pub use pending::PendingReport;
-pub use recall::{Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
+pub use recall::{Found, Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{redaction_counts, Redactions};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
 pub use transfer::{ImportProgress, ImportReport};
