@@ -421,3 +421,74 @@ fn a_failing_reranker_is_reported_and_recall_keeps_its_own_order() {
         "{stderr}"
     );
 }
+
+#[test]
+fn logged_messages_wait_for_a_failing_embedding_endpoint_and_land_in_their_conversation() {
+    let server = MockServer::start();
+    let env = Env::new();
+    let v = vars(&server, false);
+    let log = |speaker: &str, text: &str| {
+        let args = [
+            "conversation",
+            "log",
+            "--conversation",
+            "c1",
+            "--speaker",
+            speaker,
+            text,
+        ];
+        json(&env, &v, &args)
+    };
+    log("Ana", "Where do the nightly backups go?");
+
+    server.always_on("/v1/embeddings", Mode::ServerError);
+    let kept = log("Ben", "The nightly backups go to the cold-storage bucket.");
+    assert_eq!(kept["logged"], serde_json::json!([]), "{kept}");
+    let id = kept["pending"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(kept["pending"][0]["conversation"], "c1");
+    assert!(kept["pending_reason"].as_str().unwrap().contains("pending"));
+    let text = run(
+        &env,
+        &v,
+        &[
+            "conversation",
+            "log",
+            "--conversation",
+            "c1",
+            "--speaker",
+            "Ana",
+            "Thanks!",
+        ],
+    );
+    assert!(text.status.success());
+    assert!(String::from_utf8_lossy(&text.stdout).contains("kept pending"));
+
+    server.always_on("/v1/embeddings", Mode::Ok);
+    let report = json(&env, &v, &["reindex", "--pending"]);
+    assert_eq!(
+        (report["embedded"].as_u64(), report["remaining"].as_u64()),
+        (Some(2), Some(0)),
+        "{report}"
+    );
+    let shown = json(&env, &v, &["conversation", "show", "c1"]);
+    assert_eq!(shown["messages"], 3, "{shown}");
+    let messages: Vec<&Value> = shown["topic_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["messages"].as_array().unwrap())
+        .collect();
+    let contents: Vec<&str> = messages
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        contents,
+        [
+            "Ana: Where do the nightly backups go?",
+            "Ben: The nightly backups go to the cold-storage bucket.",
+            "Ana: Thanks!"
+        ]
+    );
+    assert_eq!(messages[1]["id"], id.as_str());
+}

@@ -28,7 +28,7 @@ pub use consolidate::{
     ConsolidateRequest, ConsolidatedGroup, ConsolidationReport, CONSOLIDATED_TAG,
     DEFAULT_KEEP_GROUPS, DEFAULT_MAX_GROUPS, SUMMARY_TOKENS,
 };
-pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
+pub use conversation::{KeptMessage, LoggedMessage, Message, ObserveReport, ObserveRequest};
 pub use facts::FACT_ATTEMPTS;
 pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};

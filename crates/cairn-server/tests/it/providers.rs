@@ -1,6 +1,7 @@
 //! Providers that fail, behind the providers' mock server: a reranker
 //! (REST recall answers in recall's own order and says so, and the OpenAPI
-//! document describes the report).
+//! document describes the report) and an embedding endpoint (logged
+//! messages are accepted, kept pending, and logged when it answers).
 
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use cairn_core::rerank::Reranker;
 use cairn_core::Cairn;
 use cairn_mcp::{CairnMcp, McpConfig};
 use cairn_providers::testing::{MockServer, Mode};
-use cairn_providers::{Endpoint, HttpReranker};
+use cairn_providers::{EmbedApi, Endpoint, HttpReranker, RemoteEmbedder};
 use cairn_server::{AppState, Auth};
 use serde_json::{json, Value};
 
@@ -66,5 +67,44 @@ fn rest_recall_reports_a_failing_reranker_and_keeps_its_own_order() {
         let doc = plain.get("/openapi.json").await.body;
         let schema = &doc["components"]["schemas"]["RecallOutput"]["properties"]["rerank"];
         assert!(!schema.is_null(), "the OpenAPI document describes it");
+    });
+}
+
+#[test]
+fn rest_messages_are_accepted_pending_while_the_embedding_endpoint_fails() {
+    let server = MockServer::start();
+    let mut endpoint = Endpoint::new(server.openai_url(), None);
+    endpoint.retries = 0;
+    let embedder = RemoteEmbedder::connect(endpoint, EmbedApi::OpenAi, "mock-embed", None).unwrap();
+    let cairn = Cairn::new(crate::fresh_store(), Arc::new(embedder));
+    let state = AppState::new(CairnMcp::new(cairn.clone(), McpConfig::new("default")));
+    let client = Client::new(state.with_auth(Auth::Open), None);
+    let exchange =
+        |text: &str| json!({"messages": [{"conversation": "c1", "speaker": "Ana", "text": text}]});
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let r = client
+            .post("/v1/messages", exchange("Where do backups go?"))
+            .await;
+        assert_eq!(r.status, 201, "{}", r.body);
+
+        server.always_on("/v1/embeddings", Mode::ServerError);
+        let r = client
+            .post("/v1/messages", exchange("To the cold bucket."))
+            .await;
+        assert_eq!(r.status, 202, "{}", r.body);
+        assert!(r.body.get("logged").unwrap().as_array().unwrap().is_empty());
+        let id = r.body["pending"][0]["id"].as_str().unwrap().to_string();
+        assert!(r.body["pending_reason"]
+            .as_str()
+            .unwrap()
+            .contains("pending"));
+
+        server.always_on("/v1/embeddings", Mode::Ok);
+        let report = crate::blocking(|| cairn.embed_pending().unwrap());
+        assert_eq!((report.embedded, report.remaining), (1, 0));
+        let shown = client.get("/v1/conversations/c1").await;
+        assert_eq!(shown.body["messages"], 2, "{}", shown.body);
+        let last = &shown.body["topic_list"][0]["messages"][1];
+        assert_eq!(last["id"], id.as_str(), "{}", shown.body);
     });
 }
