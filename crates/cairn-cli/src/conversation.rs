@@ -204,6 +204,15 @@ fn print_tree(tree: &ConversationTree) {
     );
     for t in &tree.topic_list {
         println!("├─ {} {}", paint(&t.id, BOLD), t.title);
+        if let Some(failure) = t.titled_by.as_ref().and_then(|by| by.fallback.as_deref()) {
+            println!(
+                "│  {}",
+                paint(
+                    &format!("extractive title: the chat model failed ({failure})"),
+                    YELLOW
+                )
+            );
+        }
         if !t.entities.is_empty() {
             println!("│  {}", paint(&t.entities.join(", "), DIM));
         }

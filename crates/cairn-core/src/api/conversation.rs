@@ -292,6 +292,10 @@ pub struct TopicView {
     pub id: String,
     /// Its title.
     pub title: String,
+    /// How the title was made, when a chat model is configured: `llm`
+    /// (with the model), or `extractive` with the model's failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub titled_by: Option<crate::chat::Generated>,
     /// Its extractive summary.
     pub summary: String,
     /// Its key entities.
@@ -354,6 +358,7 @@ pub fn show_conversation(cairn: &Cairn, caller: &Caller, id: &str) -> Result<Con
             Ok(TopicView {
                 id: r.id.clone(),
                 title: t.title,
+                titled_by: t.titled_by,
                 summary: t.summary,
                 entities: t.entities,
                 messages,

@@ -406,7 +406,7 @@ impl Cairn {
             self.ensure_session(tenant, &session, at)?;
         }
         for (mut record, mut topic) in ended {
-            self.describe_topic(tenant, &record, &mut topic)?;
+            self.describe_topic(tenant, &record, &mut topic, true)?;
             record.body = topic.to_body();
             self.store.collections().put_collection(&record)?;
         }
@@ -416,7 +416,7 @@ impl Cairn {
                 .ok_or_else(|| Error::storage("conversation state lost"))?;
             state.last = Some(batch.inserts[i].0.clone());
             if let Some((record, topic)) = &mut state.topic {
-                self.describe_topic(tenant, record, topic)?;
+                self.describe_topic(tenant, record, topic, false)?;
                 record.body = topic.to_body();
                 self.store.collections().put_collection(record)?;
             }
@@ -530,13 +530,21 @@ impl Cairn {
         Ok(())
     }
 
-    /// Give a topic its extractive title, summary and key entities, from
-    /// its messages as stored.
+    /// Give a topic its title, summary and key entities, from its messages
+    /// as stored (`ended`: the conversation moved on to another topic).
+    ///
+    /// Without a chat model the title is extractive (the most central
+    /// message), made again each time. With one, the model titles the
+    /// topic when it starts, each time its messages double and when it
+    /// ends (if it grew since), so a conversation costs a few calls per
+    /// topic, not one per message; a model that fails leaves the extractive title, with the
+    /// failure in [`Topic::titled_by`].
     fn describe_topic(
         &self,
         tenant: &str,
         record: &CollectionRecord,
         topic: &mut Topic,
+        ended: bool,
     ) -> Result<()> {
         let mut filter = Filter::new(tenant, self.now()).everything();
         filter.thread = Some(ThreadScope::Topic(record.id.clone()));
@@ -556,7 +564,20 @@ impl Cairn {
         // Titles from what was said, summaries with who said it.
         let said: Vec<&str> = messages.iter().map(said).collect();
         let lines: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
-        topic.title = summary::title(&said, &vectors)?;
+        let count = self.store.count(&filter)?;
+        let retitle = topic.titled_at == 0
+            || count >= 2 * topic.titled_at
+            || (ended && count > topic.titled_at);
+        if self.chat.is_none() {
+            topic.title = summary::title(&said, &vectors)?;
+            topic.titled_by = None;
+        } else if retitle {
+            if let Some((title, by)) = self.model_title(&lines.join("\n"), &said, &vectors)? {
+                topic.title = title;
+                topic.titled_by = Some(by);
+                topic.titled_at = count;
+            }
+        }
         topic.summary = summary::summarise(
             &lines,
             &vectors,
@@ -567,7 +588,7 @@ impl Cairn {
         )?
         .text;
         topic.entities = key_entities(&messages);
-        topic.messages = self.store.count(&filter)?;
+        topic.messages = count;
         Ok(())
     }
 }

@@ -13,6 +13,7 @@ use cairn_providers::testing::{MockServer, Mode};
 use cairn_providers::{EmbedApi, Endpoint, OpenAiChat, RemoteEmbedder};
 
 mod ingest;
+mod topics;
 
 /// An endpoint that retries twice with short waits and a 1 s timeout.
 fn endpoint(url: String) -> Endpoint {
