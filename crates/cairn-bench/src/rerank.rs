@@ -5,8 +5,9 @@
 //! and with the HTTP `/rerank` client against a local server that speaks
 //! the protocol (`cairn_providers::testing::MockServer`): answering,
 //! failing with HTTP 500 (no retry, then with one), and unreachable. For
-//! the failing rows it also counts the queries whose results kept recall's
-//! own order exactly, which is what a failed reranker must leave.
+//! every row it counts the queries whose results kept recall's own order
+//! exactly, which is what a failed reranker must leave, and those whose
+//! answer reported the reranker's failure (`Found::reranking`).
 //!
 //! The mock scores by shared words, instantly: this measures the stage's
 //! overhead (reading the candidates, the request, the round trip) and its
@@ -52,21 +53,25 @@ pub fn run(memories: usize, queries: usize, limit: usize) -> Result<()> {
                 .join(" ")
         })
         .collect();
-    let order = |cairn: &Cairn| -> Result<(Vec<Vec<MemoryId>>, Vec<f64>)> {
+    // Each query's results, how long it took, and whether the answer
+    // reported a failed reranker.
+    let order = |cairn: &Cairn| -> Result<(Vec<Vec<MemoryId>>, Vec<f64>, usize)> {
         let mut orders = Vec::new();
         let mut times = Vec::new();
+        let mut reported = 0;
         for q in &questions {
             let mut req = RecallRequest::new("default", q.as_str());
             req.limit = limit;
             let t = Instant::now();
-            let found = cairn.search(&req)?;
+            let found = cairn.search_reported(&req)?;
             times.push(t.elapsed().as_secs_f64() * 1000.0);
-            orders.push(found.into_iter().map(|r| r.memory.id).collect());
+            reported += usize::from(found.reranking.is_some_and(|r| !r.applied));
+            orders.push(found.results.into_iter().map(|r| r.memory.id).collect());
         }
-        Ok((orders, times))
+        Ok((orders, times, reported))
     };
     // Warm up, and recall's own order to compare against.
-    let (plain_order, _) = order(&base)?;
+    let (plain_order, _, _) = order(&base)?;
 
     let server = MockServer::start();
     let failing = MockServer::start();
@@ -98,12 +103,12 @@ pub fn run(memories: usize, queries: usize, limit: usize) -> Result<()> {
         limit * cairn_core::rerank::RERANK_POOL
     );
     println!(
-        "{:<30} {:>9} {:>9} {:>12} {:>22}",
-        "reranker", "p50 ms", "p95 ms", "mean ms", "order = recall's own"
+        "{:<30} {:>9} {:>9} {:>12} {:>22} {:>18}",
+        "reranker", "p50 ms", "p95 ms", "mean ms", "order = recall's own", "failure reported"
     );
     for (name, reranker) in rows {
         let cairn = base.clone().with_reranker(reranker);
-        let (orders, mut times) = order(&cairn)?;
+        let (orders, mut times, reported) = order(&cairn)?;
         let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
         let (p50, p95) = ms(&mut times);
         let same = orders
@@ -111,9 +116,11 @@ pub fn run(memories: usize, queries: usize, limit: usize) -> Result<()> {
             .zip(&plain_order)
             .filter(|(a, b)| a == b)
             .count();
+        let total = orders.len();
         println!(
-            "{name:<30} {p50:>9.2} {p95:>9.2} {mean:>12.2} {:>22}",
-            format!("{same}/{}", orders.len())
+            "{name:<30} {p50:>9.2} {p95:>9.2} {mean:>12.2} {:>22} {:>18}",
+            format!("{same}/{total}"),
+            format!("{reported}/{total}")
         );
     }
     Ok(())

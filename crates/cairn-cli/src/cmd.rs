@@ -562,6 +562,9 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
     if json {
         return print_json(&out);
     }
+    if let Some(warning) = out.rerank.as_ref().and_then(|r| r.warning()) {
+        eprintln!("{} {warning}", paint("warning:", out::YELLOW));
+    }
     if out.results.is_empty() {
         println!("no memories match");
         return Ok(());

@@ -43,6 +43,13 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
                 report.topics_started,
                 report.skipped_existing
             );
+            if let Some(reason) = &report.pending_reason {
+                println!(
+                    "{} {} messages: {reason}",
+                    paint("kept pending", YELLOW),
+                    report.pending
+                );
+            }
             for (line, problem) in &report.errors {
                 eprintln!("{} line {line}: {problem}", paint("skipped", YELLOW));
             }
@@ -84,6 +91,14 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
                     paint("logged", GREEN),
                     &m.id[..8],
                     m.importance
+                );
+            }
+            for m in &logged.pending {
+                println!(
+                    "{} {}: {}",
+                    paint("kept pending", YELLOW),
+                    &m.id[..8],
+                    logged.pending_reason.as_deref().unwrap_or_default()
                 );
             }
             Ok(())
@@ -189,6 +204,15 @@ fn print_tree(tree: &ConversationTree) {
     );
     for t in &tree.topic_list {
         println!("├─ {} {}", paint(&t.id, BOLD), t.title);
+        if let Some(failure) = t.titled_by.as_ref().and_then(|by| by.fallback.as_deref()) {
+            println!(
+                "│  {}",
+                paint(
+                    &format!("extractive title: the chat model failed ({failure})"),
+                    YELLOW
+                )
+            );
+        }
         if !t.entities.is_empty() {
             println!("│  {}", paint(&t.entities.join(", "), DIM));
         }

@@ -74,7 +74,7 @@ pub trait ChatProvider: Send + Sync {
 
 /// How a generated text was made: by the chat model, or offline (with the
 /// reason the model was not used, when one was configured).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Generated {
     /// `llm` or `extractive`.
     pub by: String,

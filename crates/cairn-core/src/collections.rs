@@ -186,9 +186,18 @@ pub struct Conversation {
 /// A topic of a conversation.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Topic {
-    /// A short title from its most central message.
+    /// A short title: by the chat model when one is configured, else from
+    /// its most central message.
     #[serde(default)]
     pub title: String,
+    /// How the title was made, when a chat model is configured (by it, or
+    /// extractive with the model's failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub titled_by: Option<crate::chat::Generated>,
+    /// How many messages the topic held when the chat model last titled
+    /// it (0: never).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub titled_at: usize,
     /// An extractive summary of its messages.
     #[serde(default)]
     pub summary: String,
@@ -306,6 +315,11 @@ impl CollectionBody for Conversation {
 impl CollectionBody for Topic {
     const KIND: CollectionKind = CollectionKind::Topic;
 }
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl CollectionBody for Slot {
     const KIND: CollectionKind = CollectionKind::Slot;
 }
@@ -321,6 +335,7 @@ mod tests {
             summary: "We move the store.".into(),
             entities: vec!["Postgres".into()],
             messages: 3,
+            ..Topic::default()
         };
         let record = CollectionRecord {
             tenant: "t".into(),

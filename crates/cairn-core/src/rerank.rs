@@ -5,7 +5,7 @@
 //! ([`crate::Cairn::with_reranker`]) the best [`RERANK_POOL`]`× limit` are
 //! read whole and handed to it, and its order replaces theirs. A reranker
 //! that fails leaves recall's own order (recall never fails because of
-//! it). Off by default: see docs/BENCHMARKS.md for what each one does to
+//! it), and the answer says so ([`Reranking`]). Off by default: see docs/BENCHMARKS.md for what each one does to
 //! the benchmarks.
 //!
 //! Other implementations live in other crates (`cairn-providers` has a
@@ -29,6 +29,50 @@ pub struct Candidate<'a> {
     pub score: f64,
     /// Its stored embedding (unit norm), when the store has it.
     pub vector: Option<&'a [f32]>,
+}
+
+/// How a recall's reranking stage went: which reranker was asked and, when
+/// it failed, why (the results then keep recall's own order). Answers carry
+/// it so that a failing reranker is seen, never silent.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct Reranking {
+    /// The reranker ([`Reranker::name`]).
+    pub reranker: String,
+    /// `true` when its order was taken; `false` when it failed and the
+    /// results are in recall's own order.
+    pub applied: bool,
+    /// Its failure, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+impl Reranking {
+    /// `reranker` ordered the results.
+    pub fn applied(reranker: String) -> Self {
+        Reranking {
+            reranker,
+            applied: true,
+            failure: None,
+        }
+    }
+
+    /// `reranker` failed with `error`; recall's own order stands.
+    pub fn failed(reranker: String, error: &crate::Error) -> Self {
+        Reranking {
+            reranker,
+            applied: false,
+            failure: Some(error.to_string()),
+        }
+    }
+
+    /// A sentence for text answers, when the reranker failed.
+    pub fn warning(&self) -> Option<String> {
+        let failure = self.failure.as_deref()?;
+        Some(format!(
+            "the reranker ({}) failed, so the results keep recall's own order: {failure}",
+            self.reranker
+        ))
+    }
 }
 
 /// Reorders recall's best candidates. Object safe, `Send + Sync`, held as
@@ -109,7 +153,7 @@ mod tests {
         }
     }
 
-    fn recalled(reranker: Option<Reverse>) -> Vec<String> {
+    fn recalled(reranker: Option<Reverse>) -> (Vec<String>, Option<Reranking>) {
         let cairn = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder))
             .with_reranker(reranker.map(|r| Arc::new(r) as Arc<dyn Reranker>));
         for text in [
@@ -123,18 +167,27 @@ mod tests {
         }
         let mut req = RecallRequest::new("t", "parrot");
         req.limit = 3;
-        let found = cairn.recall(&req).unwrap();
-        found.into_iter().map(|r| r.memory.content).collect()
+        let found = cairn.recall_reported(&req).unwrap();
+        let texts = found.results.into_iter().map(|r| r.memory.content);
+        (texts.collect(), found.reranking)
     }
 
     #[test]
-    fn recall_takes_the_rerankers_order_and_ignores_its_failures() {
-        let plain = recalled(None);
+    fn recall_takes_the_rerankers_order_and_reports_its_failures() {
+        let (plain, none) = recalled(None);
         assert_eq!(plain.len(), 3);
+        assert_eq!(none, None);
         let mut reversed = plain.clone();
         reversed.reverse();
-        assert_eq!(recalled(Some(Reverse(false))), reversed);
-        assert_eq!(recalled(Some(Reverse(true))), plain);
+        let (texts, outcome) = recalled(Some(Reverse(false)));
+        assert_eq!(texts, reversed);
+        assert_eq!(outcome, Some(Reranking::applied("reverse".into())));
+        let (texts, outcome) = recalled(Some(Reverse(true)));
+        assert_eq!(texts, plain);
+        let outcome = outcome.unwrap();
+        assert!(!outcome.applied);
+        assert!(outcome.failure.as_deref().unwrap().contains("down"));
+        assert!(outcome.warning().unwrap().contains("reverse"));
     }
 
     #[test]

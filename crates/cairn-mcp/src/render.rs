@@ -87,22 +87,27 @@ pub fn ingested(out: &IngestOutput) -> String {
     lines.join("\n")
 }
 
-/// Logged messages, a line each.
+/// Logged and pending messages, a line each.
 pub fn observed(out: &LogOutput) -> String {
-    out.logged
-        .iter()
-        .map(|m| {
-            format!(
-                "logged {} in {} ({}topic {}, importance {:.2})",
-                &m.id[..m.id.len().min(13)],
-                m.conversation,
-                if m.new_topic { "new " } else { "" },
-                m.topic,
-                m.importance
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let logged = out.logged.iter().map(|m| {
+        format!(
+            "logged {} in {} ({}topic {}, importance {:.2})",
+            &m.id[..m.id.len().min(13)],
+            m.conversation,
+            if m.new_topic { "new " } else { "" },
+            m.topic,
+            m.importance
+        )
+    });
+    let pending = out.pending.iter().map(|m| {
+        format!(
+            "kept {} of {} pending: {}",
+            &m.id[..m.id.len().min(13)],
+            m.conversation,
+            out.pending_reason.as_deref().unwrap_or_default()
+        )
+    });
+    logged.chain(pending).collect::<Vec<_>>().join("\n")
 }
 
 /// What `remember` did.

@@ -114,7 +114,8 @@ impl CairnMcp {
     /// topic starts by itself when the subject changes. Search them with
     /// `recall` (`conversation`, `session` or `topic` to narrow it; `mode`
     /// temporal for "what did we say yesterday"). Returns each message's
-    /// id, topic and importance.
+    /// id, topic and importance; when the embedding endpoint fails, the
+    /// messages kept `pending` instead (logged when it answers).
     #[tool(
         name = "observe",
         output_schema = schema_for_output::<LogOutput>(),

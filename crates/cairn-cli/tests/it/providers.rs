@@ -375,3 +375,120 @@ fn writes_wait_for_a_failing_embedding_endpoint_and_are_stored_when_it_answers()
     let again = json(&env, &v, &["reindex", "--pending"]);
     assert_eq!(again["embedded"], 0);
 }
+
+#[test]
+fn a_failing_reranker_is_reported_and_recall_keeps_its_own_order() {
+    let server = MockServer::start();
+    let env = Env::new();
+    let mut v = vars(&server, false);
+    for text in [
+        "The deploy script lives in ops/deploy.sh",
+        "The deploy runs on Fridays",
+        "Deploy keys rotate monthly",
+    ] {
+        json(&env, &v, &["remember", text]);
+    }
+    let plain = json(&env, &v, &["recall", "deploy script"]);
+    assert!(plain.get("rerank").is_none(), "no reranker: {plain}");
+    v.push(("CAIRN_RERANK_URL", server.openai_url()));
+    v.push(("CAIRN_RERANK_MODEL", "mock-rerank".to_string()));
+    let reranked = json(&env, &v, &["recall", "deploy script"]);
+    assert_eq!(reranked["rerank"]["applied"], true, "{reranked}");
+
+    server.always_on("/v1/rerank", Mode::ServerError);
+    let failed = json(&env, &v, &["recall", "deploy script"]);
+    let ids = |out: &Value| -> Vec<String> {
+        out["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&failed), ids(&plain), "recall's own order");
+    assert_eq!(failed["rerank"]["applied"], false, "{failed}");
+    assert!(failed["rerank"]["reranker"]
+        .as_str()
+        .unwrap()
+        .starts_with("http:mock-rerank"));
+    let failure = failed["rerank"]["failure"].as_str().unwrap();
+    assert!(failure.contains("500"), "{failure}");
+    let text = run(&env, &v, &["recall", "deploy script"]);
+    assert!(text.status.success());
+    let stderr = String::from_utf8_lossy(&text.stderr);
+    assert!(
+        stderr.contains("warning:") && stderr.contains("reranker"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn logged_messages_wait_for_a_failing_embedding_endpoint_and_land_in_their_conversation() {
+    let server = MockServer::start();
+    let env = Env::new();
+    let v = vars(&server, false);
+    let log = |speaker: &str, text: &str| {
+        let args = [
+            "conversation",
+            "log",
+            "--conversation",
+            "c1",
+            "--speaker",
+            speaker,
+            text,
+        ];
+        json(&env, &v, &args)
+    };
+    log("Ana", "Where do the nightly backups go?");
+
+    server.always_on("/v1/embeddings", Mode::ServerError);
+    let kept = log("Ben", "The nightly backups go to the cold-storage bucket.");
+    assert_eq!(kept["logged"], serde_json::json!([]), "{kept}");
+    let id = kept["pending"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(kept["pending"][0]["conversation"], "c1");
+    assert!(kept["pending_reason"].as_str().unwrap().contains("pending"));
+    let text = run(
+        &env,
+        &v,
+        &[
+            "conversation",
+            "log",
+            "--conversation",
+            "c1",
+            "--speaker",
+            "Ana",
+            "Thanks!",
+        ],
+    );
+    assert!(text.status.success());
+    assert!(String::from_utf8_lossy(&text.stdout).contains("kept pending"));
+
+    server.always_on("/v1/embeddings", Mode::Ok);
+    let report = json(&env, &v, &["reindex", "--pending"]);
+    assert_eq!(
+        (report["embedded"].as_u64(), report["remaining"].as_u64()),
+        (Some(2), Some(0)),
+        "{report}"
+    );
+    let shown = json(&env, &v, &["conversation", "show", "c1"]);
+    assert_eq!(shown["messages"], 3, "{shown}");
+    let messages: Vec<&Value> = shown["topic_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["messages"].as_array().unwrap())
+        .collect();
+    let contents: Vec<&str> = messages
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        contents,
+        [
+            "Ana: Where do the nightly backups go?",
+            "Ben: The nightly backups go to the cold-storage bucket.",
+            "Ana: Thanks!"
+        ]
+    );
+    assert_eq!(messages[1]["id"], id.as_str());
+}

@@ -9,8 +9,8 @@ use serde::Serialize;
 use super::Caller;
 use crate::collections::{CollectionBody, CollectionKind, Conversation, Topic};
 use crate::engine::{
-    redaction_counts, Cairn, LoggedMessage, Message, ObserveReport, ObserveRequest, WindowRequest,
-    DEFAULT_WORKING_TOKENS,
+    redaction_counts, Cairn, KeptMessage, LoggedMessage, Message, ObserveReport, ObserveRequest,
+    WindowRequest, DEFAULT_WORKING_TOKENS,
 };
 use crate::store::{Filter, ListOrder, ThreadScope};
 use crate::time::format_timestamp;
@@ -24,6 +24,12 @@ use crate::{Error, Result};
 pub struct ConversationImportReport {
     /// Messages written.
     pub imported: usize,
+    /// Messages kept pending: the embedding endpoint failed (see
+    /// `pending_reason`); they are logged when it answers.
+    pub pending: usize,
+    /// Why messages were kept pending, when some were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_reason: Option<String>,
     /// Messages whose id was already stored (left as they were).
     pub skipped_existing: usize,
     /// Topics started.
@@ -105,10 +111,13 @@ fn summarise(report: ObserveReport, errors: Vec<(usize, String)>) -> Conversatio
         .iter()
         .map(|m| m.conversation.clone())
         .collect();
+    conversations.extend(report.pending.iter().map(|m| m.conversation.clone()));
     conversations.sort();
     conversations.dedup();
     ConversationImportReport {
         imported: report.logged.len(),
+        pending: report.pending.len(),
+        pending_reason: report.pending_reason,
         skipped_existing: report.skipped_existing,
         topics_started: report.logged.iter().filter(|m| m.new_topic).count(),
         conversations,
@@ -147,11 +156,42 @@ impl From<LoggedMessage> for LoggedView {
     }
 }
 
+/// A message kept pending, as answered.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct PendingView {
+    /// The memory id it will have.
+    pub id: String,
+    /// Its session.
+    pub session: String,
+    /// Its conversation.
+    pub conversation: String,
+}
+
+impl From<KeptMessage> for PendingView {
+    fn from(m: KeptMessage) -> Self {
+        PendingView {
+            id: m.id.to_string(),
+            session: m.session,
+            conversation: m.conversation,
+        }
+    }
+}
+
 /// What logging messages did.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LogOutput {
     /// The messages logged, in order.
     pub logged: Vec<LoggedView>,
+    /// The messages kept pending, in order: the embedding endpoint failed,
+    /// or earlier messages of their conversation wait for it. Each is
+    /// logged in its conversation, with this id, when the endpoint answers
+    /// (`cairn reindex --pending`, or `cairn serve` in the background);
+    /// not recallable until then.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<PendingView>,
+    /// Why messages were kept pending, when some were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_reason: Option<String>,
     /// Secrets replaced before the messages were stored, by kind.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub redacted: BTreeMap<String, usize>,
@@ -184,6 +224,8 @@ pub fn log(cairn: &Cairn, caller: &Caller, input: LogInput) -> Result<LogOutput>
     Ok(LogOutput {
         redacted: redaction_counts(&report.redacted),
         logged: report.logged.into_iter().map(LoggedView::from).collect(),
+        pending: report.pending.into_iter().map(PendingView::from).collect(),
+        pending_reason: report.pending_reason,
     })
 }
 
@@ -250,6 +292,10 @@ pub struct TopicView {
     pub id: String,
     /// Its title.
     pub title: String,
+    /// How the title was made, when a chat model is configured: `llm`
+    /// (with the model), or `extractive` with the model's failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub titled_by: Option<crate::chat::Generated>,
     /// Its extractive summary.
     pub summary: String,
     /// Its key entities.
@@ -312,6 +358,7 @@ pub fn show_conversation(cairn: &Cairn, caller: &Caller, id: &str) -> Result<Con
             Ok(TopicView {
                 id: r.id.clone(),
                 title: t.title,
+                titled_by: t.titled_by,
                 summary: t.summary,
                 entities: t.entities,
                 messages,

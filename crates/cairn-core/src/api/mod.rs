@@ -41,8 +41,8 @@ pub use consolidate::{
 pub use conversation::{
     conversation_stats, import_transcript, list_conversations, log, show_conversation, window,
     working_memory, ConversationImportReport, ConversationStats, ConversationTree,
-    ConversationView, LogInput, LogOutput, LoggedView, MessageView, ThreadTokens, TopicView,
-    WindowInput, DEFAULT_WINDOW_BUDGET, WORKING_RULES_TOKENS,
+    ConversationView, LogInput, LogOutput, LoggedView, MessageView, PendingView, ThreadTokens,
+    TopicView, WindowInput, DEFAULT_WINDOW_BUDGET, WORKING_RULES_TOKENS,
 };
 pub use foreign::{
     import_foreign, ForeignFile, ForeignInput, ForeignItem, ForeignProblem, ForeignReport,

@@ -8,8 +8,9 @@ use super::selection::ListSort;
 use super::write::scope_label;
 use super::{non_empty, plural, Caller, MemoryView, Selection};
 use crate::context::{ContextPack, ContextRequest};
-use crate::engine::{Cairn, Profile, RecallRequest, SearchMode};
+use crate::engine::{Cairn, Found, Profile, RecallRequest, SearchMode};
 use crate::rank::ScoreBreakdown;
+use crate::rerank::Reranking;
 use crate::time::format_timestamp;
 use crate::{Error, MemoryId, Result};
 
@@ -95,6 +96,11 @@ pub struct RecallOutput {
     pub tokens: usize,
     /// The scope searched: a project name, `global` or `all`.
     pub scope: String,
+    /// How the reranking stage went, when a reranker is configured and
+    /// was asked: `applied` false and the `failure` when it failed (the
+    /// results then keep recall's own order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank: Option<Reranking>,
 }
 
 /// The line of a recalled memory in an answer:
@@ -140,7 +146,10 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
             "give words to search for beside the entity (or use mode importance)",
         ));
     }
-    let found = cairn.recall(&RecallRequest {
+    let Found {
+        results: found,
+        reranking,
+    } = cairn.recall_reported(&RecallRequest {
         query,
         filter,
         limit: input.limit.unwrap_or(10),
@@ -185,6 +194,7 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
         omitted,
         tokens,
         scope,
+        rerank: reranking,
     })
 }
 
@@ -240,6 +250,9 @@ impl RecallOutput {
                 plural(self.omitted, "match", "matches"),
                 budget.unwrap_or_default()
             );
+        }
+        if let Some(warning) = self.rerank.as_ref().and_then(Reranking::warning) {
+            text += &format!("\n({warning})");
         }
         text
     }

@@ -30,7 +30,7 @@ pub mod secrets;
 mod slots;
 mod threads;
 pub use listing::check_sources_superseded_and_expiry;
-pub use pending::engine_keeps_writes_pending;
+pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
@@ -2027,6 +2027,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::engine_keeps_writes_pending(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_keeps_messages_pending() {
+                {
+                    let fixture = $make;
+                    c::engine_keeps_messages_pending(c::Fixture::store(&fixture))
                 }
             }
             #[test]

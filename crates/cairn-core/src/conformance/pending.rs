@@ -125,3 +125,105 @@ pub fn engine_keeps_writes_pending(store: Arc<dyn Store>) {
     assert_eq!(store.get("a", &[again.id]).unwrap().len(), 1);
     assert_eq!(cairn.pending_count("a").unwrap(), 0);
 }
+
+/// A failing endpoint keeps logged messages pending, and messages behind
+/// them in their conversation wait too; once it answers they are logged in
+/// order, in their conversation and topic, with the ids the answers gave.
+pub fn engine_keeps_messages_pending(store: Arc<dyn Store>) {
+    use crate::collections::{CollectionBody, CollectionKind, Conversation};
+    use crate::engine::{Message, ObserveRequest};
+    use crate::store::{Filter, ListOrder, ThreadScope};
+
+    let endpoint = Arc::new(Endpoint {
+        down: AtomicBool::new(false),
+    });
+    let cairn = Cairn::new(store.clone(), endpoint.clone()).with_clock(Arc::new(|| T0 + 60_000));
+    let req = ObserveRequest {
+        tenant: "a".into(),
+        project: None,
+        actor: "test".into(),
+    };
+    let message = |conversation: &str, n: i64, text: &str| Message {
+        conversation: conversation.into(),
+        session: None,
+        speaker: if n % 2 == 1 { "user" } else { "assistant" }.into(),
+        text: text.into(),
+        at: Some(T0 + n * 1000),
+        id: None,
+        metadata: Default::default(),
+    };
+    let log = |messages: Vec<Message>| cairn.observe(&req, messages, &mut |_| ()).unwrap();
+    assert_eq!(
+        log(vec![message("c1", 1, "Where does the deploy key live?")])
+            .logged
+            .len(),
+        1
+    );
+
+    endpoint.down.store(true, Ordering::SeqCst);
+    let kept = log(vec![
+        message("c1", 2, "The deploy key lives in the ops vault."),
+        message("c1", 3, "Who rotates the deploy key?"),
+    ]);
+    assert!(kept.logged.is_empty());
+    assert_eq!(kept.pending.len(), 2);
+    assert!(kept.pending_reason.unwrap().contains("HTTP 503"));
+    assert!(store.get("a", &[kept.pending[0].id]).unwrap().is_empty());
+
+    // The endpoint answers: a message behind kept ones of its conversation
+    // waits with them; another conversation's is logged.
+    endpoint.down.store(false, Ordering::SeqCst);
+    let behind = log(vec![message(
+        "c1",
+        4,
+        "Ana rotates the deploy key monthly.",
+    )]);
+    assert_eq!((behind.logged.len(), behind.pending.len()), (0, 1));
+    assert!(behind.pending_reason.unwrap().contains("behind"));
+    let other = log(vec![message("c2", 5, "Lunch is at noon.")]);
+    assert_eq!((other.logged.len(), other.pending.len()), (1, 0));
+    assert_eq!(cairn.pending_count("a").unwrap(), 3);
+
+    let report = cairn.embed_pending().unwrap();
+    assert_eq!(
+        (report.embedded, report.remaining, report.failure),
+        (3, 0, None)
+    );
+    let mut filter = Filter::new("a", T0 + 60_000).everything();
+    filter.thread = Some(ThreadScope::Conversation("c1".into()));
+    let stored = store.list(&filter, ListOrder::Oldest, 10, 0).unwrap();
+    let texts: Vec<&str> = stored.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "user: Where does the deploy key live?",
+            "assistant: The deploy key lives in the ops vault.",
+            "user: Who rotates the deploy key?",
+            "assistant: Ana rotates the deploy key monthly.",
+        ]
+    );
+    let ids: Vec<_> = stored[1..].iter().map(|m| m.id).collect();
+    let kept_ids = kept.pending.iter().chain(&behind.pending).map(|m| m.id);
+    assert_eq!(ids, kept_ids.collect::<Vec<_>>());
+    for m in &stored {
+        let thread = m.thread.as_ref().unwrap();
+        assert_eq!(thread.conversation, "c1");
+        assert!(thread.topic.starts_with("c1#"), "{thread:?}");
+    }
+    // The second message gives the third its search context, as when
+    // logged at once.
+    let context = stored[2].search_context.as_deref().unwrap();
+    assert!(context.contains(&stored[1].content), "{context}");
+    let conversation = store
+        .collections()
+        .collection("a", CollectionKind::Conversation, "c1")
+        .unwrap()
+        .unwrap();
+    let body = Conversation::from_record(&conversation).unwrap();
+    assert_eq!(body.messages, 4);
+    assert_eq!(cairn.pending_count("a").unwrap(), 0);
+    let found = cairn
+        .recall(&RecallRequest::new("a", "who rotates the deploy key"))
+        .unwrap();
+    assert!(found.iter().any(|r| r.memory.id == ids[2]));
+}

@@ -89,11 +89,29 @@ pub struct LoggedMessage {
     pub importance: f64,
 }
 
+/// A message kept until the embedding endpoint answers (see
+/// [`crate::engine::pending`]): logged in its conversation, with this id,
+/// when the kept writes are embedded.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct KeptMessage {
+    /// The memory id it will have.
+    pub id: MemoryId,
+    /// Its session.
+    pub session: String,
+    /// Its conversation.
+    pub conversation: String,
+}
+
 /// What a call to [`Cairn::observe`] did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ObserveReport {
     /// The messages written, in order.
     pub logged: Vec<LoggedMessage>,
+    /// The messages kept pending, in order: the embedding endpoint failed,
+    /// or earlier messages of their conversation wait already.
+    pub pending: Vec<KeptMessage>,
+    /// Why messages were kept pending, when some were.
+    pub pending_reason: Option<String>,
     /// Messages whose id was already stored (left as they were).
     pub skipped_existing: usize,
     /// The secrets replaced before the messages were embedded and stored.
@@ -115,12 +133,26 @@ struct Running {
 
 impl Cairn {
     /// Log `messages` (see the module docs); `progress` is told how many
-    /// are done after each batch.
+    /// are done after each batch. When the embedding endpoint fails, the
+    /// messages are kept pending ([`crate::engine::pending`]) and the
+    /// report lists them.
     pub fn observe(
         &self,
         req: &ObserveRequest,
         messages: impl IntoIterator<Item = Message>,
         progress: &mut dyn FnMut(usize),
+    ) -> Result<ObserveReport> {
+        self.observe_with(req, messages, progress, true)
+    }
+
+    /// [`Cairn::observe`]; with `keep` false (the kept messages being
+    /// logged), an endpoint's failure is returned, not kept.
+    pub(crate) fn observe_with(
+        &self,
+        req: &ObserveRequest,
+        messages: impl IntoIterator<Item = Message>,
+        progress: &mut dyn FnMut(usize),
+        keep: bool,
     ) -> Result<ObserveReport> {
         let project = req.project.as_deref().map(normalize_project).transpose()?;
         let mut report = ObserveReport::default();
@@ -136,7 +168,8 @@ impl Cairn {
                 break;
             }
             done += chunk.len();
-            self.observe_batch(req, project.as_deref(), chunk, &mut running, &mut report)?;
+            let project = project.as_deref();
+            self.observe_batch(req, project, chunk, &mut running, &mut report, keep)?;
             progress(done);
         }
         Ok(report)
@@ -149,6 +182,7 @@ impl Cairn {
         chunk: Vec<Message>,
         running: &mut HashMap<String, Running>,
         report: &mut ObserveReport,
+        keep: bool,
     ) -> Result<()> {
         let tenant = req.tenant.as_str();
         let now = self.now();
@@ -173,6 +207,19 @@ impl Cairn {
             chunk.retain(|m| m.id.is_none_or(|id| !stored.contains(&id)));
             report.skipped_existing += before - chunk.len();
         }
+        let mut seq = if keep {
+            // A conversation is logged in order: messages behind kept ones
+            // wait with them.
+            let (waiting, mut seq) = self.pending_conversations(tenant)?;
+            let (behind, rest) = chunk
+                .into_iter()
+                .partition(|m| waiting.contains(&m.conversation));
+            chunk = rest;
+            self.keep_messages(req, project, behind, None, &mut seq, report)?;
+            seq
+        } else {
+            0
+        };
         if chunk.is_empty() {
             return Ok(());
         }
@@ -181,7 +228,12 @@ impl Cairn {
             .map(|m| format!("{}: {}", m.speaker, m.text))
             .collect();
         let refs: Vec<&str> = contents.iter().map(String::as_str).collect();
-        let vectors = self.embedder.embed_batch(&refs)?;
+        let vectors = match self.embedder.embed_batch(&refs) {
+            Err(e @ Error::Provider { .. }) if keep => {
+                return self.keep_messages(req, project, chunk, Some(&e), &mut seq, report);
+            }
+            vectors => vectors?,
+        };
         if vectors.len() != chunk.len() {
             return Err(Error::embedding("embedder returned too few vectors"));
         }
@@ -354,7 +406,7 @@ impl Cairn {
             self.ensure_session(tenant, &session, at)?;
         }
         for (mut record, mut topic) in ended {
-            self.describe_topic(tenant, &record, &mut topic)?;
+            self.describe_topic(tenant, &record, &mut topic, true)?;
             record.body = topic.to_body();
             self.store.collections().put_collection(&record)?;
         }
@@ -364,7 +416,7 @@ impl Cairn {
                 .ok_or_else(|| Error::storage("conversation state lost"))?;
             state.last = Some(batch.inserts[i].0.clone());
             if let Some((record, topic)) = &mut state.topic {
-                self.describe_topic(tenant, record, topic)?;
+                self.describe_topic(tenant, record, topic, false)?;
                 record.body = topic.to_body();
                 self.store.collections().put_collection(record)?;
             }
@@ -478,13 +530,21 @@ impl Cairn {
         Ok(())
     }
 
-    /// Give a topic its extractive title, summary and key entities, from
-    /// its messages as stored.
+    /// Give a topic its title, summary and key entities, from its messages
+    /// as stored (`ended`: the conversation moved on to another topic).
+    ///
+    /// Without a chat model the title is extractive (the most central
+    /// message), made again each time. With one, the model titles the
+    /// topic when it starts, each time its messages double and when it
+    /// ends (if it grew since), so a conversation costs a few calls per
+    /// topic, not one per message; a model that fails leaves the extractive title, with the
+    /// failure in [`Topic::titled_by`].
     fn describe_topic(
         &self,
         tenant: &str,
         record: &CollectionRecord,
         topic: &mut Topic,
+        ended: bool,
     ) -> Result<()> {
         let mut filter = Filter::new(tenant, self.now()).everything();
         filter.thread = Some(ThreadScope::Topic(record.id.clone()));
@@ -504,7 +564,20 @@ impl Cairn {
         // Titles from what was said, summaries with who said it.
         let said: Vec<&str> = messages.iter().map(said).collect();
         let lines: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
-        topic.title = summary::title(&said, &vectors)?;
+        let count = self.store.count(&filter)?;
+        let retitle = topic.titled_at == 0
+            || count >= 2 * topic.titled_at
+            || (ended && count > topic.titled_at);
+        if self.chat.is_none() {
+            topic.title = summary::title(&said, &vectors)?;
+            topic.titled_by = None;
+        } else if retitle {
+            if let Some((title, by)) = self.model_title(&lines.join("\n"), &said, &vectors)? {
+                topic.title = title;
+                topic.titled_by = Some(by);
+                topic.titled_at = count;
+            }
+        }
         topic.summary = summary::summarise(
             &lines,
             &vectors,
@@ -515,7 +588,7 @@ impl Cairn {
         )?
         .text;
         topic.entities = key_entities(&messages);
-        topic.messages = self.store.count(&filter)?;
+        topic.messages = count;
         Ok(())
     }
 }
@@ -588,7 +661,7 @@ fn checked(mut m: Message, now: Timestamp) -> Result<Message> {
 const FUTURE_SLACK_MS: i64 = 24 * 3_600_000;
 
 /// The default session of a message: its conversation's UTC day.
-fn default_session(conversation: &str, at: Timestamp) -> String {
+pub(super) fn default_session(conversation: &str, at: Timestamp) -> String {
     let day = chrono::DateTime::from_timestamp_millis(at)
         .map(|t| t.format("%Y-%m-%d").to_string())
         .unwrap_or_else(|| "undated".into());

@@ -56,6 +56,34 @@ impl Cairn {
         Ok((picked.text, Generated::extractive(fallback)))
     }
 
+    /// A title for `text` (an ingested text, a conversation's topic), when
+    /// a chat model is configured: the model's, else (it failed) the most
+    /// central of `sentences` (whose unit vectors are `vectors`, possibly
+    /// none), with the failure. `None` without a chat model: the caller
+    /// takes its offline path.
+    pub(crate) fn model_title(
+        &self,
+        text: &str,
+        sentences: &[&str],
+        vectors: &[Vec<f32>],
+    ) -> Result<Option<(String, Generated)>> {
+        let Some(model) = &self.chat else {
+            return Ok(None);
+        };
+        let failure = match chat::title(model.as_ref(), text) {
+            Ok(t) => return Ok(Some((t, Generated::llm(&model.info().model)))),
+            Err(e) => e.to_string(),
+        };
+        let title = if vectors.len() == sentences.len() {
+            summary::title(sentences, vectors)?
+        } else {
+            sentences
+                .first()
+                .map_or_else(String::new, |s| summary::title_of(s))
+        };
+        Ok(Some((title, Generated::extractive(Some(failure)))))
+    }
+
     /// A title for `text`: by the chat model, else its most central
     /// sentence, shortened (embedded here).
     pub fn title_for(&self, text: &str) -> Result<(String, Generated)> {

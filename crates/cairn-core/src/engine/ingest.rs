@@ -250,7 +250,7 @@ impl Cairn {
         };
         let texts: Vec<&str> = sentence_texts.iter().map(String::as_str).collect();
         let vectors: Vec<Vec<f32>> = sentences.iter().map(|(v, _)| v.clone()).collect();
-        receipt.title = self.ingest_title(&text, &texts, &vectors)?;
+        receipt.title = self.model_title(&text, &texts, &vectors)?;
         let mut run = Run {
             req: &req,
             project,

@@ -28,12 +28,12 @@ pub use consolidate::{
     ConsolidateRequest, ConsolidatedGroup, ConsolidationReport, CONSOLIDATED_TAG,
     DEFAULT_KEEP_GROUPS, DEFAULT_MAX_GROUPS, SUMMARY_TOKENS,
 };
-pub use conversation::{LoggedMessage, Message, ObserveReport, ObserveRequest};
+pub use conversation::{KeptMessage, LoggedMessage, Message, ObserveReport, ObserveRequest};
 pub use facts::FACT_ATTEMPTS;
 pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
 pub use pending::PendingReport;
-pub use recall::{Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
+pub use recall::{Found, Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{redaction_counts, Redactions};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
 pub use transfer::{ImportProgress, ImportReport};

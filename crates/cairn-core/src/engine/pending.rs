@@ -2,26 +2,38 @@
 //!
 //! An endpoint's vectors cannot be replaced by another model's (the store
 //! holds one model's vectors), so when the configured embedder fails with
-//! [`Error::Provider`] after its retries, `remember` and `ingest` neither
-//! fail nor embed elsewhere: the write — its final, redacted text and
-//! every field, with the id it will have — is kept as a
-//! [`CollectionKind::Pending`] record of the store (every backend has the
-//! collections table; the conformance suite checks the round trip), and
-//! the answer says `pending`. [`Cairn::embed_pending`] (`cairn reindex
-//! --pending`, and `cairn serve` in the background) embeds the kept writes
-//! once the endpoint answers and writes them like any other, with their
-//! ids and creation times; until then they are not recallable.
+//! [`Error::Provider`] after its retries, `remember`, `ingest` and
+//! conversation logging (`observe`) neither fail nor embed elsewhere: the
+//! write — its final, redacted text and every field, with the id it will
+//! have — is kept as a [`CollectionKind::Pending`] record of the store
+//! (every backend has the collections table; the conformance suite checks
+//! the round trip), and the answer says `pending`. [`Cairn::embed_pending`]
+//! (`cairn reindex --pending`, and `cairn serve` in the background) embeds
+//! the kept writes once the endpoint answers and writes them like any
+//! other, with their ids and creation times; until then they are not
+//! recallable.
+//!
+//! A kept message is logged by [`Cairn::observe`] then, in its
+//! conversation, session and topic. A conversation is logged in order: a
+//! message of a conversation with kept messages is kept behind them even
+//! when the endpoint answers, and they are logged oldest first.
 //!
 //! Crash safety: a record is deleted only after its memory is written, and
 //! a record whose id is already stored is just deleted, so a crash between
 //! the two writes nothing twice.
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Cairn, RememberOutcome, RememberRequest, WriteStatus};
+use super::conversation::default_session;
+use super::{
+    Cairn, KeptMessage, Message, ObserveReport, ObserveRequest, RememberOutcome, RememberRequest,
+    WriteStatus,
+};
 use crate::collections::{CollectionKind, CollectionRecord};
-use crate::memory::{MemoryId, MemoryType};
+use crate::memory::{MemoryId, MemoryType, Timestamp};
 use crate::{Error, Result};
 
 /// Kept writes embedded per endpoint call.
@@ -45,6 +57,39 @@ struct PendingWrite {
     slot: Option<String>,
     /// Why it could not be embedded.
     failure: String,
+}
+
+/// A conversation message kept until it can be embedded: a [`Message`]
+/// whose text is final and whose id, session and time are set.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PendingMessage {
+    conversation: String,
+    session: String,
+    speaker: String,
+    text: String,
+    at: Timestamp,
+    metadata: Map<String, Value>,
+    project: Option<String>,
+    actor: String,
+    /// Its place among its tenant's kept messages (the order they are
+    /// logged in).
+    seq: usize,
+    /// Why it could not be embedded.
+    failure: String,
+}
+
+/// A kept record's body: a conversation message (it names its
+/// conversation), else a write.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Kept {
+    Message(PendingMessage),
+    Write(PendingWrite),
+}
+
+fn read_kept(record: &CollectionRecord) -> Result<Kept> {
+    serde_json::from_value(Value::Object(record.body.clone()))
+        .map_err(|e| Error::storage(format!("pending write {} is unreadable: {e}", record.id)))
 }
 
 /// What [`Cairn::embed_pending`] did.
@@ -108,6 +153,87 @@ impl Cairn {
         })
     }
 
+    /// Keep `messages` (checked, redacted) of `req` for later logging,
+    /// after `failure` (`None`: they are behind kept messages of their
+    /// conversation), numbered from `seq` on, and list them in `report`.
+    pub(crate) fn keep_messages(
+        &self,
+        req: &ObserveRequest,
+        project: Option<&str>,
+        messages: Vec<Message>,
+        failure: Option<&Error>,
+        seq: &mut usize,
+        report: &mut ObserveReport,
+    ) -> Result<()> {
+        if messages.is_empty() {
+            return Ok(());
+        }
+        let now = self.now();
+        let reason = match failure {
+            Some(e) => pending_reason(e),
+            None => "kept pending behind earlier messages of the conversation that wait for \
+                     the embedding endpoint; logged with them when it answers"
+                .to_string(),
+        };
+        for m in messages {
+            let at = m.at.unwrap_or(now);
+            let id = m.id.unwrap_or_else(|| MemoryId::new_at(at));
+            let session = m
+                .session
+                .unwrap_or_else(|| default_session(&m.conversation, at));
+            let kept = PendingMessage {
+                conversation: m.conversation,
+                session,
+                speaker: m.speaker,
+                text: m.text,
+                at,
+                metadata: m.metadata,
+                project: project.map(str::to_string),
+                actor: req.actor.clone(),
+                seq: *seq,
+                failure: reason.clone(),
+            };
+            let Ok(Value::Object(body)) = serde_json::to_value(&kept) else {
+                return Err(Error::storage("a pending message is not a JSON object"));
+            };
+            self.store.collections().put_collection(&CollectionRecord {
+                tenant: req.tenant.clone(),
+                kind: CollectionKind::Pending,
+                id: id.to_string(),
+                parent: None,
+                body,
+                created_at: now,
+                updated_at: now,
+            })?;
+            *seq += 1;
+            report.pending.push(KeptMessage {
+                id,
+                session: kept.session,
+                conversation: kept.conversation,
+            });
+        }
+        report.pending_reason.get_or_insert(reason);
+        Ok(())
+    }
+
+    /// The conversations of `tenant` with messages kept pending, and the
+    /// number the next kept message takes.
+    pub(crate) fn pending_conversations(&self, tenant: &str) -> Result<(HashSet<String>, usize)> {
+        let mut waiting = HashSet::new();
+        let mut next = 0;
+        for record in
+            self.store
+                .collections()
+                .list_collections(tenant, CollectionKind::Pending, None)?
+        {
+            if let Kept::Message(m) = read_kept(&record)? {
+                waiting.insert(m.conversation);
+                next = next.max(m.seq + 1);
+            }
+        }
+        Ok((waiting, next))
+    }
+
     /// How many writes of `tenant` wait for the embedding endpoint.
     pub fn pending_count(&self, tenant: &str) -> Result<usize> {
         Ok(self
@@ -117,32 +243,32 @@ impl Cairn {
             .len())
     }
 
-    /// Embed and write every tenant's kept writes, oldest first, until the
-    /// endpoint fails again (then the rest stay, and the report says why).
+    /// Embed and write every tenant's kept writes, oldest first, then log
+    /// the kept messages, until the endpoint fails again (then the rest
+    /// stay, and the report says why).
     pub fn embed_pending(&self) -> Result<PendingReport> {
         let mut report = PendingReport::default();
         let mut waiting = Vec::new();
+        let mut messages = Vec::new();
         for tenant in self.store.every_tenant()? {
-            waiting.extend(self.store.collections().list_collections(
-                &tenant,
-                CollectionKind::Pending,
-                None,
-            )?);
+            for record in
+                self.store
+                    .collections()
+                    .list_collections(&tenant, CollectionKind::Pending, None)?
+            {
+                match read_kept(&record)? {
+                    Kept::Write(w) => waiting.push((record, w)),
+                    Kept::Message(m) => messages.push((record, m)),
+                }
+            }
         }
-        if waiting.is_empty() {
+        let total = waiting.len() + messages.len();
+        if total == 0 {
             return Ok(report);
         }
         self.ensure_model()?;
-        let total = waiting.len();
         for batch in waiting.chunks(PENDING_BATCH) {
-            let writes: Vec<PendingWrite> = batch
-                .iter()
-                .map(|r| {
-                    serde_json::from_value(Value::Object(r.body.clone())).map_err(|e| {
-                        Error::storage(format!("pending write {} is unreadable: {e}", r.id))
-                    })
-                })
-                .collect::<Result<_>>()?;
+            let writes: Vec<&PendingWrite> = batch.iter().map(|(_, w)| w).collect();
             let texts: Vec<&str> = writes.iter().map(|w| w.content.as_str()).collect();
             let vectors = match self.embedder.embed_batch(&texts) {
                 Ok(v) if v.len() == texts.len() => v,
@@ -153,12 +279,67 @@ impl Cairn {
                 }
                 Err(e) => return Err(e),
             };
-            for ((record, write), vector) in batch.iter().zip(writes).zip(vectors) {
-                self.write_pending(record, write, vector, &mut report)?;
+            for ((record, write), vector) in batch.iter().zip(vectors) {
+                self.write_pending(record, write.clone(), vector, &mut report)?;
             }
+        }
+        if report.failure.is_none() {
+            self.log_pending(messages, &mut report)?;
         }
         report.remaining = total - report.embedded - report.expired;
         Ok(report)
+    }
+
+    /// Log kept messages, oldest first, a run of one tenant, project and
+    /// actor per [`Cairn::observe`] call; each record is deleted once its
+    /// run is logged (a message already stored is skipped by `observe`).
+    fn log_pending(
+        &self,
+        mut messages: Vec<(CollectionRecord, PendingMessage)>,
+        report: &mut PendingReport,
+    ) -> Result<()> {
+        messages.sort_by(|(a, am), (b, bm)| (&a.tenant, am.seq).cmp(&(&b.tenant, bm.seq)));
+        let same_run = |(a, am): &(CollectionRecord, PendingMessage),
+                        (b, bm): &(CollectionRecord, PendingMessage)| {
+            a.tenant == b.tenant && am.project == bm.project && am.actor == bm.actor
+        };
+        for run in messages.chunk_by(same_run) {
+            let (first, kept) = &run[0];
+            let req = ObserveRequest {
+                tenant: first.tenant.clone(),
+                project: kept.project.clone(),
+                actor: kept.actor.clone(),
+            };
+            let batch = run.iter().map(|(record, m)| {
+                Ok(Message {
+                    conversation: m.conversation.clone(),
+                    session: Some(m.session.clone()),
+                    speaker: m.speaker.clone(),
+                    text: m.text.clone(),
+                    at: Some(m.at),
+                    id: Some(record.id.parse()?),
+                    metadata: m.metadata.clone(),
+                })
+            });
+            let batch = batch.collect::<Result<Vec<Message>>>()?;
+            match self.observe_with(&req, batch, &mut |_| (), false) {
+                Ok(_) => {}
+                Err(e @ Error::Provider { .. }) => {
+                    report.failure = Some(e.to_string());
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            }
+            for (record, _) in run {
+                self.store.collections().delete_collection(
+                    &record.tenant,
+                    CollectionKind::Pending,
+                    &record.id,
+                )?;
+                report.embedded += 1;
+            }
+        }
+        Ok(())
     }
 
     fn write_pending(

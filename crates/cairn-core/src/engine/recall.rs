@@ -15,6 +15,7 @@ use crate::rank::{
     ScoreBreakdown, FEEDBACK_DOCS, FEEDBACK_TERMS, VAULT_CANDIDATES_PER_RESULT,
     VAULT_MIN_IMPORTANCE,
 };
+use crate::rerank::Reranking;
 use crate::store::{keyword_terms, Filter, Hit, ListOrder, RankFactors};
 use crate::{Error, Result};
 
@@ -165,9 +166,34 @@ pub struct Recalled {
     pub matched: SearchMode,
 }
 
+/// What a search found, and how its reranking stage went.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Best first.
+    pub results: Vec<Recalled>,
+    /// The reranker's outcome, when one was asked (a reranker is
+    /// configured and the ranked modes had two candidates or more).
+    pub reranking: Option<Reranking>,
+}
+
 impl Cairn {
     /// Ranked memories for a query, without counting an access.
     pub fn search(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+        Ok(self.search_reported(req)?.results)
+    }
+
+    /// [`Cairn::search`], with how the reranking stage went.
+    pub fn search_reported(&self, req: &RecallRequest) -> Result<Found> {
+        let mut reranking = None;
+        let results = self.search_checked(req, &mut reranking)?;
+        Ok(Found { results, reranking })
+    }
+
+    fn search_checked(
+        &self,
+        req: &RecallRequest,
+        reranking: &mut Option<Reranking>,
+    ) -> Result<Vec<Recalled>> {
         if req.limit == 0 || req.limit > MAX_RECALL_LIMIT {
             return Err(Error::invalid(format!(
                 "limit must be between 1 and {MAX_RECALL_LIMIT}, got {}",
@@ -180,7 +206,7 @@ impl Cairn {
             .map(str::trim)
             .filter(|e| !e.is_empty())
         else {
-            return self.search_mode(req);
+            return self.search_mode(req, reranking);
         };
         // Entities are not indexed: search a wider pool, keep those naming
         // the entity.
@@ -190,24 +216,32 @@ impl Cairn {
             entity: None,
             ..req.clone()
         };
-        let mut found = self.search_mode(&wider)?;
+        let mut found = self.search_mode(&wider, reranking)?;
         found.retain(|r| memory_entities(&r.memory).contains(&entity));
         found.truncate(req.limit);
         Ok(found)
     }
 
-    fn search_mode(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+    fn search_mode(
+        &self,
+        req: &RecallRequest,
+        reranking: &mut Option<Reranking>,
+    ) -> Result<Vec<Recalled>> {
         match req.mode {
-            SearchMode::Temporal => self.search_in_time(req),
-            SearchMode::Importance => self.search_by_importance(req),
-            _ => self.search_profiled(req),
+            SearchMode::Temporal => self.search_in_time(req, reranking),
+            SearchMode::Importance => self.search_by_importance(req, reranking),
+            _ => self.search_profiled(req, reranking),
         }
     }
 
     /// The ranked modes in the request's profile.
-    fn search_profiled(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+    fn search_profiled(
+        &self,
+        req: &RecallRequest,
+        reranking: &mut Option<Reranking>,
+    ) -> Result<Vec<Recalled>> {
         match req.profile {
-            Profile::Cairn => self.search_ranked(req),
+            Profile::Cairn => self.search_ranked(req, reranking),
             Profile::Vault => self.search_vault(req),
         }
     }
@@ -271,15 +305,22 @@ impl Cairn {
     }
 
     /// [`SearchMode::Temporal`].
-    fn search_in_time(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+    fn search_in_time(
+        &self,
+        req: &RecallRequest,
+        reranking: &mut Option<Reranking>,
+    ) -> Result<Vec<Recalled>> {
         let reference = req.reference.unwrap_or_else(|| self.now());
         let (rest, time) = split_time(&req.query, reference);
         let Some(time) = time else {
             // No time in the query: an ordinary hybrid recall.
-            return self.search_profiled(&RecallRequest {
-                mode: SearchMode::Hybrid,
-                ..req.clone()
-            });
+            return self.search_profiled(
+                &RecallRequest {
+                    mode: SearchMode::Hybrid,
+                    ..req.clone()
+                },
+                reranking,
+            );
         };
         let mut within = req.clone();
         let f = &mut within.filter;
@@ -296,7 +337,7 @@ impl Cairn {
         } else {
             within.query = rest;
             within.mode = SearchMode::Hybrid;
-            self.search_profiled(&within)?
+            self.search_profiled(&within, reranking)?
         };
         found
             .iter_mut()
@@ -305,16 +346,23 @@ impl Cairn {
     }
 
     /// [`SearchMode::Importance`].
-    fn search_by_importance(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+    fn search_by_importance(
+        &self,
+        req: &RecallRequest,
+        reranking: &mut Option<Reranking>,
+    ) -> Result<Vec<Recalled>> {
         let pool = (req.limit * self.fusion.candidates_per_result).min(MAX_RECALL_LIMIT);
         let mut found = if keyword_terms(&req.query).is_empty() {
             self.listed(&req.filter, ListOrder::Newest, IMPORTANCE_POOL)?
         } else {
-            self.search_profiled(&RecallRequest {
-                mode: SearchMode::Hybrid,
-                limit: pool,
-                ..req.clone()
-            })?
+            self.search_profiled(
+                &RecallRequest {
+                    mode: SearchMode::Hybrid,
+                    limit: pool,
+                    ..req.clone()
+                },
+                reranking,
+            )?
         };
         // Stable: equally important memories keep their relevance order.
         found.sort_by(|a, b| b.memory.importance.total_cmp(&a.memory.importance));
@@ -363,7 +411,11 @@ impl Cairn {
     }
 
     /// The ranked modes: keyword, semantic and hybrid.
-    fn search_ranked(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
+    fn search_ranked(
+        &self,
+        req: &RecallRequest,
+        reranking: &mut Option<Reranking>,
+    ) -> Result<Vec<Recalled>> {
         if req.query.trim().is_empty() {
             return Err(Error::invalid("the query is empty: say what to look for"));
         }
@@ -494,7 +546,7 @@ impl Cairn {
             self.boost_shared_entities(&req.query, &filter.tenant, &mut ranked, candidates)?;
         }
         if let Some(reranker) = &self.reranker {
-            self.rerank(
+            *reranking = self.rerank(
                 reranker.as_ref(),
                 &req.query,
                 &filter.tenant,
@@ -583,7 +635,8 @@ impl Cairn {
 
     /// Reorder the best `limit × RERANK_POOL` of `ranked` as `reranker`
     /// says; the rest keep their places after them. A reranker that fails
-    /// leaves the order as it was.
+    /// leaves the order as it was, and its failure is in the outcome
+    /// (`None` when there was nothing to reorder).
     fn rerank(
         &self,
         reranker: &dyn crate::rerank::Reranker,
@@ -591,10 +644,10 @@ impl Cairn {
         tenant: &str,
         ranked: &mut Vec<(MemoryId, ScoreBreakdown)>,
         limit: usize,
-    ) -> Result<()> {
+    ) -> Result<Option<Reranking>> {
         let pool = ranked.len().min(limit * crate::rerank::RERANK_POOL);
         if pool < 2 {
-            return Ok(());
+            return Ok(None);
         }
         let ids: Vec<MemoryId> = ranked[..pool].iter().map(|(id, _)| *id).collect();
         let mut memories: HashMap<MemoryId, Memory> = self
@@ -619,8 +672,9 @@ impl Cairn {
                 vector: vector.as_deref(),
             })
             .collect();
-        let Ok(order) = reranker.rerank(query, &candidates) else {
-            return Ok(());
+        let order = match reranker.rerank(query, &candidates) {
+            Ok(order) => order,
+            Err(e) => return Ok(Some(Reranking::failed(reranker.name(), &e))),
         };
         let mut seen = vec![false; pool];
         let mut head = Vec::with_capacity(pool);
@@ -631,7 +685,7 @@ impl Cairn {
         }
         head.extend((0..pool).filter(|&i| !seen[i]).map(|i| ranked[i].clone()));
         ranked.splice(..pool, head);
-        Ok(())
+        Ok(Some(Reranking::applied(reranker.name())))
     }
 
     /// Multiply the scores of the best `pool` candidates by
@@ -672,13 +726,18 @@ impl Cairn {
 
     /// Ranked memories for a query; each one returned counts as an access.
     pub fn recall(&self, req: &RecallRequest) -> Result<Vec<Recalled>> {
-        let results = self.search(req)?;
-        let ids: Vec<MemoryId> = results.iter().map(|r| r.memory.id).collect();
+        Ok(self.recall_reported(req)?.results)
+    }
+
+    /// [`Cairn::recall`], with how the reranking stage went.
+    pub fn recall_reported(&self, req: &RecallRequest) -> Result<Found> {
+        let found = self.search_reported(req)?;
+        let ids: Vec<MemoryId> = found.results.iter().map(|r| r.memory.id).collect();
         if !ids.is_empty() {
             self.store
                 .record_access(&req.filter.tenant, &ids, self.now())?;
         }
-        Ok(results)
+        Ok(found)
     }
 }
 

@@ -7,6 +7,7 @@
 #![allow(missing_docs)]
 
 mod mcp;
+mod providers;
 
 use std::sync::Arc;
 

@@ -128,7 +128,7 @@ async fn remember_dedup_contradiction_supersede_and_recall() {
     client.cancel().await.unwrap();
 }
 
-const DEPLOY_STEPS: [&str; 6] = [
+pub(crate) const DEPLOY_STEPS: [&str; 6] = [
     "Deploy: first run the database migration with the ops account",
     "Deploy: the frontend bundle is uploaded to the CDN bucket by CI",
     "Deploy: rotate the feature flags in LaunchDarkly before the migration",

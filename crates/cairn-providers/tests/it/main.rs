@@ -13,6 +13,7 @@ use cairn_providers::testing::{MockServer, Mode};
 use cairn_providers::{EmbedApi, Endpoint, OpenAiChat, RemoteEmbedder};
 
 mod ingest;
+mod topics;
 
 /// An endpoint that retries twice with short waits and a 1 s timeout.
 fn endpoint(url: String) -> Endpoint {
@@ -237,6 +238,10 @@ fn a_rerank_endpoint_orders_recall_and_its_failures_leave_recalls_order() {
     // The mock scores by the query words a document holds.
     let found = ask("kiwi parrot lisbon");
     assert_eq!(found[0], "kiwi parrot lives in lisbon");
+    let mut req = RecallRequest::new("t", "kiwi parrot lisbon");
+    req.limit = 3;
+    let outcome = cairn.search_reported(&req).unwrap().reranking.unwrap();
+    assert!(outcome.applied && outcome.failure.is_none(), "{outcome:?}");
     let (path, body) = server.requests().pop().unwrap();
     assert_eq!(path, "/v1/rerank");
     assert_eq!(body["model"], "mock-rerank");
@@ -244,8 +249,6 @@ fn a_rerank_endpoint_orders_recall_and_its_failures_leave_recalls_order() {
 
     server.always(Mode::ServerError);
     let without = Cairn::new(cairn.store().clone(), Arc::new(LexicalEmbedder));
-    let mut req = RecallRequest::new("t", "kiwi parrot lisbon");
-    req.limit = 3;
     let plain: Vec<String> = without
         .recall(&req)
         .unwrap()
@@ -257,4 +260,10 @@ fn a_rerank_endpoint_orders_recall_and_its_failures_leave_recalls_order() {
         plain,
         "a failing reranker changes nothing"
     );
+    // …and the answer says it failed.
+    let outcome = cairn.recall_reported(&req).unwrap().reranking.unwrap();
+    assert!(outcome.reranker.starts_with("http:mock-rerank at "));
+    assert!(!outcome.applied);
+    let failure = outcome.failure.unwrap();
+    assert!(failure.contains("gave up after 3 tries"), "{failure}");
 }

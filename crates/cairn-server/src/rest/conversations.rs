@@ -107,14 +107,19 @@ pub async fn stats(
 
 /// `POST /v1/messages`: log messages (an exchange) in order; 201 with where
 /// each went (session, conversation, topic, whether it started a topic,
-/// its importance).
+/// its importance), or 202 when some are kept pending (the embedding
+/// endpoint failed: they are logged when it answers).
 pub async fn log(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<LogInput>,
 ) -> Result<(StatusCode, Json<LogOutput>), ApiError> {
     let out = run(&state, &who, move |c, caller| api::log(c, caller, input)).await?;
-    Ok((StatusCode::CREATED, Json(out)))
+    let status = match out.pending.is_empty() {
+        true => StatusCode::CREATED,
+        false => StatusCode::ACCEPTED,
+    };
+    Ok((status, Json(out)))
 }
 
 /// `POST /v1/sessions/{id}/window`: the context an LLM call of the session

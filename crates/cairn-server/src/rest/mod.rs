@@ -375,7 +375,7 @@ pub fn operations() -> Vec<Operation> {
                 M::POST,
                 "/messages",
                 "log_messages",
-                "Log conversation messages in order: where each went and its importance",
+                "Log conversation messages in order: where each went and its importance (202 when some are kept pending for the embedding endpoint)",
                 Role::Write,
                 post(conversations::log),
             )

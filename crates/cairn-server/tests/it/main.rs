@@ -30,6 +30,7 @@ mod conversations;
 mod http;
 mod openapi;
 mod pg;
+mod providers;
 mod rest;
 mod ui;
 

@@ -213,7 +213,10 @@ fn results(ui: &Ui, q: &BrowseQuery, found: &Found) -> Markup {
         ),
         Found::Searched(r) => (
             r.results.iter().map(|h| (&h.memory, Some(h))).collect(),
-            html! { (r.results.len()) " results, best first (scope: " (r.scope) "); each score's factors below its row" },
+            html! {
+                (r.results.len()) " results, best first (scope: " (r.scope) "); each score's factors below its row"
+                @if let Some(w) = r.rerank.as_ref().and_then(|x| x.warning()) { ". Note: " (w) }
+            },
         ),
     };
     let searching = matches!(found, Found::Searched(_));
