@@ -202,6 +202,11 @@ enum Cmd {
         /// schema per conversation, dropped after) instead of SQLite.
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
+        /// What each memory's vector is made from: its content (the
+        /// product's), or the content with its tags, the entities it
+        /// names, or both (`EmbedRecipe`).
+        #[arg(long, value_enum, default_value = "content")]
+        embed_text: EmbedText,
     },
     /// Retrieval quality on Cairn's own evaluation set: every case's
     /// memories among thousands of distractors in one store, every question
@@ -251,6 +256,11 @@ enum Cmd {
         /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
         #[arg(long, default_value = "cairn")]
         profile: Profile,
+        /// What each memory's vector is made from: its content (the
+        /// product's), or the content with its tags, the entities it
+        /// names, or both (`EmbedRecipe`).
+        #[arg(long, value_enum, default_value = "content")]
+        embed_text: EmbedText,
     },
     /// Recall latency through MCP (stdio framing and HTTP) against the
     /// engine's own, and the idle memory of `cairn serve` / `cairn mcp`.
@@ -361,6 +371,7 @@ fn main() -> Result<()> {
             candidates,
             profile,
             postgres,
+            embed_text,
         } => {
             let fusion = Fusion {
                 k: rrf_k,
@@ -382,6 +393,7 @@ fn main() -> Result<()> {
                     fusion,
                     profile,
                     mmr,
+                    recipe: embed_text.recipe(),
                 },
                 postgres.as_deref(),
             )
@@ -400,8 +412,10 @@ fn main() -> Result<()> {
             staleness_days,
             mmr,
             profile,
+            embed_text,
         } => eval::run(&eval::Options {
             embed_cache,
+            recipe: embed_text.recipe(),
             profile,
             mmr,
             fusion: Fusion {
@@ -776,6 +790,30 @@ struct Ranking {
     profile: Profile,
     /// MMR's λ, when reranking.
     mmr: Option<f64>,
+    /// What each turn's vector is made from.
+    recipe: cairn_core::EmbedRecipe,
+}
+
+/// What each memory's vector is made from (`--embed-text`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EmbedText {
+    /// The content alone (the product's).
+    Content,
+    /// The content and its tags.
+    Tags,
+    /// The content and the entities it names.
+    Entities,
+    /// The content, its tags and its entities.
+    TagsEntities,
+}
+
+impl EmbedText {
+    fn recipe(self) -> cairn_core::EmbedRecipe {
+        cairn_core::EmbedRecipe {
+            tags: matches!(self, EmbedText::Tags | EmbedText::TagsEntities),
+            entities: matches!(self, EmbedText::Entities | EmbedText::TagsEntities),
+        }
+    }
 }
 
 fn locomo_bench(
@@ -791,6 +829,7 @@ fn locomo_bench(
         fusion,
         profile,
         mmr,
+        recipe,
     } = ranking;
     use locomo::{category_name, Harness, ModeResult, CATEGORIES};
     use metrics::KS;
@@ -823,6 +862,7 @@ fn locomo_bench(
             ),
         };
         let mut h = Harness::new(store, embedder.clone(), fusion).with_mmr(mmr);
+        h.cairn = h.cairn.with_embed_recipe(recipe);
         h.profile = profile;
         let t = Instant::now();
         let ids = h.ingest(conv, ingest)?;

@@ -5,6 +5,7 @@
 //! conversation → topic hierarchy ([`Memory::thread`]): further fields of
 //! this same record, searched by the same index, never parallel stores.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -286,6 +287,56 @@ pub fn keyword_context(
     text
 }
 
+/// What a memory's vector is made from: its content, and optionally its
+/// tags and the entities its content names ([`crate::analysis::entities`]).
+///
+/// The product embeds the content alone ([`EmbedRecipe::CONTENT`], the
+/// default): tags and metadata are searched by the keyword index instead,
+/// which keeps dedup and contradiction checks about what a memory says,
+/// not how it is labelled. The other recipes exist to be measured
+/// (`cairn-bench locomo|eval --embed-text`; docs/BENCHMARKS.md, "What
+/// each memory's vector is made from").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EmbedRecipe {
+    /// Add the memory's tags.
+    pub tags: bool,
+    /// Add the entities its content names.
+    pub entities: bool,
+}
+
+impl EmbedRecipe {
+    /// The content alone.
+    pub const CONTENT: EmbedRecipe = EmbedRecipe {
+        tags: false,
+        entities: false,
+    };
+
+    /// The text embedded for a memory of `content` and `tags`: the content,
+    /// then, when the recipe asks and there are any, a line `Tags: a, b.`
+    /// and a line of the entities named (`Names: Ana, Pixel.`). The content
+    /// comes first, so a model that truncates long input cuts the
+    /// additions, never the content.
+    pub fn text<'a>(self, content: &'a str, tags: &[String]) -> Cow<'a, str> {
+        let mut lines = Vec::new();
+        if self.tags && !tags.is_empty() {
+            lines.push(format!("Tags: {}.", tags.join(", ")));
+        }
+        if self.entities {
+            let names: Vec<String> = crate::analysis::extract_entities(content)
+                .into_iter()
+                .map(|e| e.text)
+                .collect();
+            if !names.is_empty() {
+                lines.push(format!("Names: {}.", names.join(", ")));
+            }
+        }
+        if lines.is_empty() {
+            return Cow::Borrowed(content);
+        }
+        Cow::Owned(format!("{content}\n{}", lines.join("\n")))
+    }
+}
+
 /// One memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
@@ -412,13 +463,10 @@ impl Memory {
         self.expires_at.is_some_and(|e| e <= now)
     }
 
-    /// The text that is embedded for this memory: its content.
-    ///
-    /// Tags and metadata are searched by the keyword index instead: keeping
-    /// them out of the vector keeps dedup and contradiction checks about
-    /// what a memory says, not how it is labelled.
-    pub fn embedding_text(&self) -> &str {
-        &self.content
+    /// The text embedded for this memory by `recipe`: see
+    /// [`EmbedRecipe::text`].
+    pub fn embedding_text(&self, recipe: EmbedRecipe) -> Cow<'_, str> {
+        recipe.text(&self.content, &self.tags)
     }
 
     /// The text of the keyword index's third field (weighted as
@@ -466,6 +514,35 @@ mod tests {
         assert_eq!(MemoryType::Episode.tier(), Tier::Episodic);
         let err = "bogus".parse::<MemoryType>().unwrap_err().to_string();
         assert!(err.contains("fact"), "{err}");
+    }
+
+    #[test]
+    fn embed_recipes_add_tags_and_names_after_the_content() {
+        let content = "Ana adopted a greyhound called Pixel.";
+        let tags = ["dogs".to_string(), "family".to_string()];
+        let text = |tags_on, entities| {
+            EmbedRecipe {
+                tags: tags_on,
+                entities,
+            }
+            .text(content, &tags)
+        };
+        assert!(
+            matches!(EmbedRecipe::CONTENT.text(content, &tags), Cow::Borrowed(c) if c == content)
+        );
+        assert_eq!(text(true, false), format!("{content}\nTags: dogs, family."));
+        let names = text(false, true);
+        assert!(names.starts_with(&format!("{content}\nNames: ")), "{names}");
+        assert!(names.contains("Ana") && names.contains("Pixel"), "{names}");
+        let both = text(true, true);
+        assert!(both.contains("\nTags: dogs, family.\nNames: "), "{both}");
+        // Nothing to add: the content alone.
+        let plain = EmbedRecipe {
+            tags: true,
+            entities: true,
+        }
+        .text("nothing named here", &[]);
+        assert_eq!(plain, "nothing named here");
     }
 
     #[test]

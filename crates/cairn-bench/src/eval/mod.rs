@@ -57,6 +57,8 @@ pub struct Options {
     pub mmr: Option<f64>,
     /// Keep the embeddings in this file between runs.
     pub embed_cache: Option<PathBuf>,
+    /// What each memory's vector is made from.
+    pub recipe: cairn_core::EmbedRecipe,
 }
 
 /// One case a mode missed: no relevant memory in its top 5.
@@ -91,7 +93,9 @@ pub fn run(opts: &Options) -> Result<()> {
     };
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("eval.db"))?);
-    let mut h = Harness::new(store, embedder, opts.fusion).with_mmr(opts.mmr);
+    let mut h = Harness::new(store, embedder, opts.fusion)
+        .with_mmr(opts.mmr)
+        .with_embed_recipe(opts.recipe);
     h.profile = opts.profile;
     let t = Instant::now();
     let ingested = h.ingest(&distractors, &cases)?;

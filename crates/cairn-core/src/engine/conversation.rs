@@ -180,7 +180,8 @@ impl Cairn {
             .iter()
             .map(|m| format!("{}: {}", m.speaker, m.text))
             .collect();
-        let refs: Vec<&str> = contents.iter().map(String::as_str).collect();
+        let texts: Vec<_> = contents.iter().map(|c| self.recipe.text(c, &[])).collect();
+        let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
         let vectors = self.embedder.embed_batch(&refs)?;
         if vectors.len() != chunk.len() {
             return Err(Error::embedding("embedder returned too few vectors"));

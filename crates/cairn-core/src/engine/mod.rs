@@ -41,7 +41,7 @@ pub use update::{changed_fields, UpdateRequest};
 pub use window::{PromptRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 
 use crate::history::Deletion;
-use crate::memory::{normalize_id_prefix, Memory, MemoryId, Timestamp};
+use crate::memory::{normalize_id_prefix, EmbedRecipe, Memory, MemoryId, Timestamp};
 use crate::rank::Fusion;
 use crate::redact::Redactor;
 use crate::rerank::Reranker;
@@ -66,6 +66,7 @@ pub struct Cairn {
     redactor: Option<Redactor>,
     chat: Option<Arc<dyn ChatProvider>>,
     reranker: Option<Arc<dyn Reranker>>,
+    recipe: EmbedRecipe,
 }
 
 impl Cairn {
@@ -81,7 +82,15 @@ impl Cairn {
             redactor: Some(Redactor::default()),
             chat: None,
             reranker: None,
+            recipe: EmbedRecipe::CONTENT,
         }
+    }
+
+    /// Replace what a memory's vector is made from (measurements: see
+    /// [`EmbedRecipe`]); the default embeds the content alone.
+    pub fn with_embed_recipe(mut self, recipe: EmbedRecipe) -> Self {
+        self.recipe = recipe;
+        self
     }
 
     /// Replace the fusion parameters (ranking experiments).

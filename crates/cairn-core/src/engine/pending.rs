@@ -143,7 +143,11 @@ impl Cairn {
                     })
                 })
                 .collect::<Result<_>>()?;
-            let texts: Vec<&str> = writes.iter().map(|w| w.content.as_str()).collect();
+            let texts: Vec<_> = writes
+                .iter()
+                .map(|w| self.recipe.text(&w.content, &w.tags))
+                .collect();
+            let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
             let vectors = match self.embedder.embed_batch(&texts) {
                 Ok(v) if v.len() == texts.len() => v,
                 Ok(_) => return Err(Error::embedding("embedder returned too few vectors")),

@@ -141,7 +141,8 @@ impl Cairn {
         }
         validate_content(&req.content)?;
         self.ensure_model()?;
-        let vector = match self.embed_one(&req.content) {
+        req.tags = normalize_tags(&req.tags)?;
+        let vector = match self.embed_one(&self.recipe.text(&req.content, &req.tags)) {
             Ok(v) => v,
             Err(e @ crate::Error::Provider { .. }) if req.thread.is_none() => {
                 let mut outcome = self.keep_pending(req, &e)?;

@@ -214,11 +214,12 @@ impl Cairn {
                 .map(|(m, e, _)| (m, e))
                 .collect();
             report.skipped_existing += before - fresh.len();
-            let refs: Vec<&str> = fresh
+            let texts: Vec<_> = fresh
                 .iter()
                 .filter(|(_, e)| e.is_none())
-                .map(|(m, _)| m.embedding_text())
+                .map(|(m, _)| m.embedding_text(self.recipe))
                 .collect();
+            let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
             let mut computed = if refs.is_empty() {
                 Vec::new()
             } else {
@@ -372,7 +373,8 @@ impl Cairn {
         let mut done = 0;
         for filter in filters {
             self.for_each_page(filter, EMBED_BATCH, &mut |page| {
-                let refs: Vec<&str> = page.iter().map(Memory::embedding_text).collect();
+                let texts: Vec<_> = page.iter().map(|m| m.embedding_text(self.recipe)).collect();
+                let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
                 let vectors = self.embedder.embed_batch(&refs)?;
                 done += page.len();
                 let updates = page

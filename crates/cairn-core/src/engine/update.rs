@@ -185,7 +185,7 @@ impl Cairn {
     ) -> Result<Memory> {
         let vector = if after.content != before.content {
             self.ensure_model()?;
-            Some(self.embed_one(after.embedding_text())?)
+            Some(self.embed_one(&after.embedding_text(self.recipe))?)
         } else {
             None
         };
