@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result};
+use crate::{Error, ModelInfo, Result};
 
 /// The largest content a memory may hold: 1 MiB of UTF-8.
 pub const MAX_CONTENT_BYTES: usize = 1 << 20;
@@ -310,6 +310,24 @@ impl EmbedRecipe {
         tags: false,
         entities: false,
     };
+
+    /// The model a store records for vectors made by `embedder` with this
+    /// recipe: the embedder's, its name followed by `+tags` and `+names`
+    /// for what the recipe adds. A recipe changes the vector space as a
+    /// model does, so a store embedded with another recipe is refused
+    /// ([`crate::Error::ModelMismatch`]) until `cairn reindex` re-embeds
+    /// it, never silently mixed. The content alone adds nothing: stores
+    /// keep the embedder's own name.
+    pub fn model(self, embedder: ModelInfo) -> ModelInfo {
+        let mut name = embedder.name;
+        if self.tags {
+            name.push_str("+tags");
+        }
+        if self.entities {
+            name.push_str("+names");
+        }
+        ModelInfo { name, ..embedder }
+    }
 
     /// The text embedded for a memory of `content` and `tags`: the content,
     /// then, when the recipe asks and there are any, a line `Tags: a, b.`

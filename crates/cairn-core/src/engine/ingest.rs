@@ -27,7 +27,7 @@ use crate::analysis;
 use crate::chat::Generated;
 use crate::history::LOCAL_ACTOR;
 use crate::ingest::{chunk, clean, route, Chunk, ChunkOptions};
-use crate::memory::{normalize_project, normalize_tags, MemoryId, MemoryType, Tier};
+use crate::memory::{normalize_project, normalize_tags, EmbedRecipe, MemoryId, MemoryType, Tier};
 use crate::rank::{cosine, exchange_importance, DEDUP_THRESHOLD};
 use crate::store::{Filter, ScopeFilter};
 use crate::{Error, Result};
@@ -166,6 +166,8 @@ struct Run<'a> {
     /// Vectors of the lines kept so far: one repeating them is not new,
     /// stored yet or not (a dry run stores nothing).
     kept: Vec<Vec<f32>>,
+    /// The request's tags, normalised: what the engine's recipe may embed.
+    tags: Vec<String>,
 }
 
 /// A chunk's vector from its sentences' (vector, characters): their mean
@@ -204,7 +206,7 @@ impl Cairn {
             )));
         }
         let project = req.project.as_deref().map(normalize_project).transpose()?;
-        normalize_tags(&req.tags)?;
+        let tags = normalize_tags(&req.tags)?;
         let mut text = clean(&req.text);
         let mut receipt = IngestReceipt {
             dry_run: req.dry_run,
@@ -257,9 +259,13 @@ impl Cairn {
             filter,
             title: receipt.title.as_ref().map(|(t, _)| t.clone()),
             kept: Vec::new(),
+            tags,
         };
         let mut done = 0;
-        let pool = req.pooled_vectors && chunks.iter().all(|c| c.sentences.end <= sentences.len());
+        // Pooled sentence vectors stand for the content alone.
+        let pool = req.pooled_vectors
+            && self.recipe == EmbedRecipe::CONTENT
+            && chunks.iter().all(|c| c.sentences.end <= sentences.len());
         for batch in chunks.chunks(EMBED_BATCH) {
             let vectors = if failed.is_some() {
                 Vec::new()
@@ -269,7 +275,11 @@ impl Cairn {
                     .map(|c| pooled(&sentences[c.sentences.clone()]))
                     .collect()
             } else {
-                let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
+                let texts: Vec<_> = batch
+                    .iter()
+                    .map(|c| self.recipe.text(&c.text, &run.tags))
+                    .collect();
+                let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
                 match self.embedder.embed_batch(&texts) {
                     Ok(v) => v,
                     Err(e @ Error::Provider { .. }) => {
@@ -321,7 +331,11 @@ impl Cairn {
         if facts.is_empty() {
             return Ok(Vec::new());
         }
-        let texts: Vec<&str> = facts.iter().map(String::as_str).collect();
+        let texts: Vec<_> = facts
+            .iter()
+            .map(|f| self.recipe.text(f, &run.tags))
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
         let piece = |fact: &String| Chunk {
             text: fact.clone(),
             start: c.start,

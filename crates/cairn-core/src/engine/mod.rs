@@ -158,10 +158,16 @@ impl Cairn {
         &self.tokens
     }
 
-    /// Check that the store's vectors were made by this engine's embedder,
-    /// recording the model on first use.
+    /// The model this engine's vectors are recorded under: the embedder's,
+    /// named with what its recipe adds ([`EmbedRecipe::model`]).
+    fn model_info(&self) -> ModelInfo {
+        self.recipe.model(self.embedder.model())
+    }
+
+    /// Check that the store's vectors were made by this engine's embedder
+    /// and recipe, recording the model on first use.
     fn ensure_model(&self) -> Result<()> {
-        let current = self.embedder.model();
+        let current = self.model_info();
         match self.store.model()? {
             None => self.store.set_model(&current),
             Some(stored) if stored == current => Ok(()),

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::{Cairn, RememberOutcome, RememberRequest, WriteStatus};
 use crate::collections::{CollectionKind, CollectionRecord};
-use crate::memory::{MemoryId, MemoryType};
+use crate::memory::{normalize_tags, MemoryId, MemoryType};
 use crate::{Error, Result};
 
 /// Kept writes embedded per endpoint call.
@@ -145,7 +145,10 @@ impl Cairn {
                 .collect::<Result<_>>()?;
             let texts: Vec<_> = writes
                 .iter()
-                .map(|w| self.recipe.text(&w.content, &w.tags))
+                .map(|w| {
+                    let tags = normalize_tags(&w.tags).unwrap_or_default();
+                    self.recipe.text(&w.content, &tags).into_owned()
+                })
                 .collect();
             let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
             let vectors = match self.embedder.embed_batch(&texts) {

@@ -356,7 +356,7 @@ impl Cairn {
     /// vectors of any other length than its model's. Until the reindex
     /// ends, memories not yet re-embedded are left out of vector search.
     pub fn reindex(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
-        let model = self.embedder.model();
+        let model = self.model_info();
         if self.store.model()?.is_some_and(|m| m.dim != model.dim) {
             self.store.set_model(&model)?;
         }
@@ -389,7 +389,7 @@ impl Cairn {
                 Ok(())
             })?;
         }
-        self.store.set_model(&self.embedder.model())?;
+        self.store.set_model(&model)?;
         Ok(done)
     }
 }
@@ -440,6 +440,52 @@ fn rename_links(batch: &mut WriteBatch, from: MemoryId, to: MemoryId) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conformance::LexicalEmbedder;
+    use crate::{EmbedRecipe, Embedder, Error, MemoryStore, RememberRequest, Store};
+    use std::sync::Arc;
+
+    #[test]
+    fn another_recipe_is_refused_until_reindex_re_embeds_with_it() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let content = Cairn::new(store.clone(), Arc::new(LexicalEmbedder))
+            .with_embed_recipe(EmbedRecipe::CONTENT);
+        let text = "Ana adopted a greyhound called Pixel.";
+        let id = content
+            .remember(RememberRequest::new("t", text))
+            .unwrap()
+            .id;
+        assert_eq!(store.model().unwrap(), Some(LexicalEmbedder.model()));
+
+        let names = EmbedRecipe {
+            tags: false,
+            entities: true,
+        };
+        let named = Cairn::new(store.clone(), Arc::new(LexicalEmbedder)).with_embed_recipe(names);
+        let err = named
+            .remember(RememberRequest::new("t", "Ben started pottery."))
+            .unwrap_err();
+        assert!(matches!(err, Error::ModelMismatch { .. }), "{err:?}");
+        assert!(err.to_string().contains("+names"), "{err}");
+
+        assert_eq!(named.reindex(&mut |_, _| ()).unwrap(), 1);
+        let recorded = store.model().unwrap().unwrap();
+        assert_eq!(
+            recorded.name,
+            format!("{}+names", LexicalEmbedder.model().name)
+        );
+        let vector = store.embeddings("t", &[id]).unwrap().remove(0).unwrap();
+        let want = LexicalEmbedder.embed(&names.text(text, &[])).unwrap();
+        assert_eq!(vector, want);
+        assert_ne!(vector, LexicalEmbedder.embed(text).unwrap());
+        named
+            .remember(RememberRequest::new("t", "Ben started pottery."))
+            .unwrap();
+        // And back: the content-only engine is refused in turn.
+        let err = content
+            .remember(RememberRequest::new("t", "x y"))
+            .unwrap_err();
+        assert!(matches!(err, Error::ModelMismatch { .. }), "{err:?}");
+    }
 
     #[test]
     fn a_copy_id_keeps_the_time_and_differs_by_tenant() {
