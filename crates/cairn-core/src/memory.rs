@@ -290,13 +290,15 @@ pub fn keyword_context(
 /// What a memory's vector is made from: its content, and optionally its
 /// tags and the entities its content names ([`crate::analysis::entities`]).
 ///
-/// The product embeds the content alone ([`EmbedRecipe::CONTENT`], the
-/// default): tags and metadata are searched by the keyword index instead,
-/// which keeps dedup and contradiction checks about what a memory says,
-/// not how it is labelled. The other recipes exist to be measured
-/// (`cairn-bench locomo|eval --embed-text`; docs/BENCHMARKS.md, "What
-/// each memory's vector is made from").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The engine embeds the content and its names ([`EmbedRecipe::NAMES`]):
+/// measured on LoCoMo and the evaluation set (docs/BENCHMARKS.md, "What
+/// each memory's vector is made from"), the names help the first and are
+/// neutral on the second. The names come from the content, so the vector
+/// stays a function of what a memory says: dedup and contradiction checks,
+/// which compare vectors, stay about the content, never about tags or
+/// metadata (those are searched by the keyword index). The other recipes
+/// are measured by `cairn-bench locomo|eval --embed-text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EmbedRecipe {
     /// Add the memory's tags.
     pub tags: bool,
@@ -309,6 +311,12 @@ impl EmbedRecipe {
     pub const CONTENT: EmbedRecipe = EmbedRecipe {
         tags: false,
         entities: false,
+    };
+
+    /// The content and the entities it names: the engine's recipe.
+    pub const NAMES: EmbedRecipe = EmbedRecipe {
+        tags: false,
+        entities: true,
     };
 
     /// The model a store records for vectors made by `embedder` with this
@@ -327,6 +335,15 @@ impl EmbedRecipe {
             name.push_str("+names");
         }
         ModelInfo { name, ..embedder }
+    }
+
+    /// The recipe whose [`EmbedRecipe::model`] for `embedder` is
+    /// `stored`, if any: how a store's vectors were made.
+    pub fn of_model(stored: &ModelInfo, embedder: &ModelInfo) -> Option<EmbedRecipe> {
+        [false, true]
+            .into_iter()
+            .flat_map(|tags| [false, true].map(|entities| EmbedRecipe { tags, entities }))
+            .find(|r| r.model(embedder.clone()) == *stored)
     }
 
     /// The text embedded for a memory of `content` and `tags`: the content,

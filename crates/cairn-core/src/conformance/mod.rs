@@ -1281,7 +1281,7 @@ pub fn engine_reindex_covers_every_tenant(store: Arc<dyn Store>) {
         let all = filter_all(tenant).everything();
         for m in store.list(&all, ListOrder::Id, 1000, 0).unwrap() {
             let want = LexicalEmbedder
-                .embed(&m.embedding_text(EmbedRecipe::CONTENT))
+                .embed(&m.embedding_text(EmbedRecipe::NAMES))
                 .unwrap();
             assert_eq!(
                 store.embeddings(tenant, &[m.id]).unwrap().remove(0),
@@ -1289,7 +1289,8 @@ pub fn engine_reindex_covers_every_tenant(store: Arc<dyn Store>) {
             );
         }
     }
-    assert_eq!(store.model().unwrap(), Some(LexicalEmbedder.model()));
+    let model = EmbedRecipe::NAMES.model(LexicalEmbedder.model());
+    assert_eq!(store.model().unwrap(), Some(model));
 }
 
 /// The model's dimension for a store: 384-d vectors are allowed from then on.

@@ -220,7 +220,7 @@ impl Cairn {
     /// Summarise one group and write the summary and its marked sources
     /// in one batch.
     fn consolidate_group(&self, g: Group, actor: &str) -> Result<ConsolidatedGroup> {
-        self.ensure_model()?;
+        let recipe = self.ensure_model()?;
         let now = self.now();
         let ids: Vec<MemoryId> = g.episodes.iter().map(|m| m.id).collect();
         let vectors: Vec<Vec<f32>> = self
@@ -286,7 +286,7 @@ impl Cairn {
             slot: None,
             search_context: Some(context),
         };
-        let vector = self.embed_one(&summary.embedding_text(self.recipe))?;
+        let vector = self.embed_one(&summary.embedding_text(recipe))?;
         let mut batch = WriteBatch {
             inserts: vec![(summary, vector)],
             ..Default::default()

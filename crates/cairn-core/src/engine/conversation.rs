@@ -180,7 +180,8 @@ impl Cairn {
             .iter()
             .map(|m| format!("{}: {}", m.speaker, m.text))
             .collect();
-        let texts: Vec<_> = contents.iter().map(|c| self.recipe.text(c, &[])).collect();
+        let recipe = self.ensure_model()?;
+        let texts: Vec<_> = contents.iter().map(|c| recipe.text(c, &[])).collect();
         let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
         let vectors = self.embedder.embed_batch(&refs)?;
         if vectors.len() != chunk.len() {

@@ -132,7 +132,7 @@ impl Cairn {
         if waiting.is_empty() {
             return Ok(report);
         }
-        self.ensure_model()?;
+        let recipe = self.ensure_model()?;
         let total = waiting.len();
         for batch in waiting.chunks(PENDING_BATCH) {
             let writes: Vec<PendingWrite> = batch
@@ -147,7 +147,7 @@ impl Cairn {
                 .iter()
                 .map(|w| {
                     let tags = normalize_tags(&w.tags).unwrap_or_default();
-                    self.recipe.text(&w.content, &tags).into_owned()
+                    recipe.text(&w.content, &tags).into_owned()
                 })
                 .collect();
             let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();

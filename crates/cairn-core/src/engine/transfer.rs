@@ -170,6 +170,10 @@ impl Cairn {
         progress: &mut dyn FnMut(usize),
         bulk: &mut bool,
     ) -> Result<ImportReport> {
+        let recipe = match records.peek() {
+            Some(_) => self.ensure_model()?,
+            None => self.recipe,
+        };
         let mut report = ImportReport::default();
         let mut done = 0;
         let now = self.now();
@@ -217,7 +221,7 @@ impl Cairn {
             let texts: Vec<_> = fresh
                 .iter()
                 .filter(|(_, e)| e.is_none())
-                .map(|(m, _)| m.embedding_text(self.recipe))
+                .map(|(m, _)| m.embedding_text(recipe))
                 .collect();
             let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
             let mut computed = if refs.is_empty() {
@@ -441,50 +445,70 @@ fn rename_links(batch: &mut WriteBatch, from: MemoryId, to: MemoryId) {
 mod tests {
     use super::*;
     use crate::conformance::LexicalEmbedder;
-    use crate::{EmbedRecipe, Embedder, Error, MemoryStore, RememberRequest, Store};
+    use crate::{EmbedRecipe, Embedder, Error, MemoryStore, ModelInfo, RememberRequest, Store};
     use std::sync::Arc;
 
     #[test]
-    fn another_recipe_is_refused_until_reindex_re_embeds_with_it() {
+    fn a_store_keeps_its_recipe_until_reindex_re_embeds_with_the_engines() {
         let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
         let content = Cairn::new(store.clone(), Arc::new(LexicalEmbedder))
             .with_embed_recipe(EmbedRecipe::CONTENT);
-        let text = "Ana adopted a greyhound called Pixel.";
-        let id = content
-            .remember(RememberRequest::new("t", text))
-            .unwrap()
-            .id;
+        let (old, new) = (
+            "Ana adopted a greyhound called Pixel.",
+            "Ben started pottery.",
+        );
+        let old_id = content.remember(RememberRequest::new("t", old)).unwrap().id;
         assert_eq!(store.model().unwrap(), Some(LexicalEmbedder.model()));
 
-        let names = EmbedRecipe {
-            tags: false,
-            entities: true,
-        };
-        let named = Cairn::new(store.clone(), Arc::new(LexicalEmbedder)).with_embed_recipe(names);
-        let err = named
-            .remember(RememberRequest::new("t", "Ben started pottery."))
-            .unwrap_err();
-        assert!(matches!(err, Error::ModelMismatch { .. }), "{err:?}");
-        assert!(err.to_string().contains("+names"), "{err}");
+        // An engine embedding names writes this store as it was embedded.
+        let names = Cairn::new(store.clone(), Arc::new(LexicalEmbedder));
+        let new_id = names.remember(RememberRequest::new("t", new)).unwrap().id;
+        let vector = |id| store.embeddings("t", &[id]).unwrap().remove(0).unwrap();
+        assert_eq!(vector(new_id), LexicalEmbedder.embed(new).unwrap());
 
-        assert_eq!(named.reindex(&mut |_, _| ()).unwrap(), 1);
+        assert_eq!(names.reindex(&mut |_, _| ()).unwrap(), 2);
         let recorded = store.model().unwrap().unwrap();
         assert_eq!(
             recorded.name,
             format!("{}+names", LexicalEmbedder.model().name)
         );
-        let vector = store.embeddings("t", &[id]).unwrap().remove(0).unwrap();
-        let want = LexicalEmbedder.embed(&names.text(text, &[])).unwrap();
-        assert_eq!(vector, want);
-        assert_ne!(vector, LexicalEmbedder.embed(text).unwrap());
-        named
-            .remember(RememberRequest::new("t", "Ben started pottery."))
-            .unwrap();
-        // And back: the content-only engine is refused in turn.
-        let err = content
+        for (id, text) in [(old_id, old), (new_id, new)] {
+            let want = EmbedRecipe::NAMES.text(text, &[]);
+            assert_ne!(want, text);
+            assert_eq!(vector(id), LexicalEmbedder.embed(&want).unwrap());
+        }
+        // Now the content-only engine keeps to the names in turn.
+        let id = content
+            .remember(RememberRequest::new("t", "Cleo moved to Oslo."))
+            .unwrap()
+            .id;
+        let want = EmbedRecipe::NAMES.text("Cleo moved to Oslo.", &[]);
+        assert_eq!(vector(id), LexicalEmbedder.embed(&want).unwrap());
+        // Another model's store is still refused.
+        let other = ModelInfo {
+            name: "other".into(),
+            ..LexicalEmbedder.model()
+        };
+        store.set_model(&other).unwrap();
+        let err = names
             .remember(RememberRequest::new("t", "x y"))
             .unwrap_err();
         assert!(matches!(err, Error::ModelMismatch { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn dedup_compares_what_memories_say_not_their_tags() {
+        let cairn = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+        let text = "Deploys of atlas go through Fly.io in region fra.";
+        let mut first = RememberRequest::new("t", text);
+        first.tags = vec!["deploy".into()];
+        let first = cairn.remember(first).unwrap();
+        let mut again = RememberRequest::new("t", text);
+        again.tags = vec!["infra".into(), "fly".into()];
+        let again = cairn.remember(again).unwrap();
+        assert_eq!(again.status, crate::WriteStatus::Deduplicated);
+        assert_eq!(again.id, first.id);
+        assert_eq!(again.merged_similarity, Some(1.0));
     }
 
     #[test]

@@ -184,8 +184,8 @@ impl Cairn {
         actor: &str,
     ) -> Result<Memory> {
         let vector = if after.content != before.content {
-            self.ensure_model()?;
-            Some(self.embed_one(&after.embedding_text(self.recipe))?)
+            let recipe = self.ensure_model()?;
+            Some(self.embed_one(&after.embedding_text(recipe))?)
         } else {
             None
         };
