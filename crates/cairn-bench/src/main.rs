@@ -202,10 +202,10 @@ enum Cmd {
         /// schema per conversation, dropped after) instead of SQLite.
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
-        /// What each memory's vector is made from: its content (the
-        /// product's), or the content with its tags, the entities it
-        /// names, or both (`EmbedRecipe`).
-        #[arg(long, value_enum, default_value = "content")]
+        /// What each memory's vector is made from: its content, or the
+        /// content with its tags, the entities it names (the engine's
+        /// recipe), or both (`EmbedRecipe`).
+        #[arg(long, value_enum, default_value = "entities")]
         embed_text: EmbedText,
     },
     /// Retrieval quality on Cairn's own evaluation set: every case's
@@ -256,10 +256,10 @@ enum Cmd {
         /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
         #[arg(long, default_value = "cairn")]
         profile: Profile,
-        /// What each memory's vector is made from: its content (the
-        /// product's), or the content with its tags, the entities it
-        /// names, or both (`EmbedRecipe`).
-        #[arg(long, value_enum, default_value = "content")]
+        /// What each memory's vector is made from: its content, or the
+        /// content with its tags, the entities it names (the engine's
+        /// recipe), or both (`EmbedRecipe`).
+        #[arg(long, value_enum, default_value = "entities")]
         embed_text: EmbedText,
     },
     /// Recall latency through MCP (stdio framing and HTTP) against the
@@ -797,11 +797,11 @@ struct Ranking {
 /// What each memory's vector is made from (`--embed-text`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum EmbedText {
-    /// The content alone (the product's).
+    /// The content alone.
     Content,
     /// The content and its tags.
     Tags,
-    /// The content and the entities it names.
+    /// The content and the entities it names (the engine's recipe).
     Entities,
     /// The content, its tags and its entities.
     TagsEntities,
