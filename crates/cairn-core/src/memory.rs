@@ -322,10 +322,10 @@ impl EmbedRecipe {
     /// The model a store records for vectors made by `embedder` with this
     /// recipe: the embedder's, its name followed by `+tags` and `+names`
     /// for what the recipe adds. A recipe changes the vector space as a
-    /// model does, so a store embedded with another recipe is refused
-    /// ([`crate::Error::ModelMismatch`]) until `cairn reindex` re-embeds
-    /// it, never silently mixed. The content alone adds nothing: stores
-    /// keep the embedder's own name.
+    /// model does, so a store records it: the engine writes a store with
+    /// the recipe it records ([`EmbedRecipe::of_model`]) until `cairn
+    /// reindex` re-embeds it, and never mixes two. The content alone adds
+    /// nothing: such stores keep the embedder's own name.
     pub fn model(self, embedder: ModelInfo) -> ModelInfo {
         let mut name = embedder.name;
         if self.tags {
