@@ -691,6 +691,7 @@ fn locomo_bench(
         fusion,
         profile,
         mmr,
+        recipe,
     } = ranking;
     use locomo::{category_name, Harness, ModeResult, CATEGORIES};
     use metrics::KS;
@@ -723,6 +724,7 @@ fn locomo_bench(
             ),
         };
         let mut h = Harness::new(store, embedder.clone(), fusion).with_mmr(mmr);
+        h.cairn = h.cairn.with_embed_recipe(recipe);
         h.profile = profile;
         let t = Instant::now();
         let ids = h.ingest(conv, ingest)?;

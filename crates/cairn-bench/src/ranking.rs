@@ -4,6 +4,7 @@
 
 use cairn_core::engine::Profile;
 use cairn_core::rank::Fusion;
+use cairn_core::EmbedRecipe;
 
 /// How questions are ranked, from the command line.
 #[derive(Debug, Clone, clap::Args)]
@@ -51,6 +52,33 @@ pub struct RankingArgs {
     /// Ranking profile: cairn (default) or vault (Memory Vault AI's).
     #[arg(long, default_value = "cairn")]
     profile: Profile,
+    /// What each memory's vector is made from: its content, or the content
+    /// with its tags, the entities it names (the engine's recipe), or both
+    /// (`EmbedRecipe`).
+    #[arg(long, value_enum, default_value = "entities")]
+    embed_text: EmbedText,
+}
+
+/// What each memory's vector is made from (`--embed-text`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EmbedText {
+    /// The content alone.
+    Content,
+    /// The content and its tags.
+    Tags,
+    /// The content and the entities it names (the engine's recipe).
+    Entities,
+    /// The content, its tags and its entities.
+    TagsEntities,
+}
+
+impl EmbedText {
+    fn recipe(self) -> EmbedRecipe {
+        EmbedRecipe {
+            tags: matches!(self, EmbedText::Tags | EmbedText::TagsEntities),
+            entities: matches!(self, EmbedText::Entities | EmbedText::TagsEntities),
+        }
+    }
 }
 
 /// How questions are ranked.
@@ -62,6 +90,8 @@ pub struct Ranking {
     pub profile: Profile,
     /// MMR's λ, when reranking.
     pub mmr: Option<f64>,
+    /// What each memory's vector is made from.
+    pub recipe: EmbedRecipe,
 }
 
 impl RankingArgs {
@@ -82,6 +112,7 @@ impl RankingArgs {
             },
             profile: self.profile,
             mmr: self.mmr,
+            recipe: self.embed_text.recipe(),
         }
     }
 }
@@ -103,6 +134,7 @@ mod tests {
         assert_eq!(r.fusion, Fusion::default());
         assert_eq!(r.profile, Profile::Cairn);
         assert_eq!(r.mmr, None);
+        assert_eq!(r.recipe, EmbedRecipe::NAMES);
     }
 
     #[test]

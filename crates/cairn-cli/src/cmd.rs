@@ -233,12 +233,18 @@ pub fn providers(cli: &Cli) -> Result<cairn_providers::ProviderSettings> {
 /// embedder); a chat model writes summaries, titles and ingested facts.
 fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
     let mut providers = providers(cli)?;
-    // A store already embedded by the endpoint's model knows its
-    // dimension: no probe, so a command starts (and keeps writes pending)
-    // while the endpoint is down.
+    // A store already embedded by the endpoint's model (with any recipe)
+    // knows its dimension: no probe, so a command starts (and keeps writes
+    // pending) while the endpoint is down.
     if let Some(e) = providers.embed.as_mut().filter(|e| e.dim.is_none()) {
         let name = format!("{}:{}", e.api.as_str(), e.model);
-        e.dim = store.model()?.filter(|m| m.name == name).map(|m| m.dim);
+        e.dim = store
+            .model()?
+            .filter(|m| {
+                let endpoint = cairn_core::ModelInfo { name, dim: m.dim };
+                cairn_core::EmbedRecipe::of_model(m, &endpoint).is_some()
+            })
+            .map(|m| m.dim);
     }
     let embedder: Arc<dyn Embedder> = match providers.embedder()? {
         Some(remote) => Arc::new(remote),

@@ -59,7 +59,8 @@ pub use engine::{
 };
 pub use error::{Error, ErrorKind, Result};
 pub use memory::{
-    Memory, MemoryId, MemoryType, Thread, Tier, Timestamp, DEFAULT_TENANT, MAX_CONTENT_BYTES,
+    EmbedRecipe, Memory, MemoryId, MemoryType, Thread, Tier, Timestamp, DEFAULT_TENANT,
+    MAX_CONTENT_BYTES,
 };
 pub use memstore::MemoryStore;
 pub use store::{

@@ -5,12 +5,13 @@
 //! conversation → topic hierarchy ([`Memory::thread`]): further fields of
 //! this same record, searched by the same index, never parallel stores.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result};
+use crate::{Error, ModelInfo, Result};
 
 /// The largest content a memory may hold: 1 MiB of UTF-8.
 pub const MAX_CONTENT_BYTES: usize = 1 << 20;
@@ -286,6 +287,91 @@ pub fn keyword_context(
     text
 }
 
+/// What a memory's vector is made from: its content, and optionally its
+/// tags and the entities its content names ([`crate::analysis::entities`]).
+///
+/// The engine embeds the content and its names ([`EmbedRecipe::NAMES`]):
+/// measured on LoCoMo and the evaluation set (docs/BENCHMARKS.md, "What
+/// each memory's vector is made from"), the names help the first and are
+/// neutral on the second. The names come from the content, so the vector
+/// stays a function of what a memory says: dedup and contradiction checks,
+/// which compare vectors, stay about the content, never about tags or
+/// metadata (those are searched by the keyword index). The other recipes
+/// are measured by `cairn-bench locomo|eval --embed-text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbedRecipe {
+    /// Add the memory's tags.
+    pub tags: bool,
+    /// Add the entities its content names.
+    pub entities: bool,
+}
+
+impl EmbedRecipe {
+    /// The content alone.
+    pub const CONTENT: EmbedRecipe = EmbedRecipe {
+        tags: false,
+        entities: false,
+    };
+
+    /// The content and the entities it names: the engine's recipe.
+    pub const NAMES: EmbedRecipe = EmbedRecipe {
+        tags: false,
+        entities: true,
+    };
+
+    /// The model a store records for vectors made by `embedder` with this
+    /// recipe: the embedder's, its name followed by `+tags` and `+names`
+    /// for what the recipe adds. A recipe changes the vector space as a
+    /// model does, so a store records it: the engine writes a store with
+    /// the recipe it records ([`EmbedRecipe::of_model`]) until `cairn
+    /// reindex` re-embeds it, and never mixes two. The content alone adds
+    /// nothing: such stores keep the embedder's own name.
+    pub fn model(self, embedder: ModelInfo) -> ModelInfo {
+        let mut name = embedder.name;
+        if self.tags {
+            name.push_str("+tags");
+        }
+        if self.entities {
+            name.push_str("+names");
+        }
+        ModelInfo { name, ..embedder }
+    }
+
+    /// The recipe whose [`EmbedRecipe::model`] for `embedder` is
+    /// `stored`, if any: how a store's vectors were made.
+    pub fn of_model(stored: &ModelInfo, embedder: &ModelInfo) -> Option<EmbedRecipe> {
+        [false, true]
+            .into_iter()
+            .flat_map(|tags| [false, true].map(|entities| EmbedRecipe { tags, entities }))
+            .find(|r| r.model(embedder.clone()) == *stored)
+    }
+
+    /// The text embedded for a memory of `content` and `tags`: the content,
+    /// then, when the recipe asks and there are any, a line `Tags: a, b.`
+    /// and a line of the entities named (`Names: Ana, Pixel.`). The content
+    /// comes first, so a model that truncates long input cuts the
+    /// additions, never the content.
+    pub fn text<'a>(self, content: &'a str, tags: &[String]) -> Cow<'a, str> {
+        let mut lines = Vec::new();
+        if self.tags && !tags.is_empty() {
+            lines.push(format!("Tags: {}.", tags.join(", ")));
+        }
+        if self.entities {
+            let names: Vec<String> = crate::analysis::extract_entities(content)
+                .into_iter()
+                .map(|e| e.text)
+                .collect();
+            if !names.is_empty() {
+                lines.push(format!("Names: {}.", names.join(", ")));
+            }
+        }
+        if lines.is_empty() {
+            return Cow::Borrowed(content);
+        }
+        Cow::Owned(format!("{content}\n{}", lines.join("\n")))
+    }
+}
+
 /// One memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
@@ -412,13 +498,10 @@ impl Memory {
         self.expires_at.is_some_and(|e| e <= now)
     }
 
-    /// The text that is embedded for this memory: its content.
-    ///
-    /// Tags and metadata are searched by the keyword index instead: keeping
-    /// them out of the vector keeps dedup and contradiction checks about
-    /// what a memory says, not how it is labelled.
-    pub fn embedding_text(&self) -> &str {
-        &self.content
+    /// The text embedded for this memory by `recipe`: see
+    /// [`EmbedRecipe::text`].
+    pub fn embedding_text(&self, recipe: EmbedRecipe) -> Cow<'_, str> {
+        recipe.text(&self.content, &self.tags)
     }
 
     /// The text of the keyword index's third field (weighted as
@@ -466,6 +549,35 @@ mod tests {
         assert_eq!(MemoryType::Episode.tier(), Tier::Episodic);
         let err = "bogus".parse::<MemoryType>().unwrap_err().to_string();
         assert!(err.contains("fact"), "{err}");
+    }
+
+    #[test]
+    fn embed_recipes_add_tags_and_names_after_the_content() {
+        let content = "Ana adopted a greyhound called Pixel.";
+        let tags = ["dogs".to_string(), "family".to_string()];
+        let text = |tags_on, entities| {
+            EmbedRecipe {
+                tags: tags_on,
+                entities,
+            }
+            .text(content, &tags)
+        };
+        assert!(
+            matches!(EmbedRecipe::CONTENT.text(content, &tags), Cow::Borrowed(c) if c == content)
+        );
+        assert_eq!(text(true, false), format!("{content}\nTags: dogs, family."));
+        let names = text(false, true);
+        assert!(names.starts_with(&format!("{content}\nNames: ")), "{names}");
+        assert!(names.contains("Ana") && names.contains("Pixel"), "{names}");
+        let both = text(true, true);
+        assert!(both.contains("\nTags: dogs, family.\nNames: "), "{both}");
+        // Nothing to add: the content alone.
+        let plain = EmbedRecipe {
+            tags: true,
+            entities: true,
+        }
+        .text("nothing named here", &[]);
+        assert_eq!(plain, "nothing named here");
     }
 
     #[test]

@@ -82,6 +82,12 @@ impl Harness {
         self
     }
 
+    /// Embed each memory as `recipe` says (the default: its content).
+    pub fn with_embed_recipe(mut self, recipe: cairn_core::EmbedRecipe) -> Self {
+        self.cairn = self.cairn.clone().with_embed_recipe(recipe);
+        self
+    }
+
     /// An engine over `store` and `embedder` with a clock at the
     /// reference time.
     pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>, fusion: Fusion) -> Self {

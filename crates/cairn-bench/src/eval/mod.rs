@@ -88,7 +88,9 @@ pub fn run(opts: &Options) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("eval.db"))?);
     let ranking = opts.ranking;
-    let mut h = Harness::new(store, embedder, ranking.fusion).with_mmr(ranking.mmr);
+    let mut h = Harness::new(store, embedder, ranking.fusion)
+        .with_mmr(ranking.mmr)
+        .with_embed_recipe(ranking.recipe);
     h.profile = ranking.profile;
     let t = Instant::now();
     let ingested = h.ingest(&distractors, &cases)?;

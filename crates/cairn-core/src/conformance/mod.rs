@@ -19,7 +19,7 @@ use crate::engine::{
     Cairn, RecallRequest, RememberRequest, SearchMode, UpdateRequest, WriteStatus,
 };
 use crate::history::{Change, ChangeKind, Deletion, LOCAL_ACTOR};
-use crate::memory::{Memory, MemoryId, MemoryType};
+use crate::memory::{EmbedRecipe, Memory, MemoryId, MemoryType};
 use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, Store, WriteBatch};
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
@@ -1281,14 +1281,17 @@ pub fn engine_reindex_covers_every_tenant(store: Arc<dyn Store>) {
     for tenant in ["default", "other"] {
         let all = filter_all(tenant).everything();
         for m in store.list(&all, ListOrder::Id, 1000, 0).unwrap() {
-            let want = LexicalEmbedder.embed(m.embedding_text()).unwrap();
+            let want = LexicalEmbedder
+                .embed(&m.embedding_text(EmbedRecipe::NAMES))
+                .unwrap();
             assert_eq!(
                 store.embeddings(tenant, &[m.id]).unwrap().remove(0),
                 Some(want)
             );
         }
     }
-    assert_eq!(store.model().unwrap(), Some(LexicalEmbedder.model()));
+    let model = EmbedRecipe::NAMES.model(LexicalEmbedder.model());
+    assert_eq!(store.model().unwrap(), Some(model));
 }
 
 /// The model's dimension for a store: 384-d vectors are allowed from then on.

@@ -220,7 +220,7 @@ impl Cairn {
     /// Summarise one group and write the summary and its marked sources
     /// in one batch.
     fn consolidate_group(&self, g: Group, actor: &str) -> Result<ConsolidatedGroup> {
-        self.ensure_model()?;
+        let recipe = self.ensure_model()?;
         let now = self.now();
         let ids: Vec<MemoryId> = g.episodes.iter().map(|m| m.id).collect();
         let vectors: Vec<Vec<f32>> = self
@@ -236,7 +236,6 @@ impl Cairn {
         let lines: Vec<&str> = g.episodes.iter().map(|m| m.content.as_str()).collect();
         let (mut text, generated) = self.summary_of(&lines, &vectors, SUMMARY_TOKENS)?;
         self.redact_text(&mut text, &mut Redactions::new());
-        let vector = self.embed_one(&text)?;
         let mut context = String::new();
         for line in &lines {
             if context.len() + line.len() + 1 > MAX_SEARCH_CONTEXT {
@@ -287,6 +286,7 @@ impl Cairn {
             slot: None,
             search_context: Some(context),
         };
+        let vector = self.embed_one(&summary.embedding_text(recipe))?;
         let mut batch = WriteBatch {
             inserts: vec![(summary, vector)],
             ..Default::default()

@@ -227,7 +227,9 @@ impl Cairn {
             .iter()
             .map(|m| format!("{}: {}", m.speaker, m.text))
             .collect();
-        let refs: Vec<&str> = contents.iter().map(String::as_str).collect();
+        let recipe = self.ensure_model()?;
+        let texts: Vec<_> = contents.iter().map(|c| recipe.text(c, &[])).collect();
+        let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
         let vectors = match self.embedder.embed_batch(&refs) {
             Err(e @ Error::Provider { .. }) if keep => {
                 return self.keep_messages(req, project, chunk, Some(&e), &mut seq, report);

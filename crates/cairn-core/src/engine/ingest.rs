@@ -6,9 +6,11 @@
 //! ```
 //!
 //! Every sentence is embedded, for the subject breaks, then every chunk
-//! whole, for its memory's vector; with `pooled_vectors` a chunk's vector
-//! pools its sentences' ([`pooled`]) and the text is embedded once
-//! (faster, slightly worse recall: `cairn-bench ingest` measures both).
+//! whole (as the engine's [`crate::EmbedRecipe`] makes its text), for its
+//! memory's vector; with `pooled_vectors` a chunk's vector pools its
+//! sentences' ([`pooled`]) with that of what the recipe adds (its names
+//! line), and the text is embedded once (faster, slightly worse recall:
+//! `cairn-bench ingest` measures both).
 //!
 //! Every chunk ends in the receipt with what became of it — stored as what,
 //! merged into which memory at what similarity, or skipped and why —
@@ -27,7 +29,7 @@ use crate::analysis;
 use crate::chat::Generated;
 use crate::history::LOCAL_ACTOR;
 use crate::ingest::{chunk, clean, route, Chunk, ChunkOptions};
-use crate::memory::{normalize_project, normalize_tags, MemoryId, MemoryType, Tier};
+use crate::memory::{normalize_project, normalize_tags, EmbedRecipe, MemoryId, MemoryType, Tier};
 use crate::rank::{cosine, exchange_importance, DEDUP_THRESHOLD};
 use crate::store::{Filter, ScopeFilter};
 use crate::{Error, Result};
@@ -166,6 +168,10 @@ struct Run<'a> {
     /// Vectors of the lines kept so far: one repeating them is not new,
     /// stored yet or not (a dry run stores nothing).
     kept: Vec<Vec<f32>>,
+    /// The request's tags, normalised: what the recipe may embed.
+    tags: Vec<String>,
+    /// What the store's vectors are made from.
+    recipe: EmbedRecipe,
 }
 
 /// A chunk's vector from its sentences' (vector, characters): their mean
@@ -204,7 +210,7 @@ impl Cairn {
             )));
         }
         let project = req.project.as_deref().map(normalize_project).transpose()?;
-        normalize_tags(&req.tags)?;
+        let tags = normalize_tags(&req.tags)?;
         let mut text = clean(&req.text);
         let mut receipt = IngestReceipt {
             dry_run: req.dry_run,
@@ -218,7 +224,7 @@ impl Cairn {
                 "nothing to ingest: the text is empty once cleaned",
             ));
         }
-        self.ensure_model()?;
+        let recipe = self.ensure_model()?;
         let mut embed_error = None;
         let mut sentences: Vec<(Vec<f32>, usize)> = Vec::new();
         let mut sentence_texts: Vec<String> = Vec::new();
@@ -257,26 +263,59 @@ impl Cairn {
             filter,
             title: receipt.title.as_ref().map(|(t, _)| t.clone()),
             kept: Vec::new(),
+            tags,
+            recipe,
         };
         let mut done = 0;
         let pool = req.pooled_vectors && chunks.iter().all(|c| c.sentences.end <= sentences.len());
         for batch in chunks.chunks(EMBED_BATCH) {
-            let vectors = if failed.is_some() {
-                Vec::new()
-            } else if pool {
-                batch
-                    .iter()
-                    .map(|c| pooled(&sentences[c.sentences.clone()]))
-                    .collect()
-            } else {
-                let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
-                match self.embedder.embed_batch(&texts) {
-                    Ok(v) => v,
+            // What is embedded: each chunk whole, as the recipe makes its
+            // text; when pooling, only what the recipe adds after the
+            // content (its names line), pooled with the sentences.
+            let texts: Vec<String> = batch
+                .iter()
+                .map(|c| {
+                    let text = run.recipe.text(&c.text, &run.tags);
+                    match pool {
+                        true => text[c.text.len()..].trim().to_string(),
+                        false => text.into_owned(),
+                    }
+                })
+                .collect();
+            let to_embed: Vec<&str> = texts
+                .iter()
+                .map(String::as_str)
+                .filter(|t| !t.is_empty())
+                .collect();
+            let embedded = match (failed.is_some(), to_embed.is_empty()) {
+                (true, _) | (false, true) => Vec::new(),
+                (false, false) => match self.embedder.embed_batch(&to_embed) {
+                    Ok(v) if v.len() == to_embed.len() => v,
+                    Ok(_) => return Err(Error::embedding("embedder returned too few vectors")),
                     Err(e @ Error::Provider { .. }) => {
                         failed = Some(e);
                         Vec::new()
                     }
                     Err(e) => return Err(e),
+                },
+            };
+            let vectors = match (failed.is_some(), pool) {
+                (true, _) => Vec::new(),
+                (false, false) => embedded,
+                (false, true) => {
+                    let mut added = embedded.into_iter();
+                    batch
+                        .iter()
+                        .zip(&texts)
+                        .map(|(c, extra)| {
+                            let mut parts = sentences[c.sentences.clone()].to_vec();
+                            if !extra.is_empty() {
+                                let v = added.next().unwrap_or_default();
+                                parts.push((v, extra.chars().count()));
+                            }
+                            pooled(&parts)
+                        })
+                        .collect()
                 }
             };
             if let Some(e) = &failed {
@@ -321,7 +360,11 @@ impl Cairn {
         if facts.is_empty() {
             return Ok(Vec::new());
         }
-        let texts: Vec<&str> = facts.iter().map(String::as_str).collect();
+        let texts: Vec<_> = facts
+            .iter()
+            .map(|f| run.recipe.text(f, &run.tags))
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
         let piece = |fact: &String| Chunk {
             text: fact.clone(),
             start: c.start,
@@ -573,15 +616,20 @@ mod tests {
                 let id = line.id.unwrap();
                 let stored = c.store().embeddings("t", &[id]).unwrap().remove(0).unwrap();
                 let text = &line.chunk.text;
+                // The engine embeds the content and its names.
+                let full = EmbedRecipe::NAMES.text(text, &[]);
+                let names = full[text.len()..].trim();
+                assert!(names.starts_with("Names: "), "{full}");
                 let expected = if pool {
-                    let sentences: Vec<(Vec<f32>, usize)> =
+                    let mut parts: Vec<(Vec<f32>, usize)> =
                         crate::analysis::sentences::split_sentences(text)
                             .iter()
                             .map(|s| (one(s), s.chars().count()))
                             .collect();
-                    pooled(&sentences)
+                    parts.push((one(names), names.chars().count()));
+                    pooled(&parts)
                 } else {
-                    one(text)
+                    one(&full)
                 };
                 let similarity = cosine(&stored, &expected);
                 assert!(

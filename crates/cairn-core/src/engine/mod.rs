@@ -41,7 +41,7 @@ pub use update::{changed_fields, UpdateRequest};
 pub use window::{PromptRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 
 use crate::history::Deletion;
-use crate::memory::{normalize_id_prefix, Memory, MemoryId, Timestamp};
+use crate::memory::{normalize_id_prefix, EmbedRecipe, Memory, MemoryId, Timestamp};
 use crate::rank::Fusion;
 use crate::redact::Redactor;
 use crate::rerank::Reranker;
@@ -66,6 +66,7 @@ pub struct Cairn {
     redactor: Option<Redactor>,
     chat: Option<Arc<dyn ChatProvider>>,
     reranker: Option<Arc<dyn Reranker>>,
+    recipe: EmbedRecipe,
 }
 
 impl Cairn {
@@ -81,7 +82,16 @@ impl Cairn {
             redactor: Some(Redactor::default()),
             chat: None,
             reranker: None,
+            recipe: EmbedRecipe::NAMES,
         }
+    }
+
+    /// Replace what a memory's vector is made from (measurements: see
+    /// [`EmbedRecipe`]); the default is [`EmbedRecipe::NAMES`]. A store
+    /// keeps the recipe it was embedded with until [`Cairn::reindex`].
+    pub fn with_embed_recipe(mut self, recipe: EmbedRecipe) -> Self {
+        self.recipe = recipe;
+        self
     }
 
     /// Replace the fusion parameters (ranking experiments).
@@ -149,17 +159,30 @@ impl Cairn {
         &self.tokens
     }
 
+    /// The model this engine's vectors are recorded under: the embedder's,
+    /// named with what its recipe adds ([`EmbedRecipe::model`]).
+    fn model_info(&self) -> ModelInfo {
+        self.recipe.model(self.embedder.model())
+    }
+
     /// Check that the store's vectors were made by this engine's embedder,
-    /// recording the model on first use.
-    fn ensure_model(&self) -> Result<()> {
-        let current = self.embedder.model();
+    /// recording the model and the engine's recipe on first use; returns
+    /// the recipe to embed with for this store. A store embedded by the
+    /// same model with another recipe keeps that recipe, so its vectors
+    /// are never mixed, until `cairn reindex` re-embeds it with the
+    /// engine's ([`Cairn::reindex`]).
+    fn ensure_model(&self) -> Result<EmbedRecipe> {
+        let embedder = self.embedder.model();
+        let current = self.recipe.model(embedder.clone());
         match self.store.model()? {
-            None => self.store.set_model(&current),
-            Some(stored) if stored == current => Ok(()),
-            Some(stored) => Err(Error::ModelMismatch {
-                stored: stored.to_string(),
-                current: current.to_string(),
-            }),
+            None => self.store.set_model(&current).map(|()| self.recipe),
+            Some(stored) if stored == current => Ok(self.recipe),
+            Some(stored) => {
+                EmbedRecipe::of_model(&stored, &embedder).ok_or_else(|| Error::ModelMismatch {
+                    stored: stored.to_string(),
+                    current: current.to_string(),
+                })
+            }
         }
     }
 

@@ -33,7 +33,7 @@ use super::{
     WriteStatus,
 };
 use crate::collections::{CollectionKind, CollectionRecord};
-use crate::memory::{MemoryId, MemoryType, Timestamp};
+use crate::memory::{normalize_tags, MemoryId, MemoryType, Timestamp};
 use crate::{Error, Result};
 
 /// Kept writes embedded per endpoint call.
@@ -266,10 +266,17 @@ impl Cairn {
         if total == 0 {
             return Ok(report);
         }
-        self.ensure_model()?;
+        let recipe = self.ensure_model()?;
         for batch in waiting.chunks(PENDING_BATCH) {
             let writes: Vec<&PendingWrite> = batch.iter().map(|(_, w)| w).collect();
-            let texts: Vec<&str> = writes.iter().map(|w| w.content.as_str()).collect();
+            let texts: Vec<String> = writes
+                .iter()
+                .map(|w| {
+                    let tags = normalize_tags(&w.tags).unwrap_or_default();
+                    recipe.text(&w.content, &tags).into_owned()
+                })
+                .collect();
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             let vectors = match self.embedder.embed_batch(&texts) {
                 Ok(v) if v.len() == texts.len() => v,
                 Ok(_) => return Err(Error::embedding("embedder returned too few vectors")),

@@ -140,8 +140,9 @@ impl Cairn {
             self.redact_metadata(&mut req.metadata, &mut redacted);
         }
         validate_content(&req.content)?;
-        self.ensure_model()?;
-        let vector = match self.embed_one(&req.content) {
+        let recipe = self.ensure_model()?;
+        req.tags = normalize_tags(&req.tags)?;
+        let vector = match self.embed_one(&recipe.text(&req.content, &req.tags)) {
             Ok(v) => v,
             Err(e @ crate::Error::Provider { .. }) if req.thread.is_none() => {
                 let mut outcome = self.keep_pending(req, &e)?;

@@ -170,6 +170,10 @@ impl Cairn {
         progress: &mut dyn FnMut(usize),
         bulk: &mut bool,
     ) -> Result<ImportReport> {
+        let recipe = match records.peek() {
+            Some(_) => self.ensure_model()?,
+            None => self.recipe,
+        };
         let mut report = ImportReport::default();
         let mut done = 0;
         let now = self.now();
@@ -214,11 +218,12 @@ impl Cairn {
                 .map(|(m, e, _)| (m, e))
                 .collect();
             report.skipped_existing += before - fresh.len();
-            let refs: Vec<&str> = fresh
+            let texts: Vec<_> = fresh
                 .iter()
                 .filter(|(_, e)| e.is_none())
-                .map(|(m, _)| m.embedding_text())
+                .map(|(m, _)| m.embedding_text(recipe))
                 .collect();
+            let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
             let mut computed = if refs.is_empty() {
                 Vec::new()
             } else {
@@ -355,7 +360,7 @@ impl Cairn {
     /// vectors of any other length than its model's. Until the reindex
     /// ends, memories not yet re-embedded are left out of vector search.
     pub fn reindex(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
-        let model = self.embedder.model();
+        let model = self.model_info();
         if self.store.model()?.is_some_and(|m| m.dim != model.dim) {
             self.store.set_model(&model)?;
         }
@@ -372,7 +377,8 @@ impl Cairn {
         let mut done = 0;
         for filter in filters {
             self.for_each_page(filter, EMBED_BATCH, &mut |page| {
-                let refs: Vec<&str> = page.iter().map(Memory::embedding_text).collect();
+                let texts: Vec<_> = page.iter().map(|m| m.embedding_text(self.recipe)).collect();
+                let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
                 let vectors = self.embedder.embed_batch(&refs)?;
                 done += page.len();
                 let updates = page
@@ -387,7 +393,7 @@ impl Cairn {
                 Ok(())
             })?;
         }
-        self.store.set_model(&self.embedder.model())?;
+        self.store.set_model(&model)?;
         Ok(done)
     }
 }
@@ -438,6 +444,72 @@ fn rename_links(batch: &mut WriteBatch, from: MemoryId, to: MemoryId) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conformance::LexicalEmbedder;
+    use crate::{EmbedRecipe, Embedder, Error, MemoryStore, ModelInfo, RememberRequest, Store};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_store_keeps_its_recipe_until_reindex_re_embeds_with_the_engines() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let content = Cairn::new(store.clone(), Arc::new(LexicalEmbedder))
+            .with_embed_recipe(EmbedRecipe::CONTENT);
+        let (old, new) = (
+            "Ana adopted a greyhound called Pixel.",
+            "Ben started pottery.",
+        );
+        let old_id = content.remember(RememberRequest::new("t", old)).unwrap().id;
+        assert_eq!(store.model().unwrap(), Some(LexicalEmbedder.model()));
+
+        // An engine embedding names writes this store as it was embedded.
+        let names = Cairn::new(store.clone(), Arc::new(LexicalEmbedder));
+        let new_id = names.remember(RememberRequest::new("t", new)).unwrap().id;
+        let vector = |id| store.embeddings("t", &[id]).unwrap().remove(0).unwrap();
+        assert_eq!(vector(new_id), LexicalEmbedder.embed(new).unwrap());
+
+        assert_eq!(names.reindex(&mut |_, _| ()).unwrap(), 2);
+        let recorded = store.model().unwrap().unwrap();
+        assert_eq!(
+            recorded.name,
+            format!("{}+names", LexicalEmbedder.model().name)
+        );
+        for (id, text) in [(old_id, old), (new_id, new)] {
+            let want = EmbedRecipe::NAMES.text(text, &[]);
+            assert_ne!(want, text);
+            assert_eq!(vector(id), LexicalEmbedder.embed(&want).unwrap());
+        }
+        // Now the content-only engine keeps to the names in turn.
+        let id = content
+            .remember(RememberRequest::new("t", "Cleo moved to Oslo."))
+            .unwrap()
+            .id;
+        let want = EmbedRecipe::NAMES.text("Cleo moved to Oslo.", &[]);
+        assert_eq!(vector(id), LexicalEmbedder.embed(&want).unwrap());
+        // Another model's store is still refused.
+        let other = ModelInfo {
+            name: "other".into(),
+            ..LexicalEmbedder.model()
+        };
+        store.set_model(&other).unwrap();
+        let err = names
+            .remember(RememberRequest::new("t", "x y"))
+            .unwrap_err();
+        assert!(matches!(err, Error::ModelMismatch { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn dedup_compares_what_memories_say_not_their_tags() {
+        let cairn = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+        let text = "Deploys of atlas go through Fly.io in region fra.";
+        let mut first = RememberRequest::new("t", text);
+        first.tags = vec!["deploy".into()];
+        let first = cairn.remember(first).unwrap();
+        let mut again = RememberRequest::new("t", text);
+        again.tags = vec!["infra".into(), "fly".into()];
+        let again = cairn.remember(again).unwrap();
+        assert_eq!(again.status, crate::WriteStatus::Deduplicated);
+        assert_eq!(again.id, first.id);
+        assert_eq!(again.merged_similarity, Some(1.0));
+    }
 
     #[test]
     fn a_copy_id_keeps_the_time_and_differs_by_tenant() {

@@ -174,7 +174,7 @@ impl Cairn {
 
     /// Write `after` over `before` as one version of `kind`, whose reason
     /// names the fields changed (after `prefix`, when given); re-embeds
-    /// when the text changed.
+    /// when the text its vector is made from changed.
     pub(super) fn rewrite(
         &self,
         before: &Memory,
@@ -183,9 +183,13 @@ impl Cairn {
         prefix: Option<String>,
         actor: &str,
     ) -> Result<Memory> {
-        let vector = if after.content != before.content {
-            self.ensure_model()?;
-            Some(self.embed_one(after.embedding_text())?)
+        // Re-embedded when the text the store's recipe embeds changed.
+        let vector = if after.content != before.content || after.tags != before.tags {
+            let recipe = self.ensure_model()?;
+            let text = after.embedding_text(recipe);
+            (text != before.embedding_text(recipe))
+                .then(|| self.embed_one(&text))
+                .transpose()?
         } else {
             None
         };
