@@ -107,6 +107,28 @@ pub struct PendingReport {
 }
 
 impl Cairn {
+    /// Store `kept` (a write or a message) as `tenant`'s pending record `id`.
+    fn put_pending(
+        &self,
+        tenant: &str,
+        id: MemoryId,
+        kept: &impl serde::Serialize,
+        now: Timestamp,
+    ) -> Result<()> {
+        let Ok(Value::Object(body)) = serde_json::to_value(kept) else {
+            return Err(Error::storage("a pending record is not a JSON object"));
+        };
+        self.store.collections().put_collection(&CollectionRecord {
+            tenant: tenant.to_string(),
+            kind: CollectionKind::Pending,
+            id: id.to_string(),
+            parent: None,
+            body,
+            created_at: now,
+            updated_at: now,
+        })
+    }
+
     /// Keep `req` (its text final) for later embedding, after `failure`.
     pub(crate) fn keep_pending(
         &self,
@@ -130,19 +152,7 @@ impl Cairn {
             slot: req.slot,
             failure: failure.to_string(),
         };
-        let body = match serde_json::to_value(&write) {
-            Ok(Value::Object(body)) => body,
-            _ => return Err(Error::storage("a pending write is not a JSON object")),
-        };
-        self.store.collections().put_collection(&CollectionRecord {
-            tenant: req.tenant,
-            kind: CollectionKind::Pending,
-            id: id.to_string(),
-            parent: None,
-            body,
-            created_at: now,
-            updated_at: now,
-        })?;
+        self.put_pending(&req.tenant, id, &write, now)?;
         Ok(RememberOutcome {
             id,
             status: WriteStatus::Pending,
@@ -193,18 +203,7 @@ impl Cairn {
                 seq: *seq,
                 failure: reason.clone(),
             };
-            let Ok(Value::Object(body)) = serde_json::to_value(&kept) else {
-                return Err(Error::storage("a pending message is not a JSON object"));
-            };
-            self.store.collections().put_collection(&CollectionRecord {
-                tenant: req.tenant.clone(),
-                kind: CollectionKind::Pending,
-                id: id.to_string(),
-                parent: None,
-                body,
-                created_at: now,
-                updated_at: now,
-            })?;
+            self.put_pending(&req.tenant, id, &kept, now)?;
             *seq += 1;
             report.pending.push(KeptMessage {
                 id,
