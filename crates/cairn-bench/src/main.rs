@@ -80,6 +80,10 @@ enum Cmd {
         /// sets the HNSW search's candidate list).
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
+        /// Hybrid: the weight of the keyword search expanded with the first
+        /// vector hits' terms (`rank::feedback_terms`; 0 turns it off).
+        #[arg(long, value_name = "WEIGHT", default_value_t = cairn_core::rank::FEEDBACK_WEIGHT)]
+        feedback_weight: f64,
     },
     /// The context-window optimiser on a long session (synthetic
     /// embeddings: the time without the query's embedding).
@@ -271,7 +275,8 @@ fn main() -> Result<()> {
             queries,
             keep,
             postgres,
-        } => store(&sizes, queries, keep, postgres.as_deref()),
+            feedback_weight,
+        } => store(&sizes, queries, keep, postgres.as_deref(), feedback_weight),
         Cmd::IndexRecall {
             sizes,
             queries,
@@ -491,6 +496,7 @@ fn store(
     queries: usize,
     keep: Option<PathBuf>,
     postgres: Option<&str>,
+    feedback_weight: f64,
 ) -> Result<()> {
     println!("| memories | import (pre-embedded JSONL) | preload | hybrid p50 | hybrid p95 | keyword p50 | vector p50 | file size | peak RSS |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
@@ -512,7 +518,11 @@ fn store(
                 (sqlite.clone(), Some(sqlite), None)
             }
         };
-        let cairn = Cairn::new(store.clone(), embedder.clone());
+        let cairn =
+            Cairn::new(store.clone(), embedder.clone()).with_fusion(cairn_core::rank::Fusion {
+                feedback_weight,
+                ..Default::default()
+            });
         let import_s = fill(&cairn, sqlite.as_deref(), &corpus, &embedder, n, &dir)?;
         let mut hybrid = Vec::new();
         let mut keyword = Vec::new();
