@@ -15,6 +15,7 @@ mod migrate;
 mod model_dir;
 mod pg;
 mod providers;
+mod readme;
 mod redact;
 mod same_json;
 mod setup;
