@@ -80,7 +80,7 @@ pub(crate) fn is_heading(line: &str) -> bool {
             .is_none_or(|c| c.is_whitespace())
 }
 
-fn is_list_item(line: &str) -> bool {
+pub(crate) fn is_list_item(line: &str) -> bool {
     let mut chars = line.chars();
     match chars.next() {
         Some('-' | '*' | '+') => chars.next().is_some_and(|c| c == ' ' || c == '\t'),

@@ -55,6 +55,10 @@ pub struct ChunkView {
     pub end: usize,
     /// Its exact tokens (cl100k_base).
     pub tokens: usize,
+    /// The Markdown headings it sits under, outermost first (not part of
+    /// its text).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub section: Vec<String>,
     /// The type it was routed to.
     #[serde(rename = "type")]
     pub kind: MemoryType,
@@ -146,6 +150,7 @@ impl IngestOutput {
                     start: c.chunk.start,
                     end: c.chunk.end,
                     tokens: c.chunk.tokens,
+                    section: c.chunk.section,
                     kind: c.kind,
                     tier: c.tier,
                     rule: c.rule.to_string(),

@@ -28,7 +28,7 @@ use super::{Cairn, Redactions, RememberRequest, WriteStatus};
 use crate::analysis;
 use crate::chat::Generated;
 use crate::history::LOCAL_ACTOR;
-use crate::ingest::{chunk, clean, route, Chunk, ChunkOptions};
+use crate::ingest::{chunk, clean, route_in_section, Chunk, ChunkOptions};
 use crate::memory::{normalize_project, normalize_tags, EmbedRecipe, MemoryId, MemoryType, Tier};
 use crate::rank::{cosine, exchange_importance, DEDUP_THRESHOLD};
 use crate::store::{Filter, ScopeFilter};
@@ -371,6 +371,7 @@ impl Cairn {
             end: c.end,
             tokens: run.req.chunking.tokenizer.count(fact),
             sentences: c.sentences.clone(),
+            section: c.section.clone(),
         };
         let vectors = match self.embedder.embed_batch(&texts) {
             Err(e @ Error::Provider { .. }) => {
@@ -402,7 +403,7 @@ impl Cairn {
         fact_of: Option<(usize, Option<MemoryId>)>,
         failure: &Error,
     ) -> Result<ChunkReceipt> {
-        let routed = route(&c.text);
+        let routed = route_in_section(&c.text, &c.section);
         let salience = analysis::parse(&c.text).salience;
         let importance = exchange_importance(1.0, salience);
         let mut line = ChunkReceipt {
@@ -443,6 +444,9 @@ impl Cairn {
         if let Some(title) = &run.title {
             about["title"] = json!(title);
         }
+        if !c.section.is_empty() {
+            about["section"] = json!(c.section);
+        }
         if let Some((_, chunk)) = fact_of {
             about["fact_of"] = json!(chunk.map(|id| id.to_string()));
         }
@@ -468,7 +472,7 @@ impl Cairn {
         fact_of: Option<(usize, Option<MemoryId>)>,
     ) -> Result<ChunkReceipt> {
         let req = run.req;
-        let routed = route(&c.text);
+        let routed = route_in_section(&c.text, &c.section);
         let salience = analysis::parse(&c.text).salience;
         let nearest = self
             .store
@@ -678,6 +682,49 @@ mod tests {
             assert!((m.importance - l.importance).abs() < 1e-9);
             assert_eq!(m.source, "ingest");
         }
+    }
+
+    #[test]
+    fn a_markdown_runbook_keeps_its_sections_and_stores_each_rule() {
+        let c = engine();
+        let text = "# Atlas deploy runbook\n\nAtlas is deployed from the main branch by the release job.\n\n## Rules\n\n- Never deploy on Friday afternoon.\n- Always run the database migrations before the deploy.\n\n## Procedure\n\n1. Tag the release.\n2. Run the deploy job.\n3. Watch the error rate for ten minutes.\n\n## Decisions\n\n- Blue-green deploys replace rolling ones.\n";
+        let mut req = IngestRequest::new("t", text);
+        req.threshold = 0.0;
+        let receipt = c.ingest(req, &mut |_, _| ()).unwrap();
+        let lines: Vec<(&str, MemoryType)> = receipt
+            .chunks
+            .iter()
+            .map(|l| (l.chunk.text.as_str(), l.kind))
+            .collect();
+        assert!(lines.iter().all(|(t, _)| !t.contains('#')), "{lines:?}");
+        let rules: Vec<&str> = lines
+            .iter()
+            .filter(|(_, k)| *k == MemoryType::Rule)
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                "- Never deploy on Friday afternoon.",
+                "- Always run the database migrations before the deploy."
+            ]
+        );
+        assert!(lines.contains(&(
+            "1. Tag the release.\n2. Run the deploy job.\n3. Watch the error rate for ten minutes.",
+            MemoryType::Procedure
+        )));
+        assert!(lines.contains(&(
+            "- Blue-green deploys replace rolling ones.",
+            MemoryType::Decision
+        )));
+        let rule = receipt
+            .chunks
+            .iter()
+            .find(|l| l.kind == MemoryType::Rule)
+            .unwrap();
+        let m = c.load("t", rule.id.unwrap()).unwrap();
+        assert_eq!(m.metadata["ingest"]["section"], json!(["Atlas deploy runbook", "Rules"]));
+        assert_eq!(m.metadata["ingest"]["rule"], json!("section-heading"));
     }
 
     #[test]

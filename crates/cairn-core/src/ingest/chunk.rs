@@ -4,7 +4,9 @@
 
 use std::ops::Range;
 
-use crate::analysis::sentences::{is_heading, sentence_spans};
+use crate::analysis::sentences::{is_heading, is_list_item, sentence_spans};
+use crate::ingest::route::section_route;
+use crate::memory::MemoryType;
 use crate::rank::cosine;
 use crate::tokens::Tokenizer;
 
@@ -71,6 +73,9 @@ pub struct Chunk {
     /// Its sentences: their indexes among the sentences [`chunk`] handed
     /// to its `embed` (those of the whole input).
     pub sentences: Range<usize>,
+    /// The Markdown headings it sits under, outermost first (without their
+    /// `#`s); empty outside any heading. Headings are not part of `text`.
+    pub section: Vec<String>,
 }
 
 /// Why a chunk may end before a sentence.
@@ -83,6 +88,10 @@ enum Break {
     Paragraph,
     /// The sentence's embedding drifted from the one before it.
     Subject,
+    /// Another section starts (a heading came between), or a list item
+    /// starts in a section whose heading names a type of atomic
+    /// statements (Rules, Decisions, Preferences): always a cut.
+    Section,
 }
 
 /// A run of sentences, by index, and its token count.
@@ -104,24 +113,37 @@ pub fn chunk(
     options: &ChunkOptions,
     embed: &mut dyn FnMut(&[&str]) -> Vec<Vec<f32>>,
 ) -> Vec<Chunk> {
-    let spans = sentence_spans(text);
-    if spans.is_empty() {
+    let all = sentence_spans(text);
+    if all.is_empty() {
         return Vec::new();
     }
-    let vectors = if spans.len() > 1 {
-        let sentences: Vec<&str> = spans.iter().map(|r| &text[r.clone()]).collect();
+    let vectors = if all.len() > 1 {
+        let sentences: Vec<&str> = all.iter().map(|r| &text[r.clone()]).collect();
         embed(&sentences)
     } else {
         Vec::new()
     };
-    let semantic = vectors.len() == spans.len();
+    let semantic = vectors.len() == all.len();
+    let layout = Layout::of(text, &all);
+    // Body sentences, by index into `all`; headings only name sections
+    // (unless the text is nothing but headings: then they are the text).
+    let body: Vec<usize> = (0..all.len())
+        .filter(|&i| layout.sections[i].is_none() || layout.all_headings)
+        .collect();
+    let spans: Vec<Range<usize>> = body.iter().map(|&i| all[i].clone()).collect();
+    let section_of = |k: usize| layout.section_at(body[k]);
     let breaks: Vec<Break> = (0..spans.len())
-        .map(|i| {
-            if i == 0 {
+        .map(|k| {
+            let (i, prev) = (body[k], body[k.max(1) - 1]);
+            if k == 0 {
                 Break::None
-            } else if starts_paragraph(text, &spans[i - 1], &spans[i]) {
+            } else if section_of(k) != section_of(k - 1)
+                || (layout.itemised[i] && is_list_item(text[all[i].clone()].trim_start()))
+            {
+                Break::Section
+            } else if starts_paragraph(text, &all[prev], &all[i]) {
                 Break::Paragraph
-            } else if semantic && cosine(&vectors[i - 1], &vectors[i]) < options.drift {
+            } else if semantic && cosine(&vectors[prev], &vectors[i]) < options.drift {
                 Break::Subject
             } else {
                 Break::None
@@ -151,7 +173,7 @@ pub fn chunk(
             continue;
         }
         if let Some(piece) = current.as_mut() {
-            if *brk == Break::None || piece.tokens < min {
+            if *brk == Break::None || (*brk != Break::Section && piece.tokens < min) {
                 let joined = count(piece.first, i);
                 if joined <= max {
                     piece.last = i;
@@ -169,10 +191,11 @@ pub fn chunk(
     }
     pieces.extend(current);
 
-    // A piece under `min` joins the one before it when both fit.
+    // A piece under `min` joins the one before it when both fit, within
+    // one section.
     let mut joined: Vec<Piece> = Vec::with_capacity(pieces.len());
     for piece in pieces {
-        if piece.tokens < min {
+        if piece.tokens < min && breaks[piece.first] != Break::Section {
             if let Some(previous) = joined.last_mut() {
                 let tokens = count(previous.first, piece.last);
                 if tokens <= max {
@@ -194,10 +217,72 @@ pub fn chunk(
                 start,
                 end,
                 tokens: piece.tokens,
-                sentences: piece.first..piece.last + 1,
+                sentences: body[piece.first]..body[piece.last] + 1,
+                section: layout.section_at(body[piece.first]).to_vec(),
             }
         })
         .collect()
+}
+
+/// The Markdown structure of a text's sentences.
+struct Layout {
+    /// For a heading sentence, the section path it opens; `None` for body.
+    sections: Vec<Option<Vec<String>>>,
+    /// For each sentence, the index of the heading whose section it is in.
+    owner: Vec<Option<usize>>,
+    /// Whether the sentence's section cuts at each list item.
+    itemised: Vec<bool>,
+    /// Every sentence is a heading.
+    all_headings: bool,
+}
+
+impl Layout {
+    fn of(text: &str, spans: &[Range<usize>]) -> Layout {
+        let mut stack: Vec<(usize, String)> = Vec::new();
+        let mut sections = Vec::with_capacity(spans.len());
+        let mut owner = Vec::with_capacity(spans.len());
+        let mut itemised = Vec::with_capacity(spans.len());
+        let mut current: Option<usize> = None;
+        let mut cut_items = false;
+        for (i, span) in spans.iter().enumerate() {
+            let line = text[span.clone()].trim();
+            if is_heading(line) {
+                let level = line.bytes().take_while(|b| *b == b'#').count();
+                let title = line[level..].trim().trim_end_matches('#').trim().to_string();
+                stack.retain(|(l, _)| *l < level);
+                stack.push((level, title.clone()));
+                sections.push(Some(stack.iter().map(|(_, t)| t.clone()).collect()));
+                current = Some(i);
+                cut_items = section_route(&title).is_some_and(|r| {
+                    matches!(
+                        r.kind,
+                        MemoryType::Rule | MemoryType::Decision | MemoryType::Preference
+                    )
+                });
+            } else {
+                sections.push(None);
+            }
+            owner.push(current);
+            itemised.push(cut_items);
+        }
+        let all_headings = sections.iter().all(Option::is_some);
+        Layout {
+            sections,
+            owner,
+            itemised,
+            all_headings,
+        }
+    }
+
+    /// The section path sentence `i` is in.
+    fn section_at(&self, i: usize) -> &[String] {
+        if self.all_headings {
+            return &[];
+        }
+        self.owner[i]
+            .and_then(|h| self.sections[h].as_deref())
+            .unwrap_or(&[])
+    }
 }
 
 /// [`chunk`] without subject changes: paragraphs and the token bounds
@@ -207,7 +292,8 @@ pub fn chunk_without_embeddings(text: &str, options: &ChunkOptions) -> Vec<Chunk
 }
 
 /// Whether the sentence at `next` starts a paragraph: a blank line lies
-/// between it and the sentence at `previous`, or it is a Markdown heading.
+/// between it and the sentence at `previous`, or it is a Markdown heading
+/// (which happens only when the text is nothing but headings).
 fn starts_paragraph(text: &str, previous: &Range<usize>, next: &Range<usize>) -> bool {
     let gap = &text[previous.end..next.start];
     gap.matches('\n').count() >= 2 || is_heading(&text[next.clone()])
@@ -228,14 +314,19 @@ mod tests {
 
     /// Checks what holds for every chunking: each chunk is the input's
     /// slice, starts at a sentence start and ends at a sentence end, its
-    /// token count is exact, and the chunks hold every sentence once, in
-    /// order.
+    /// token count is exact, and the chunks hold every sentence but the
+    /// headings once, in order.
     fn check(text: &str, chunks: &[Chunk], options: &ChunkOptions) {
         let spans = sentence_spans(text);
         let starts: Vec<usize> = spans.iter().map(|r| r.start).collect();
         let ends: Vec<usize> = spans.iter().map(|r| r.end).collect();
+        let heading = |i: usize| is_heading(text[spans[i].clone()].trim());
+        let only_headings = (0..spans.len()).all(heading);
         let mut next_sentence = 0;
         for c in chunks {
+            while !only_headings && heading(next_sentence) {
+                next_sentence += 1;
+            }
             assert_eq!(c.text, &text[c.start..c.end]);
             assert!(
                 starts.contains(&c.start),
@@ -352,7 +443,46 @@ mod tests {
         let chunks = chunk_without_embeddings(&text, &o);
         check(&text, &chunks, &o);
         assert_eq!(chunks.len(), 2);
-        assert!(chunks[1].text.starts_with("# Two\n"));
+        assert!(chunks[1].text.starts_with("Second"), "{:?}", chunks[1].text);
+        assert_eq!(chunks[0].section, ["One"]);
+        assert_eq!(chunks[1].section, ["Two"]);
+    }
+
+    #[test]
+    fn a_heading_always_cuts_and_names_the_sections_below_it() {
+        let text = "# Atlas deploy runbook\nAtlas is deployed from main.\n\n## Rules\n- Never deploy on Friday.\n- Always run migrations first.\n\n## Procedure\n1. Tag the release.\n2. Run the deploy job.\n";
+        let o = options(50, 300);
+        let chunks = chunk_without_embeddings(text, &o);
+        check(text, &chunks, &o);
+        let got: Vec<(&str, Vec<String>)> = chunks
+            .iter()
+            .map(|c| (c.text.as_str(), c.section.clone()))
+            .collect();
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            got,
+            vec![
+                ("Atlas is deployed from main.", s(&["Atlas deploy runbook"])),
+                ("- Never deploy on Friday.", s(&["Atlas deploy runbook", "Rules"])),
+                ("- Always run migrations first.", s(&["Atlas deploy runbook", "Rules"])),
+                (
+                    "1. Tag the release.\n2. Run the deploy job.",
+                    s(&["Atlas deploy runbook", "Procedure"])
+                ),
+            ]
+        );
+        assert!(chunks.iter().all(|c| !c.text.contains('#')));
+    }
+
+    #[test]
+    fn a_text_of_only_headings_is_kept_as_text() {
+        let text = "# One\n## Two";
+        let o = options(5, 300);
+        let chunks = chunk_without_embeddings(text, &o);
+        check(text, &chunks, &o);
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(chunks[0].text, text);
+        assert!(chunks[0].section.is_empty());
     }
 
     /// An embedder that knows two subjects: sentences naming "cats" point

@@ -48,12 +48,18 @@
 //! [`Tokenizer`](crate::tokens::Tokenizer), on the chunk's own text.
 //! Sentences are taken in order into the current chunk, which ends before
 //! a sentence when:
-//! - the sentence starts a paragraph (a blank line before it, or it is a
-//!   Markdown heading) and the chunk holds at least `min_tokens`;
+//! - the sentence starts a paragraph (a blank line before it) and the
+//!   chunk holds at least `min_tokens`;
 //! - the cosine similarity of the sentence's embedding and the previous
 //!   sentence's is below `drift` (a change of subject) and the chunk holds
 //!   at least `min_tokens`;
 //! - adding the sentence would take the chunk past `max_tokens`.
+//!
+//! Markdown headings are structure, not text: a heading always ends the
+//! chunk before it, is left out of the chunks' text, and every chunk
+//! carries the headings it sits under ([`Chunk::section`]). In a section
+//! whose heading names rules, decisions or preferences, each list item is
+//! a chunk of its own (one statement, one memory).
 //!
 //! A sentence longer than `max_tokens` on its own is a chunk of its own,
 //! whole. Then a chunk under `min_tokens` (the end of the text, or the
@@ -84,6 +90,11 @@
 //! | `question` | every sentence ends with `?` | note |
 //! | `statement` | anything else | fact |
 //!
+//! A chunk under a Markdown heading that names a type (`## Rules`,
+//! `## Procedure`, `## Decisions`, `## Preferences`, `## Facts`; see
+//! [`section_route`]) takes that type instead, with the rule
+//! `section-heading`.
+//!
 //! The order puts explicit markers first: "We decided to always use UTC"
 //! records a decision, "I prefer that you never use tabs" a preference.
 
@@ -93,4 +104,4 @@ pub mod route;
 
 pub use chunk::{chunk, chunk_without_embeddings, Chunk, ChunkOptions};
 pub use clean::clean;
-pub use route::{route, Route};
+pub use route::{route, route_in_section, section_route, Route, SECTION_RULE};

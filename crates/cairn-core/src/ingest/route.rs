@@ -378,6 +378,57 @@ static CLOCK: LazyLock<Regex> = LazyLock::new(|| {
 /// [`route`] deterministic (2024-01-01T00:00Z).
 const REFERENCE: i64 = 1_704_067_200_000;
 
+/// The rule name of a type given by a section's heading ([`section_route`]).
+pub const SECTION_RULE: &str = "section-heading";
+
+/// Headings that name the type of what is under them, as lowercase words
+/// (the heading's words must start with one of them: "Rules", "Deploy
+/// rules" does not, "Rules for deploys" does).
+const SECTION_TYPES: &[(&[&str], MemoryType)] = &[
+    (
+        &["rule", "rules", "guidelines", "policy", "policies", "principles", "constraints", "dos and don'ts", "do's and don'ts"],
+        MemoryType::Rule,
+    ),
+    (
+        &["procedure", "procedures", "steps", "how to", "how-to", "runbook", "instructions", "checklist"],
+        MemoryType::Procedure,
+    ),
+    (&["decision", "decisions", "decided", "adr"], MemoryType::Decision),
+    (&["preference", "preferences"], MemoryType::Preference),
+    (&["facts", "key facts"], MemoryType::Fact),
+];
+
+/// The type a Markdown section's heading names for everything under it
+/// ("## Rules" → rule, "## Procedure" → procedure, "## Decisions" →
+/// decision, "## Preferences" → preference, "## Facts" → fact), or `None`
+/// when the heading names no type. A trailing colon or number is ignored.
+pub fn section_route(heading: &str) -> Option<Route> {
+    let line = heading
+        .trim()
+        .trim_end_matches(':')
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+        .to_lowercase();
+    SECTION_TYPES.iter().find_map(|(names, kind)| {
+        names
+            .iter()
+            .any(|n| line == *n || line.strip_prefix(n).is_some_and(|rest| rest.starts_with(' ')))
+            .then_some(Route {
+                kind: *kind,
+                tier: kind.tier(),
+                rule: SECTION_RULE,
+            })
+    })
+}
+
+/// The type a chunk is stored as: what its innermost heading names
+/// ([`section_route`]), else what its own words say ([`route`]).
+pub fn route_in_section(text: &str, section: &[String]) -> Route {
+    section
+        .last()
+        .and_then(|heading| section_route(heading))
+        .unwrap_or_else(|| route(text))
+}
+
 /// The type a text is stored as, and the rule that chose it: the first of
 /// [`RULES`] that fires, as the [module doc](super) describes.
 pub fn route(text: &str) -> Route {
@@ -562,6 +613,23 @@ fn is_past(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_section_heading_names_the_type_under_it() {
+        let kind = |h: &str| section_route(h).map(|r| r.kind);
+        assert_eq!(kind("Rules"), Some(MemoryType::Rule));
+        assert_eq!(kind("rules for deploys:"), Some(MemoryType::Rule));
+        assert_eq!(kind("2. Procedure"), Some(MemoryType::Procedure));
+        assert_eq!(kind("How to roll back"), Some(MemoryType::Procedure));
+        assert_eq!(kind("Decisions"), Some(MemoryType::Decision));
+        assert_eq!(kind("Preferences"), Some(MemoryType::Preference));
+        assert_eq!(kind("Deploy rules"), None);
+        assert_eq!(kind("Rulers of Gondor"), None);
+        assert_eq!(kind("Overview"), None);
+        let r = route_in_section("Friday is quiet.", &["Runbook".into(), "Rules".into()]);
+        assert_eq!((r.kind, r.rule), (MemoryType::Rule, SECTION_RULE));
+        assert_eq!(route_in_section("Friday is quiet.", &[]).kind, MemoryType::Fact);
+    }
 
     #[test]
     fn routes_text_to_a_type() {
