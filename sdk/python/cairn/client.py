@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, Iterator, List, Optional, Union
+from typing import (Any, AsyncIterable, AsyncIterator, Dict, Iterable, Iterator, List, Optional,
+                    Union)
 
 import httpx
 
@@ -186,11 +187,17 @@ class Cairn(SyncOperations):
 
     def health(self) -> bool:
         """Whether the process is up (`/healthz`)."""
-        return self._http.get("/healthz").is_success
+        return self._probe("/healthz")
 
     def ready(self) -> bool:
         """Whether the store answers and the model is loaded (`/readyz`)."""
-        return self._http.get("/readyz").is_success
+        return self._probe("/readyz")
+
+    def _probe(self, path: str) -> bool:
+        try:
+            return self._http.get(path).is_success
+        except httpx.TransportError:
+            return False
 
     def metrics(self) -> str:
         """Prometheus text (`/metrics`)."""
@@ -325,11 +332,17 @@ class AsyncCairn(AsyncOperations):
 
     async def health(self) -> bool:
         """Whether the process is up (`/healthz`)."""
-        return (await self._http.get("/healthz")).is_success
+        return await self._probe("/healthz")
 
     async def ready(self) -> bool:
         """Whether the store answers and the model is loaded (`/readyz`)."""
-        return (await self._http.get("/readyz")).is_success
+        return await self._probe("/readyz")
+
+    async def _probe(self, path: str) -> bool:
+        try:
+            return (await self._http.get(path)).is_success
+        except httpx.TransportError:
+            return False
 
     async def metrics(self) -> str:
         """Prometheus text (`/metrics`)."""
