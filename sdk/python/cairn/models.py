@@ -283,16 +283,11 @@ class Conversation(_Model):
 
 
 @dataclass
-class ConversationTree(_Model):
-    conversation: Conversation = field(default_factory=Conversation)
+class ConversationTree(Conversation):
+    """A conversation with the entities it names and its topics (each with
+    its messages)."""
     entities: List[str] = field(default_factory=list)
     topic_list: List[Dict[str, Any]] = field(default_factory=list)
-
-    @classmethod
-    def _convert(cls, name: str, value: Any) -> Any:
-        if name == "conversation":
-            return Conversation.from_json(value)
-        return value
 
 
 @dataclass
@@ -337,6 +332,9 @@ class Slot(_Model):
     characters: int = 0
     keywords: List[str] = field(default_factory=list)
     contributors: List[str] = field(default_factory=list)
+    last_summary_at: Optional[str] = None
+    last_access: str = ""
+    compression: Optional[Dict[str, Any]] = None
 
 
 @dataclass
@@ -393,3 +391,4 @@ class Key(_Model):
     created_at: str = ""
     expires_at: Optional[str] = None
     last_used_at: Optional[str] = None
+    revoked_at: Optional[str] = None

@@ -22,7 +22,7 @@ def test_ingest_prompt_tag_similar_chain_activity(server, admin) -> None:
                 "minutes.\n\nWhen the queue backs up, restart it with systemctl restart "
                 "payments-worker.")
         dry = c.ingest(text, project="runbook", dry_run=True)
-        assert dry.dry_run and dry.chunks and dry.stored == 0
+        assert dry.dry_run and dry.chunks and dry.stored >= 1, "what would be stored"
         assert list(c.list(project="runbook")) == []
         done = c.ingest(text, project="runbook")
         assert done.stored >= 1 and len(list(c.list(project="runbook"))) == done.stored
@@ -58,7 +58,7 @@ def test_conversations_messages_window(server, admin) -> None:
         listed = {v.id: v for v in c.list_conversations()}
         assert listed[conversation].messages == 2
         tree = c.conversation(conversation)
-        assert tree.conversation.id == conversation and "tram 28" in str(tree.topic_list)
+        assert tree.id == conversation and "tram 28" in str(tree.topic_list)
         assert c.conversation_stats(conversation).totals
         with pytest.raises(NotFound):
             c.conversation("no-such-conversation")

@@ -5,7 +5,7 @@
  */
 
 import { errorFor } from "./errors.js";
-import { lines, Transport, type ClientOptions, type StreamBody } from "./http.js";
+import { lines, Transport, type ClientOptions, type Query, type StreamBody } from "./http.js";
 import type * as T from "./types.js";
 
 /** Options of a streamed import. */
@@ -45,7 +45,7 @@ export class Cairn {
 
   /** One page of memories matching the filters (`next_cursor` for the next). */
   list(filters: T.ListInput = {}): Promise<T.ListOutput> {
-    return this.http.json({ method: "GET", path: "/v1/memories", query: filters as Record<string, never> });
+    return this.http.json({ method: "GET", path: "/v1/memories", query: filters as Query });
   }
 
   /** Every matching memory, in id order, fetched `pageSize` at a time. */
@@ -79,7 +79,7 @@ export class Cairn {
 
   /** Forget every memory of a selection: a dry run (`would_forget`) unless `confirm: true`. */
   forgetMatching(selection: T.ForgetInput): Promise<T.ForgetOutput> {
-    return this.http.json({ method: "DELETE", path: "/v1/memories", query: selection as Record<string, never> });
+    return this.http.json({ method: "DELETE", path: "/v1/memories", query: selection as Query });
   }
 
   /** Add and remove tags on many memories at once (one transaction). */
@@ -102,7 +102,7 @@ export class Cairn {
     return this.http.json({
       method: "GET",
       path: `/v1/memories/${seg(id)}/similar`,
-      query: options as Record<string, never>,
+      query: options as Query,
     });
   }
 
@@ -113,7 +113,7 @@ export class Cairn {
 
   /** The latest changes to the tenant's memories, newest first. */
   activity(options: T.ActivityInput = {}): Promise<T.ActivityOutput> {
-    return this.http.json({ method: "GET", path: "/v1/activity", query: options as Record<string, never> });
+    return this.http.json({ method: "GET", path: "/v1/activity", query: options as Query });
   }
 
   /** Cut raw text (plain, Markdown, HTML) into memories, keeping what is new and salient. */
@@ -160,7 +160,7 @@ export class Cairn {
     const response = await this.http.send({
       method: "GET",
       path: "/v1/export",
-      query: query as Record<string, never>,
+      query: query as Query,
       stream: true,
       signal,
     });
@@ -215,7 +215,7 @@ export class Cairn {
 
   /** The tenant's slots, by priority then name. */
   listSlots(filter: T.SlotListInput = {}): Promise<T.SlotView[]> {
-    return this.http.json({ method: "GET", path: "/v1/slots", query: filter as Record<string, never> });
+    return this.http.json({ method: "GET", path: "/v1/slots", query: filter as Query });
   }
 
   /** Make a slot, or change one (description, tags, group, priority, name). */
@@ -230,7 +230,7 @@ export class Cairn {
 
   /** A slot and a page of its entries, oldest first. */
   readSlot(name: string, page: T.ReadInput = {}): Promise<T.SlotRead> {
-    return this.http.json({ method: "GET", path: `/v1/slots/${seg(name)}`, query: page as Record<string, never> });
+    return this.http.json({ method: "GET", path: `/v1/slots/${seg(name)}`, query: page as Query });
   }
 
   /** Append an entry to a slot (made if new). */

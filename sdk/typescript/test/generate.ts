@@ -21,6 +21,8 @@ const HEADER =
 export async function render(document: object): Promise<string> {
   const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], {
     alphabetize: true,
+    // A field with a default may be left out of an input (serde fills it in).
+    defaultNonNullable: false,
   });
   return HEADER + astToString(ast);
 }

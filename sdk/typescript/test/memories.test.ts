@@ -61,7 +61,7 @@ describe("memories", () => {
     assert.equal(page.memories.length, 5);
     assert.ok(page.next_cursor);
     const all: string[] = [];
-    for await (const m of c.listAll({ project: "pages", types: ["note"] }, 5)) all.push(m.id);
+    for await (const m of c.listAll({ project: "pages", types: ["note"] }, 5)) all.push(m.id ?? "");
     assert.deepEqual(new Set(all), ids);
     assert.equal(all.length, 12, "no memory twice across pages");
 
