@@ -87,7 +87,7 @@ describe("memories", () => {
     assert.ok(hits.results[0]!.score > 0);
     assert.ok(hits.tokens <= 500);
 
-    const ctx = await c.context("billing deploys", { project: "billing", budget: 400 });
+    const ctx = await c.context("the billing service deploys every Tuesday", { project: "billing", budget: 400 });
     assert.match(ctx.markdown, /Tuesday/);
     assert.ok(ctx.tokens <= 400);
 
