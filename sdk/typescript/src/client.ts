@@ -26,8 +26,6 @@ export interface TranscriptOptions extends ImportOptions {
 /** A memory id, slot name, session or conversation as a path segment. */
 const seg = (s: string): string => encodeURIComponent(s);
 
-type Without<I, K extends keyof I> = Omit<I, K>;
-
 export class Cairn {
   /** The HTTP layer (base URL, key, retries). */
   readonly http: Transport;
@@ -39,7 +37,7 @@ export class Cairn {
   // ---- memories -------------------------------------------------------
 
   /** Store a memory; `status` says `created` or `deduplicated`, `similar` lists possible contradictions. */
-  remember(content: string, options: Without<T.RememberInput, "content"> = {}): Promise<T.RememberOutput> {
+  remember(content: string, options: Omit<T.RememberInput, "content"> = {}): Promise<T.RememberOutput> {
     return this.http.json({ method: "POST", path: "/v1/memories", json: { ...options, content } });
   }
 
@@ -50,7 +48,7 @@ export class Cairn {
 
   /** Every matching memory, in id order, fetched `pageSize` at a time. */
   async *listAll(
-    filters: Without<T.ListInput, "cursor" | "sort" | "limit" | "offset"> = {},
+    filters: Omit<T.ListInput, "cursor" | "sort" | "limit" | "offset"> = {},
     pageSize = 100,
   ): AsyncGenerator<T.MemoryView> {
     let cursor: string | undefined;
@@ -117,24 +115,24 @@ export class Cairn {
   }
 
   /** Cut raw text (plain, Markdown, HTML) into memories, keeping what is new and salient. */
-  ingest(text: string, options: Without<T.IngestInput, "text"> = {}): Promise<T.IngestOutput> {
+  ingest(text: string, options: Omit<T.IngestInput, "text"> = {}): Promise<T.IngestOutput> {
     return this.http.json({ method: "POST", path: "/v1/ingest", json: { ...options, text } });
   }
 
   // ---- reading --------------------------------------------------------
 
   /** Memories for a query, best first (`budget` caps the answer's tokens). */
-  recall(query: string, options: Without<T.RecallInput, "query"> = {}): Promise<T.RecallOutput> {
+  recall(query: string, options: Omit<T.RecallInput, "query"> = {}): Promise<T.RecallOutput> {
     return this.http.json({ method: "POST", path: "/v1/recall", json: { ...options, query } });
   }
 
   /** The session-start context (`markdown`) within a token budget. */
-  context(topic?: string, options: Without<T.ContextInput, "topic"> = {}): Promise<T.ContextPack> {
+  context(topic?: string, options: Omit<T.ContextInput, "topic"> = {}): Promise<T.ContextPack> {
     return this.http.json({ method: "POST", path: "/v1/context", json: { ...options, topic } });
   }
 
   /** A prompt's memory block about `query`, never over its budget. */
-  prompt(query: string, options: Without<T.PromptInput, "query"> = {}): Promise<T.Window> {
+  prompt(query: string, options: Omit<T.PromptInput, "query"> = {}): Promise<T.Window> {
     return this.http.json({ method: "POST", path: "/v1/prompt", json: { ...options, query } });
   }
 
@@ -197,12 +195,12 @@ export class Cairn {
   }
 
   /** Log messages (an exchange) in order; `pending` lists those kept until the embedder answers. */
-  logMessages(messages: T.LogInput["messages"], options: Without<T.LogInput, "messages"> = {}): Promise<T.LogOutput> {
+  logMessages(messages: T.LogInput["messages"], options: Omit<T.LogInput, "messages"> = {}): Promise<T.LogOutput> {
     return this.http.json({ method: "POST", path: "/v1/messages", json: { ...options, messages } });
   }
 
   /** The context an LLM call of a session should get for a new message, within a budget. */
-  window(session: string, options: Without<T.WindowInput, "session"> = {}): Promise<T.Window> {
+  window(session: string, options: Omit<T.WindowInput, "session"> = {}): Promise<T.Window> {
     return this.http.json({ method: "POST", path: `/v1/sessions/${seg(session)}/window`, json: options });
   }
 
@@ -219,12 +217,12 @@ export class Cairn {
   }
 
   /** Make a slot, or change one (description, tags, group, priority, name). */
-  setSlot(name: string, changes: Without<T.SlotInput, "name"> = {}): Promise<T.SlotView> {
+  setSlot(name: string, changes: Omit<T.SlotInput, "name"> = {}): Promise<T.SlotView> {
     return this.http.json({ method: "POST", path: "/v1/slots", json: { ...changes, name } });
   }
 
   /** Search slots' entries; each result has the query's words it contains. */
-  searchSlots(query: string, options: Without<T.SlotSearchInput, "query"> = {}): Promise<T.RecallOutput> {
+  searchSlots(query: string, options: Omit<T.SlotSearchInput, "query"> = {}): Promise<T.RecallOutput> {
     return this.http.json({ method: "POST", path: "/v1/slot-search", json: { ...options, query } });
   }
 
@@ -234,7 +232,7 @@ export class Cairn {
   }
 
   /** Append an entry to a slot (made if new). */
-  saveToSlot(name: string, text: string, options: Without<T.EntryInput, "text"> = {}): Promise<T.SaveOutput> {
+  saveToSlot(name: string, text: string, options: Omit<T.EntryInput, "text"> = {}): Promise<T.SaveOutput> {
     return this.http.json({ method: "POST", path: `/v1/slots/${seg(name)}/entries`, json: { ...options, text } });
   }
 
