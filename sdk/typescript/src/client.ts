@@ -4,7 +4,7 @@
  * go); inputs and answers are the types of the server's OpenAPI document.
  */
 
-import { errorFor } from "./errors.js";
+import { errorFor, type CairnError } from "./errors.js";
 import { lines, Transport, type ClientOptions, type Query, type StreamBody } from "./http.js";
 import type * as T from "./types.js";
 
@@ -26,6 +26,16 @@ export interface TranscriptOptions extends ImportOptions {
 /** A memory id, slot name, session or conversation as a path segment. */
 const seg = (s: string): string => encodeURIComponent(s);
 
+/**
+ * A client of one Cairn server:
+ *
+ * ```ts
+ * const cairn = new Cairn({ baseUrl: "http://127.0.0.1:7878", apiKey: KEY });
+ * ```
+ *
+ * Errors are thrown as {@link CairnError} subclasses; 429 and 503 are
+ * retried after `Retry-After` (see {@link ClientOptions}).
+ */
 export class Cairn {
   /** The HTTP layer (base URL, key, retries). */
   readonly http: Transport;
