@@ -833,11 +833,6 @@ export interface components {
              */
             salience: number;
             /**
-             * @description The Markdown headings it sits under, outermost first (not part of
-             *     its text).
-             */
-            section?: string[];
-            /**
              * Format: float
              * @description Its similarity.
              */
