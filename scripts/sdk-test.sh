@@ -5,15 +5,19 @@
 # - TypeScript (sdk/typescript): `npm ci` from its package-lock.json, a tsc
 #   build, then its node:test suite (Node >= 18), which also regenerates
 #   the types from the server's /openapi.json and diffs them.
-# `SDK=python` or `SDK=typescript` runs one of them.
+# `SDK=python` or `SDK=typescript` runs one of them; `CAIRN_BIN=path` tests
+# that binary instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --locked -q -p cairn-cli
 scripts/fetch-model.sh >/dev/null
-target_dir=${CARGO_TARGET_DIR:-target}
-case $target_dir in /*) ;; *) target_dir=$PWD/$target_dir ;; esac
-export CAIRN_BIN="$target_dir/debug/cairn"
+if [ -z "${CAIRN_BIN:-}" ]; then
+    cargo build --locked -q -p cairn-cli
+    target_dir=${CARGO_TARGET_DIR:-target}
+    case $target_dir in /*) ;; *) target_dir=$PWD/$target_dir ;; esac
+    CAIRN_BIN="$target_dir/debug/cairn"
+fi
+export CAIRN_BIN
 SDK=${SDK:-all}
 
 if [ "$SDK" = all ] || [ "$SDK" = python ]; then
