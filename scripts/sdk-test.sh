@@ -1,18 +1,44 @@
 #!/usr/bin/env bash
-# The Python SDK's tests against a real `cairn serve`: installs
-# sdk/python with pytest into target/sdk-venv (once), then runs them.
+# The SDKs' tests against a real `cairn serve`:
+# - Python (sdk/python): installs it with pytest into target/sdk-venv
+#   (once), then runs its tests, sync and async;
+# - TypeScript (sdk/typescript): `npm ci` from its package-lock.json, a tsc
+#   build, then its node:test suite (Node >= 18), which also regenerates
+#   the types from the server's /openapi.json and diffs them.
+# `SDK=python` or `SDK=typescript` runs one of them; `CAIRN_BIN=path` tests
+# that binary instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=target/sdk-venv
-if [ ! -x "$VENV/bin/pytest" ]; then
-    echo "creating $VENV"
-    rm -rf "$VENV"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "pytest==8.3.5" "httpx==0.28.1"
-fi
-"$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall ./sdk/python
-
-cargo build --locked -q -p cairn-cli
 scripts/fetch-model.sh >/dev/null
-CAIRN_BIN="$PWD/target/debug/cairn" "$VENV/bin/pytest" -q -p no:cacheprovider sdk/python/tests
+if [ -z "${CAIRN_BIN:-}" ]; then
+    cargo build --locked -q -p cairn-cli
+    target_dir=${CARGO_TARGET_DIR:-target}
+    case $target_dir in /*) ;; *) target_dir=$PWD/$target_dir ;; esac
+    CAIRN_BIN="$target_dir/debug/cairn"
+fi
+export CAIRN_BIN
+SDK=${SDK:-all}
+
+if [ "$SDK" = all ] || [ "$SDK" = python ]; then
+    echo "--> Python SDK"
+    VENV=target/sdk-venv
+    if [ ! -x "$VENV/bin/pytest" ]; then
+        echo "creating $VENV"
+        rm -rf "$VENV"
+        python3 -m venv "$VENV"
+        "$VENV/bin/pip" install --quiet --disable-pip-version-check "pytest==8.3.5" "httpx==0.28.1"
+    fi
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall ./sdk/python
+    "$VENV/bin/pytest" -q -p no:cacheprovider sdk/python/tests
+fi
+
+if [ "$SDK" = all ] || [ "$SDK" = typescript ]; then
+    echo "--> TypeScript SDK"
+    command -v npm >/dev/null || { echo "npm not found: the TypeScript SDK needs Node >= 18" >&2; exit 1; }
+    (
+        cd sdk/typescript
+        npm ci --no-audit --no-fund --loglevel=error
+        npm test
+    )
+fi

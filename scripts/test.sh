@@ -42,7 +42,7 @@ scripts/mcp-e2e.sh
 echo "==> REST API fuzzed from its OpenAPI document (schemathesis)"
 scripts/schemathesis.sh
 
-echo "==> Python SDK against a live server (sync and async)"
+echo "==> SDKs against a live server (Python sync and async, TypeScript)"
 scripts/sdk-test.sh
 
 echo "==> web UI end to end (headless Chromium + playwright-core, axe-core; screenshots in target/ui-screenshots)"

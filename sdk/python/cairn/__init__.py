@@ -9,8 +9,11 @@
 from .client import AsyncCairn, Cairn
 from .errors import (BadRequest, CairnError, Conflict, Forbidden, NotFound, RateLimited,
                      TooLarge, Unauthenticated, Unavailable)
-from .models import (Context, ForgetResult, History, ImportReport, Memory, Page, RecallHit,
-                     RecallResult, Receipt, RememberResult, Similar, Stats, Version)
+from .models import (Activity, Chain, Consolidation, Context, Conversation, ConversationStats,
+                     ConversationTree, CreatedKey, ForgetResult, History, ImportReport,
+                     IngestResult, Key, LogResult, Memory, Page, RecallHit, RecallResult, Receipt,
+                     RememberResult, Similar, SimilarResult, Slot, SlotPage, SlotSave, Stats,
+                     TagResult, TranscriptReport, Version, Window)
 
 __all__ = [
     "Cairn", "AsyncCairn",
@@ -18,4 +21,7 @@ __all__ = [
     "TooLarge", "RateLimited", "Unavailable",
     "Memory", "RecallHit", "RecallResult", "RememberResult", "Similar", "Page",
     "ForgetResult", "Stats", "Context", "ImportReport", "History", "Version", "Receipt",
+    "TagResult", "Chain", "SimilarResult", "Activity", "IngestResult", "Window", "Conversation",
+    "ConversationTree", "ConversationStats", "TranscriptReport", "LogResult", "Slot", "SlotPage",
+    "SlotSave", "Consolidation", "CreatedKey", "Key",
 ]

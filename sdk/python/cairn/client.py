@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Dict, Iterable, Iterator, List, Optional, Union
+from typing import (Any, AsyncIterable, AsyncIterator, Dict, Iterable, Iterator, List, Optional,
+                    Union)
 
 import httpx
 
 from .errors import CairnError, error_for
+from .operations import AsyncOperations, Op, SyncOperations
 from .models import (Context, ForgetResult, History, ImportReport, Memory, Page, RecallResult,
                      RememberResult, Stats)
 
@@ -42,11 +44,14 @@ def _types(memory_type: Optional[str], types: Optional[List[str]]) -> Optional[L
     return types
 
 
-def _wait(response: httpx.Response, attempt: int) -> float:
+def _wait(response: httpx.Response, attempt: int, most: float) -> float:
+    """Seconds before retry `attempt` (from 0): `Retry-After`, else a
+    backoff; never more than `most`."""
     try:
-        return max(float(response.headers.get("retry-after", "")), 0.0)
+        wait = max(float(response.headers.get("retry-after", "")), 0.0)
     except ValueError:
-        return min(0.25 * 2 ** attempt, 5.0)
+        wait = min(0.25 * 2 ** attempt, 5.0)
+    return min(wait, most)
 
 
 def _check(response: httpx.Response) -> Any:
@@ -122,7 +127,7 @@ class _Requests:
             include_expired=include_expired, sort="id", limit=page_size, cursor=cursor)}
 
 
-class Cairn:
+class Cairn(SyncOperations):
     """A client of a Cairn server (`cairn serve`).
 
     >>> c = Cairn("http://localhost:7878", api_key="cairn_…")
@@ -130,12 +135,13 @@ class Cairn:
     >>> c.recall("where is staging?").results[0].content
 
     Errors raise `CairnError` subclasses carrying the server's code; 429
-    and 503 are retried `retries` times, waiting as `Retry-After` says.
+    and 503 are retried `retries` times, waiting as `Retry-After` says (at
+    most `max_retry_delay` seconds each time).
     """
 
     def __init__(self, base_url: str = "http://127.0.0.1:7878", api_key: Optional[str] = None,
                  *, tenant: Optional[str] = None, timeout: float = 30.0, retries: int = 3,
-                 http: Optional[httpx.Client] = None) -> None:
+                 max_retry_delay: float = 30.0, http: Optional[httpx.Client] = None) -> None:
         headers = {"User-Agent": "cairn-memory-python"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -144,6 +150,7 @@ class Cairn:
         self._http = http or httpx.Client(base_url=base_url.rstrip("/"), headers=headers,
                                           timeout=timeout)
         self._retries = retries
+        self._max_retry_delay = max_retry_delay
 
     def close(self) -> None:
         self._http.close()
@@ -155,17 +162,46 @@ class Cairn:
         self.close()
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        for attempt in range(self._retries + 1):
-            response = self._http.request(method, path, **kwargs)
-            if response.status_code in RETRIED and attempt < self._retries:
-                time.sleep(_wait(response, attempt))
-                continue
-            return _check(response)
-        raise AssertionError("unreachable")
+        return self._send(method, path, **kwargs).json()
 
     def _do(self, request: tuple) -> Any:
         method, path, kwargs = request
         return self._call(method, path, **kwargs)
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        for attempt in range(self._retries + 1):
+            response = self._http.request(method, path, **kwargs)
+            if response.status_code in RETRIED and attempt < self._retries:
+                time.sleep(_wait(response, attempt, self._max_retry_delay))
+                continue
+            if not response.is_success:
+                _check(response)
+            return response
+        raise AssertionError("unreachable")
+
+    def _op(self, op: Op) -> Any:
+        method, path, kwargs, make = op
+        if make is None:
+            return self._send(method, path, **kwargs).text
+        return make(self._call(method, path, **kwargs))
+
+    def health(self) -> bool:
+        """Whether the process is up (`/healthz`)."""
+        return self._probe("/healthz")
+
+    def ready(self) -> bool:
+        """Whether the store answers and the model is loaded (`/readyz`)."""
+        return self._probe("/readyz")
+
+    def _probe(self, path: str) -> bool:
+        try:
+            return self._http.get(path).is_success
+        except httpx.TransportError:
+            return False
+
+    def metrics(self) -> str:
+        """Prometheus text (`/metrics`)."""
+        return self._send("GET", "/metrics").text
 
     def remember(self, content: str, **fields: Any) -> RememberResult:
         """Store a memory; the answer says whether it was created or merged
@@ -244,11 +280,12 @@ class Cairn:
             yield from response.iter_lines()
 
 
-class AsyncCairn:
+class AsyncCairn(AsyncOperations):
     """The async twin of `Cairn`: the same methods, awaited."""
 
     def __init__(self, base_url: str = "http://127.0.0.1:7878", api_key: Optional[str] = None,
                  *, tenant: Optional[str] = None, timeout: float = 30.0, retries: int = 3,
+                 max_retry_delay: float = 30.0,
                  http: Optional[httpx.AsyncClient] = None) -> None:
         headers = {"User-Agent": "cairn-memory-python"}
         if api_key:
@@ -258,6 +295,7 @@ class AsyncCairn:
         self._http = http or httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=headers,
                                                timeout=timeout)
         self._retries = retries
+        self._max_retry_delay = max_retry_delay
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -269,17 +307,46 @@ class AsyncCairn:
         await self.aclose()
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        for attempt in range(self._retries + 1):
-            response = await self._http.request(method, path, **kwargs)
-            if response.status_code in RETRIED and attempt < self._retries:
-                await asyncio.sleep(_wait(response, attempt))
-                continue
-            return _check(response)
-        raise AssertionError("unreachable")
+        return (await self._send(method, path, **kwargs)).json()
 
     async def _do(self, request: tuple) -> Any:
         method, path, kwargs = request
         return await self._call(method, path, **kwargs)
+
+    async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        for attempt in range(self._retries + 1):
+            response = await self._http.request(method, path, **kwargs)
+            if response.status_code in RETRIED and attempt < self._retries:
+                await asyncio.sleep(_wait(response, attempt, self._max_retry_delay))
+                continue
+            if not response.is_success:
+                _check(response)
+            return response
+        raise AssertionError("unreachable")
+
+    async def _op(self, op: Op) -> Any:
+        method, path, kwargs, make = op
+        if make is None:
+            return (await self._send(method, path, **kwargs)).text
+        return make(await self._call(method, path, **kwargs))
+
+    async def health(self) -> bool:
+        """Whether the process is up (`/healthz`)."""
+        return await self._probe("/healthz")
+
+    async def ready(self) -> bool:
+        """Whether the store answers and the model is loaded (`/readyz`)."""
+        return await self._probe("/readyz")
+
+    async def _probe(self, path: str) -> bool:
+        try:
+            return (await self._http.get(path)).is_success
+        except httpx.TransportError:
+            return False
+
+    async def metrics(self) -> str:
+        """Prometheus text (`/metrics`)."""
+        return (await self._send("GET", "/metrics")).text
 
     async def remember(self, content: str, **fields: Any) -> RememberResult:
         return RememberResult.from_json(await self._do(_Requests.remember(content, **fields)))
@@ -327,7 +394,8 @@ class AsyncCairn:
     async def stats(self) -> Stats:
         return Stats.from_json(await self._call("GET", "/v1/stats"))
 
-    async def import_jsonl(self, lines: Union[bytes, str], *, strict: bool = False) -> ImportReport:
+    async def import_jsonl(self, lines: Union[bytes, str, AsyncIterable[bytes]], *,
+                           strict: bool = False) -> ImportReport:
         content = lines.encode() if isinstance(lines, str) else lines
         return ImportReport.from_json(await self._call(
             "POST", "/v1/import", params=_query(strict=strict), content=content,

@@ -207,3 +207,188 @@ class History(_Model):
         if name == "deleted" and value is not None:
             return Receipt.from_json(value)
         return value
+
+
+@dataclass
+class TagResult(_Model):
+    tagged: int = 0
+    ids: List[str] = field(default_factory=list)
+    unchanged: int = 0
+
+
+@dataclass
+class Chain(_Model):
+    chain: List[Memory] = field(default_factory=list)
+    position: int = 0
+    more_before: bool = False
+    more_after: bool = False
+
+    @classmethod
+    def _convert(cls, name: str, value: Any) -> Any:
+        if name == "chain":
+            return [Memory.from_json(m) for m in value]
+        return value
+
+
+@dataclass
+class SimilarResult(_Model):
+    id: str = ""
+    similar: List[Dict[str, Any]] = field(default_factory=list)
+    contradiction_threshold: float = 0.0
+    duplicate_threshold: float = 0.0
+
+
+@dataclass
+class Activity(_Model):
+    entries: List[Dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class IngestResult(_Model):
+    dry_run: bool = False
+    stored: int = 0
+    merged: int = 0
+    skipped: int = 0
+    pending: int = 0
+    facts: int = 0
+    title: Optional[str] = None
+    redacted: Dict[str, int] = field(default_factory=dict)
+    chunks: List[Dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Window(_Model):
+    """A memory block or a session's context window: `text` to put in a
+    prompt, and what it holds."""
+    text: str = ""
+    format: str = ""
+    tokenizer: str = ""
+    total_tokens: int = 0
+    budget: int = 0
+    budget_used: float = 0.0
+    sections: List[Dict[str, Any]] = field(default_factory=list)
+    items: List[Dict[str, Any]] = field(default_factory=list)
+    left_out: List[Dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Conversation(_Model):
+    id: str = ""
+    title: str = ""
+    summary: str = ""
+    messages: int = 0
+    topics: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass
+class ConversationTree(Conversation):
+    """A conversation with the entities it names and its topics (each with
+    its messages)."""
+    entities: List[str] = field(default_factory=list)
+    topic_list: List[Dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ConversationStats(_Model):
+    tokenizer: str = ""
+    totals: List[Dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class TranscriptReport(_Model):
+    imported: int = 0
+    pending: int = 0
+    pending_reason: Optional[str] = None
+    skipped_existing: int = 0
+    topics_started: int = 0
+    conversations: List[str] = field(default_factory=list)
+    errors: List[List[Any]] = field(default_factory=list)
+    redacted: Dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class LogResult(_Model):
+    logged: List[Dict[str, Any]] = field(default_factory=list)
+    pending: List[Dict[str, Any]] = field(default_factory=list)
+    pending_reason: Optional[str] = None
+    redacted: Dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Slot(_Model):
+    name: str = ""
+    description: str = ""
+    tags: List[str] = field(default_factory=list)
+    group: Optional[str] = None
+    priority: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+    archived_at: Optional[str] = None
+    archive_reason: Optional[str] = None
+    zero: bool = False
+    entries: int = 0
+    characters: int = 0
+    keywords: List[str] = field(default_factory=list)
+    contributors: List[str] = field(default_factory=list)
+    last_summary_at: Optional[str] = None
+    last_access: str = ""
+    compression: Optional[Dict[str, Any]] = None
+
+
+@dataclass
+class SlotPage(_Model):
+    slot: Slot = field(default_factory=Slot)
+    entries: List[Dict[str, Any]] = field(default_factory=list)
+    total: int = 0
+
+    @classmethod
+    def _convert(cls, name: str, value: Any) -> Any:
+        if name == "slot":
+            return Slot.from_json(value)
+        return value
+
+
+@dataclass
+class SlotSave(_Model):
+    slot: Slot = field(default_factory=Slot)
+    entry: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def _convert(cls, name: str, value: Any) -> Any:
+        if name == "slot":
+            return Slot.from_json(value)
+        return value
+
+
+@dataclass
+class Consolidation(_Model):
+    tenant: str = ""
+    dry_run: bool = False
+    episodes: int = 0
+    groups: List[Dict[str, Any]] = field(default_factory=list)
+    remaining: int = 0
+
+
+@dataclass
+class CreatedKey(_Model):
+    id: str = ""
+    key: str = ""
+    tenant: str = ""
+    role: str = ""
+    expires_at: Optional[str] = None
+    label: Optional[str] = None
+
+
+@dataclass
+class Key(_Model):
+    id: str = ""
+    tenant: str = ""
+    role: str = ""
+    label: Optional[str] = None
+    status: str = ""
+    created_at: str = ""
+    expires_at: Optional[str] = None
+    last_used_at: Optional[str] = None
+    revoked_at: Optional[str] = None
