@@ -85,14 +85,19 @@ fn the_readme_try_it_block_runs_as_written() {
         "the README's block failed:\n{script}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
     // The REST recall, through a key made without --tenant, finds what
-    // the CLI remembered: its JSON is the output's last part.
-    let rest = stdout
-        .rfind("{\"results\"")
-        .map(|at| &stdout[at..])
+    // the CLI remembered.
+    let at = stdout
+        .find("{\"results\"")
         .unwrap_or_else(|| panic!("no REST answer in:\n{stdout}\n--- stderr\n{stderr}"));
+    let answer: serde_json::Value = serde_json::Deserializer::from_str(&stdout[at..])
+        .into_iter()
+        .next()
+        .expect("a JSON answer")
+        .expect("valid JSON");
+    let first = answer["results"][0]["content"].as_str().unwrap_or_default();
     assert!(
-        rest.contains("db-stage-2"),
-        "the REST recall missed it:\n{rest}"
+        first.contains("db-stage-2"),
+        "the REST recall missed it: {answer}"
     );
     assert!(
         dir.path().join(".mcp.json").exists(),
