@@ -723,7 +723,10 @@ mod tests {
             .find(|l| l.kind == MemoryType::Rule)
             .unwrap();
         let m = c.load("t", rule.id.unwrap()).unwrap();
-        assert_eq!(m.metadata["ingest"]["section"], json!(["Atlas deploy runbook", "Rules"]));
+        assert_eq!(
+            m.metadata["ingest"]["section"],
+            json!(["Atlas deploy runbook", "Rules"])
+        );
         assert_eq!(m.metadata["ingest"]["rule"], json!("section-heading"));
     }
 

@@ -248,7 +248,11 @@ impl Layout {
             let line = text[span.clone()].trim();
             if is_heading(line) {
                 let level = line.bytes().take_while(|b| *b == b'#').count();
-                let title = line[level..].trim().trim_end_matches('#').trim().to_string();
+                let title = line[level..]
+                    .trim()
+                    .trim_end_matches('#')
+                    .trim()
+                    .to_string();
                 stack.retain(|(l, _)| *l < level);
                 stack.push((level, title.clone()));
                 sections.push(Some(stack.iter().map(|(_, t)| t.clone()).collect()));
@@ -443,7 +447,11 @@ mod tests {
         let chunks = chunk_without_embeddings(&text, &o);
         check(&text, &chunks, &o);
         assert_eq!(chunks.len(), 2);
-        assert!(chunks[1].text.starts_with("Second"), "{:?}", chunks[1].text);
+        assert!(
+            chunks[1].text.starts_with("The second"),
+            "{:?}",
+            chunks[1].text
+        );
         assert_eq!(chunks[0].section, ["One"]);
         assert_eq!(chunks[1].section, ["Two"]);
     }
@@ -463,8 +471,14 @@ mod tests {
             got,
             vec![
                 ("Atlas is deployed from main.", s(&["Atlas deploy runbook"])),
-                ("- Never deploy on Friday.", s(&["Atlas deploy runbook", "Rules"])),
-                ("- Always run migrations first.", s(&["Atlas deploy runbook", "Rules"])),
+                (
+                    "- Never deploy on Friday.",
+                    s(&["Atlas deploy runbook", "Rules"])
+                ),
+                (
+                    "- Always run migrations first.",
+                    s(&["Atlas deploy runbook", "Rules"])
+                ),
                 (
                     "1. Tag the release.\n2. Run the deploy job.",
                     s(&["Atlas deploy runbook", "Procedure"])

@@ -386,14 +386,36 @@ pub const SECTION_RULE: &str = "section-heading";
 /// rules" does not, "Rules for deploys" does).
 const SECTION_TYPES: &[(&[&str], MemoryType)] = &[
     (
-        &["rule", "rules", "guidelines", "policy", "policies", "principles", "constraints", "dos and don'ts", "do's and don'ts"],
+        &[
+            "rule",
+            "rules",
+            "guidelines",
+            "policy",
+            "policies",
+            "principles",
+            "constraints",
+            "dos and don'ts",
+            "do's and don'ts",
+        ],
         MemoryType::Rule,
     ),
     (
-        &["procedure", "procedures", "steps", "how to", "how-to", "runbook", "instructions", "checklist"],
+        &[
+            "procedure",
+            "procedures",
+            "steps",
+            "how to",
+            "how-to",
+            "runbook",
+            "instructions",
+            "checklist",
+        ],
         MemoryType::Procedure,
     ),
-    (&["decision", "decisions", "decided", "adr"], MemoryType::Decision),
+    (
+        &["decision", "decisions", "decided", "adr"],
+        MemoryType::Decision,
+    ),
     (&["preference", "preferences"], MemoryType::Preference),
     (&["facts", "key facts"], MemoryType::Fact),
 ];
@@ -411,7 +433,12 @@ pub fn section_route(heading: &str) -> Option<Route> {
     SECTION_TYPES.iter().find_map(|(names, kind)| {
         names
             .iter()
-            .any(|n| line == *n || line.strip_prefix(n).is_some_and(|rest| rest.starts_with(' ')))
+            .any(|n| {
+                line == *n
+                    || line
+                        .strip_prefix(n)
+                        .is_some_and(|rest| rest.starts_with(' '))
+            })
             .then_some(Route {
                 kind: *kind,
                 tier: kind.tier(),
@@ -628,7 +655,10 @@ mod tests {
         assert_eq!(kind("Overview"), None);
         let r = route_in_section("Friday is quiet.", &["Runbook".into(), "Rules".into()]);
         assert_eq!((r.kind, r.rule), (MemoryType::Rule, SECTION_RULE));
-        assert_eq!(route_in_section("Friday is quiet.", &[]).kind, MemoryType::Fact);
+        assert_eq!(
+            route_in_section("Friday is quiet.", &[]).kind,
+            MemoryType::Fact
+        );
     }
 
     #[test]
