@@ -34,7 +34,10 @@ fn list_and_recall_with_every_default_left_out_answer_as_mcp_does() {
     assert!(cli["memories"].as_array().unwrap().len() < 60, "{cli}");
 
     let cli = env.json(&["recall", "harbour crane", "--mode", "keyword"]);
-    let tool = mcp.tool("recall", json!({"query": "harbour crane", "mode": "keyword"}));
+    let tool = mcp.tool(
+        "recall",
+        json!({"query": "harbour crane", "mode": "keyword"}),
+    );
     assert_eq!(
         cli["results"].as_array().unwrap().len(),
         tool["results"].as_array().unwrap().len(),

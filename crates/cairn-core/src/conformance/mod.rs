@@ -33,12 +33,26 @@ mod search;
 pub mod secrets;
 mod slots;
 mod threads;
-pub use records::{check_batches_are_atomic, check_delete_and_prefix, check_filters_and_listing, check_paging_with_a_cursor, check_roundtrip, check_short_ids, check_update, check_wrong_dimension_is_a_clear_error};
-pub use search::{check_access_expiry_stats, check_bm25_matches_the_formula, check_exact_vector_search, check_hit_factors, check_keyword_search, check_model, check_vector_search};
-pub use engine_checks::{engine_concurrent_dedup, engine_dedup_and_warnings, engine_history, engine_import_export, engine_model_mismatch, engine_recall_scopes_and_prefixes, engine_reindex_covers_every_tenant, engine_supersede_and_ttl};
-pub use batches::{check_batched_reads, check_bulk_writes, check_insert_unless_duplicate, check_keys, check_restore};
+pub use batches::{
+    check_batched_reads, check_bulk_writes, check_insert_unless_duplicate, check_keys,
+    check_restore,
+};
+pub use engine_checks::{
+    engine_concurrent_dedup, engine_dedup_and_warnings, engine_history, engine_import_export,
+    engine_model_mismatch, engine_recall_scopes_and_prefixes, engine_reindex_covers_every_tenant,
+    engine_supersede_and_ttl,
+};
 pub use listing::check_sources_superseded_and_expiry;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
+pub use records::{
+    check_batches_are_atomic, check_delete_and_prefix, check_filters_and_listing,
+    check_paging_with_a_cursor, check_roundtrip, check_short_ids, check_update,
+    check_wrong_dimension_is_a_clear_error,
+};
+pub use search::{
+    check_access_expiry_stats, check_bm25_matches_the_formula, check_exact_vector_search,
+    check_hit_factors, check_keyword_search, check_model, check_vector_search,
+};
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
