@@ -337,9 +337,9 @@ pub enum SlotAction {
         /// The text to summarise.
         #[arg(required = true)]
         text: Vec<String>,
-        /// The share of the text kept, 0.05–0.5.
-        #[arg(long, default_value_t = 0.15)]
-        ratio: f64,
+        /// The share of the text kept, 0.05–0.5 [default: the core's].
+        #[arg(long)]
+        ratio: Option<f64>,
     },
     /// A slot's entries in order.
     Read {
@@ -385,9 +385,9 @@ pub enum SlotAction {
         /// Archived slots too.
         #[arg(long)]
         include_archived: bool,
-        /// How many results.
-        #[arg(long, short = 'n', default_value_t = 10)]
-        limit: usize,
+        /// How many results [default: recall's].
+        #[arg(long, short = 'n')]
+        limit: Option<usize>,
     },
     /// Ask one slot a question: its best passages first.
     Query {
@@ -586,12 +586,13 @@ pub enum ConversationAction {
         /// The session of the call.
         #[arg(long)]
         session: String,
-        /// Most tokens of the whole window.
-        #[arg(long, short = 'b', default_value_t = 2000)]
-        budget: usize,
-        /// Most tokens of the working memory (the latest messages).
-        #[arg(long, default_value_t = 4096)]
-        working_tokens: usize,
+        /// Most tokens of the whole window [default: the core's].
+        #[arg(long, short = 'b')]
+        budget: Option<usize>,
+        /// Most tokens of the working memory (the latest messages)
+        /// [default: the core's].
+        #[arg(long)]
+        working_tokens: Option<usize>,
         /// The project whose memories count [default: global ones].
         #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
         project: Option<String>,
@@ -770,9 +771,9 @@ pub struct RecallArgs {
     pub query: Vec<String>,
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// How many results (1–1000).
-    #[arg(long, short = 'n', default_value_t = 10)]
-    pub limit: usize,
+    /// How many results (1–1000) [default: the core's].
+    #[arg(long, short = 'n')]
+    pub limit: Option<usize>,
     /// How candidates are found and ordered.
     #[arg(long, alias = "match", value_enum, default_value_t = Mode::Hybrid)]
     pub mode: Mode,
@@ -821,9 +822,10 @@ pub struct ContextArgs {
     /// Project [default: global only].
     #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
     pub project: Option<String>,
-    /// Token budget (cl100k_base tokens) for the whole output.
-    #[arg(long, short = 'b', default_value_t = 2000)]
-    pub budget: usize,
+    /// Token budget (cl100k_base tokens) for the whole output [default: the
+    /// core's].
+    #[arg(long, short = 'b')]
+    pub budget: Option<usize>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ContextFormat::Markdown)]
     pub format: ContextFormat,
@@ -907,9 +909,9 @@ pub struct PromptArgs {
     /// Project, with global memories [default: global only].
     #[arg(long, short = 'p', env = "CAIRN_PROJECT")]
     pub project: Option<String>,
-    /// Most tokens of the block, counted exactly.
-    #[arg(long, short = 'b', default_value_t = 1000)]
-    pub budget: usize,
+    /// Most tokens of the block, counted exactly [default: the core's].
+    #[arg(long, short = 'b')]
+    pub budget: Option<usize>,
     /// cl100k_base or o200k_base.
     #[arg(long, default_value = "cl100k_base")]
     pub tokenizer: String,
@@ -1068,12 +1070,12 @@ pub struct ListArgs {
     /// Order.
     #[arg(long, value_enum, default_value_t = Sort::Newest)]
     pub sort: Sort,
-    /// How many (1–1000).
-    #[arg(long, short = 'n', default_value_t = 50)]
-    pub limit: usize,
+    /// How many (1–1000) [default: the core's page size].
+    #[arg(long, short = 'n')]
+    pub limit: Option<usize>,
     /// Skip this many.
-    #[arg(long, default_value_t = 0)]
-    pub offset: usize,
+    #[arg(long)]
+    pub offset: Option<usize>,
     /// Continue a listing: the `next_cursor` of the previous page
     /// (`--json` shows it).
     #[arg(long)]

@@ -590,8 +590,8 @@ fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
     let input = ListInput {
         selection: selection(&a.filter),
         sort: Some(format!("{sort:?}").to_lowercase()),
-        limit: Some(a.limit),
-        offset: Some(a.offset),
+        limit: a.limit,
+        offset: a.offset,
         cursor: a.cursor,
     };
     let out = api::list(cairn, &caller(), input)?;

@@ -18,43 +18,7 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
             file,
             project,
             strict,
-        } => {
-            let (reader, size) = open_lines(&file)?;
-            let bar = bytes_bar(size);
-            bar.set_message("importing");
-            let reader = Counted {
-                inner: reader,
-                bar: bar.clone(),
-            };
-            let mut progress =
-                |done: usize| bar.set_message(format!("importing ({done} messages)"));
-            let outcome =
-                api::import_transcript(cairn, &caller(), project, reader, strict, &mut progress);
-            bar.finish_and_clear();
-            let report = outcome?;
-            if json {
-                return print_json(&report);
-            }
-            println!(
-                "{} {} messages into {} conversation(s), {} topic(s) started ({} already present)",
-                paint("imported", GREEN),
-                report.imported,
-                report.conversations.len(),
-                report.topics_started,
-                report.skipped_existing
-            );
-            if let Some(reason) = &report.pending_reason {
-                println!(
-                    "{} {} messages: {reason}",
-                    paint("kept pending", YELLOW),
-                    report.pending
-                );
-            }
-            for (line, problem) in &report.errors {
-                eprintln!("{} line {line}: {problem}", paint("skipped", YELLOW));
-            }
-            Ok(())
-        }
+        } => import(cairn, &file, project, strict, json),
         ConversationAction::Log {
             conversation,
             speaker,
@@ -69,60 +33,9 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
                 text: text_arg(&text)?,
                 ..MessageRecord::default()
             };
-            let logged = api::log(
-                cairn,
-                &caller(),
-                api::LogInput {
-                    project,
-                    messages: vec![record],
-                },
-            )?;
-            if json {
-                return print_json(&logged);
-            }
-            for m in &logged.logged {
-                let topic = if m.new_topic {
-                    format!("new topic {}", m.topic)
-                } else {
-                    format!("topic {}", m.topic)
-                };
-                println!(
-                    "{} {} ({topic}, importance {:.2})",
-                    paint("logged", GREEN),
-                    &m.id[..8],
-                    m.importance
-                );
-            }
-            for m in &logged.pending {
-                println!(
-                    "{} {}: {}",
-                    paint("kept pending", YELLOW),
-                    &m.id[..8],
-                    logged.pending_reason.as_deref().unwrap_or_default()
-                );
-            }
-            Ok(())
+            log(cairn, project, record, json)
         }
-        ConversationAction::List => {
-            let list = api::list_conversations(cairn, &caller())?;
-            if json {
-                return print_json(&list);
-            }
-            if list.is_empty() {
-                println!("No conversations. Import one: cairn conversation import FILE");
-            }
-            for c in &list {
-                println!(
-                    "{}  {}  {} messages, {} topics  {}",
-                    paint(&c.id, BOLD),
-                    paint(&c.updated_at, DIM),
-                    c.messages,
-                    c.topics,
-                    c.title
-                );
-            }
-            Ok(())
-        }
+        ConversationAction::List => list(cairn, json),
         ConversationAction::Search(args) => crate::cmd::recall(cairn, *args, json),
         ConversationAction::Window {
             session,
@@ -145,8 +58,8 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
                     session,
                     message,
                     project,
-                    budget: Some(budget),
-                    working_tokens: Some(working_tokens),
+                    budget,
+                    working_tokens,
                     tokenizer: Some(tokenizer),
                     format: Some(format),
                 },
@@ -156,31 +69,7 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
         ConversationAction::Stats {
             conversation,
             tokenizer,
-        } => {
-            let stats = api::conversation_stats(
-                cairn,
-                &caller(),
-                conversation.as_deref(),
-                Some(&tokenizer),
-            )?;
-            if json {
-                return print_json(&stats);
-            }
-            if stats.totals.is_empty() {
-                println!("No conversations. Import one: cairn conversation import FILE");
-            }
-            for t in &stats.totals {
-                println!(
-                    "{:<12} {:<40} {:>6} messages {:>9} tokens",
-                    t.level.as_str(),
-                    t.id,
-                    t.messages,
-                    t.tokens
-                );
-            }
-            println!("{}", paint(&format!("({})", stats.tokenizer.as_str()), DIM));
-            Ok(())
-        }
+        } => stats(cairn, conversation.as_deref(), &tokenizer, json),
         ConversationAction::Show { id } => {
             let tree = api::show_conversation(cairn, &caller(), &id)?;
             if json {
@@ -190,6 +79,130 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
             Ok(())
         }
     }
+}
+
+/// `cairn conversation import`.
+fn import(
+    cairn: &Cairn,
+    file: &std::path::Path,
+    project: Option<String>,
+    strict: bool,
+    json: bool,
+) -> Result<()> {
+    let (reader, size) = open_lines(file)?;
+    let bar = bytes_bar(size);
+    bar.set_message("importing");
+    let reader = Counted {
+        inner: reader,
+        bar: bar.clone(),
+    };
+    let mut progress = |done: usize| bar.set_message(format!("importing ({done} messages)"));
+    let outcome = api::import_transcript(cairn, &caller(), project, reader, strict, &mut progress);
+    bar.finish_and_clear();
+    let report = outcome?;
+    if json {
+        return print_json(&report);
+    }
+    println!(
+        "{} {} messages into {} conversation(s), {} topic(s) started ({} already present)",
+        paint("imported", GREEN),
+        report.imported,
+        report.conversations.len(),
+        report.topics_started,
+        report.skipped_existing
+    );
+    if let Some(reason) = &report.pending_reason {
+        println!(
+            "{} {} messages: {reason}",
+            paint("kept pending", YELLOW),
+            report.pending
+        );
+    }
+    for (line, problem) in &report.errors {
+        eprintln!("{} line {line}: {problem}", paint("skipped", YELLOW));
+    }
+    Ok(())
+}
+
+/// `cairn conversation log`.
+fn log(cairn: &Cairn, project: Option<String>, record: MessageRecord, json: bool) -> Result<()> {
+    let logged = api::log(
+        cairn,
+        &caller(),
+        api::LogInput {
+            project,
+            messages: vec![record],
+        },
+    )?;
+    if json {
+        return print_json(&logged);
+    }
+    for m in &logged.logged {
+        let topic = if m.new_topic {
+            format!("new topic {}", m.topic)
+        } else {
+            format!("topic {}", m.topic)
+        };
+        println!(
+            "{} {} ({topic}, importance {:.2})",
+            paint("logged", GREEN),
+            &m.id[..8],
+            m.importance
+        );
+    }
+    for m in &logged.pending {
+        println!(
+            "{} {}: {}",
+            paint("kept pending", YELLOW),
+            &m.id[..8],
+            logged.pending_reason.as_deref().unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// `cairn conversation list`.
+fn list(cairn: &Cairn, json: bool) -> Result<()> {
+    let list = api::list_conversations(cairn, &caller())?;
+    if json {
+        return print_json(&list);
+    }
+    if list.is_empty() {
+        println!("No conversations. Import one: cairn conversation import FILE");
+    }
+    for c in &list {
+        println!(
+            "{}  {}  {} messages, {} topics  {}",
+            paint(&c.id, BOLD),
+            paint(&c.updated_at, DIM),
+            c.messages,
+            c.topics,
+            c.title
+        );
+    }
+    Ok(())
+}
+
+/// `cairn conversation stats`.
+fn stats(cairn: &Cairn, conversation: Option<&str>, tokenizer: &str, json: bool) -> Result<()> {
+    let stats = api::conversation_stats(cairn, &caller(), conversation, Some(tokenizer))?;
+    if json {
+        return print_json(&stats);
+    }
+    if stats.totals.is_empty() {
+        println!("No conversations. Import one: cairn conversation import FILE");
+    }
+    for t in &stats.totals {
+        println!(
+            "{:<12} {:<40} {:>6} messages {:>9} tokens",
+            t.level.as_str(),
+            t.id,
+            t.messages,
+            t.tokens
+        );
+    }
+    println!("{}", paint(&format!("({})", stats.tokenizer.as_str()), DIM));
+    Ok(())
 }
 
 fn print_tree(tree: &ConversationTree) {

@@ -17,24 +17,7 @@ use crate::out::{self, paint, BOLD, DIM, GREEN, YELLOW};
 
 /// Run a `cairn slot` command.
 pub fn run(cairn: &Cairn, mut action: SlotAction, json: bool) -> Result<()> {
-    let c = caller();
-    if let SlotAction::Save { name, .. }
-    | SlotAction::SaveProgress { name, .. }
-    | SlotAction::Read { name, .. }
-    | SlotAction::Select { name, .. }
-    | SlotAction::Query { name, .. }
-    | SlotAction::Tag { name, .. }
-    | SlotAction::Group { name, .. }
-    | SlotAction::Rename { name, .. }
-    | SlotAction::Archive { name, .. }
-    | SlotAction::Restore { name }
-    | SlotAction::Import { name, .. }
-    | SlotAction::Export { name, .. } = &mut action
-    {
-        if name == "." {
-            *name = bound_slot(None)?.0;
-        }
-    }
+    resolve_bound_slot(&mut action)?;
     match action {
         SlotAction::Bind { name, dir } => bind(&name, dir, json),
         SlotAction::Unbind { dir } => unbind(dir, json),
@@ -56,74 +39,34 @@ pub fn run(cairn: &Cairn, mut action: SlotAction, json: bool) -> Result<()> {
             },
             json,
         ),
-        SlotAction::Save { name, text, author } => {
-            let out = api::slot_save(
-                cairn,
-                &c,
-                SaveInput {
-                    name,
-                    text: text_arg(&text)?,
-                    author,
-                    ..Default::default()
-                },
-            )?;
-            saved(&out, json)
-        }
-        SlotAction::SaveProgress { name, text, ratio } => {
-            let out = api::slot_save(
-                cairn,
-                &c,
-                SaveInput {
-                    name,
-                    text: text_arg(&text)?,
-                    progress: true,
-                    ratio: Some(ratio),
-                    ..Default::default()
-                },
-            )?;
-            saved(&out, json)
-        }
+        SlotAction::Save { name, text, author } => save(
+            cairn,
+            SaveInput {
+                name,
+                text: text_arg(&text)?,
+                author,
+                ..Default::default()
+            },
+            json,
+        ),
+        SlotAction::SaveProgress { name, text, ratio } => save(
+            cairn,
+            SaveInput {
+                name,
+                text: text_arg(&text)?,
+                progress: true,
+                ratio,
+                ..Default::default()
+            },
+            json,
+        ),
         SlotAction::Read {
             name,
             offset,
             limit,
             summaries,
-        } => {
-            let read = api::slot_read(cairn, &c, &name, offset, limit, summaries)?;
-            if json {
-                return print_json(&read);
-            }
-            println!(
-                "{} — {} entries, {} characters",
-                paint(&read.slot.name, BOLD),
-                read.slot.entries,
-                read.slot.characters
-            );
-            for e in &read.entries {
-                print_entry(e);
-            }
-            Ok(())
-        }
-        SlotAction::Select { name, which } => {
-            let picked = api::slot_select(cairn, &c, &name, &which.join(" "))?;
-            if json {
-                return print_json(&picked);
-            }
-            if let Some(asked) = &picked.asked {
-                println!(
-                    "{}",
-                    paint(
-                        &format!(
-                            "nearest to {asked}: {}",
-                            human_seconds(picked.distance_seconds)
-                        ),
-                        DIM
-                    )
-                );
-            }
-            print_entry(&picked.entry);
-            Ok(())
-        }
+        } => read(cairn, &name, offset, limit, summaries, json),
+        SlotAction::Select { name, which } => select(cairn, &name, &which.join(" "), json),
         SlotAction::Search {
             query,
             slots,
@@ -141,7 +84,7 @@ pub fn run(cairn: &Cairn, mut action: SlotAction, json: bool) -> Result<()> {
                 tags,
                 exclude_tags,
                 include_archived,
-                limit: Some(limit),
+                limit,
             },
             json,
         ),
@@ -164,82 +107,18 @@ pub fn run(cairn: &Cairn, mut action: SlotAction, json: bool) -> Result<()> {
             tags,
             include_archived,
             archived,
-        } => {
-            let slots = api::slot_list(
-                cairn,
-                &c,
-                SlotListInput {
-                    group,
-                    tags,
-                    include_archived,
-                    archived_only: archived,
-                },
-            )?;
-            if json {
-                return print_json(&slots);
-            }
-            if slots.is_empty() {
-                println!("no slots (`cairn slot save NAME TEXT` makes one)");
-            }
-            for s in &slots {
-                println!(
-                    "{:<24} p{} {:>5} entries  {:<24} {}{}",
-                    paint(&s.name, BOLD),
-                    s.priority,
-                    s.entries,
-                    s.group.as_deref().unwrap_or("-"),
-                    s.tags.join(","),
-                    s.archived_at
-                        .as_deref()
-                        .map(|a| paint(&format!("  archived {a}"), YELLOW))
-                        .unwrap_or_default()
-                );
-                if s.archived_at.is_some() {
-                    println!(
-                        "{:<24} last access {}{}",
-                        "",
-                        s.last_access,
-                        compression_note(s)
-                            .map(|n| format!(", {n}"))
-                            .unwrap_or_default()
-                    );
-                }
-            }
-            if archived {
-                let saved: u64 = slots
-                    .iter()
-                    .filter_map(|s| s.compression.as_ref())
-                    .map(|c| c.saved_bytes)
-                    .sum();
-                println!("space saved by compression: {}", out::bytes(saved));
-            }
-            Ok(())
-        }
-        SlotAction::Tree { include_archived } => {
-            let tree = api::slot_tree(cairn, &c, include_archived)?;
-            if json {
-                return print_json(&tree);
-            }
-            print_tree(&tree, 0);
-            Ok(())
-        }
-        SlotAction::Tag { name, tags } => {
-            let (remove, add): (Vec<String>, Vec<String>) =
-                tags.into_iter().partition(|t| t.starts_with('-'));
-            set(
-                cairn,
-                SlotInput {
-                    name,
-                    add_tags: add,
-                    remove_tags: remove
-                        .into_iter()
-                        .map(|t| t.trim_start_matches('-').to_string())
-                        .collect(),
-                    ..Default::default()
-                },
-                json,
-            )
-        }
+        } => list(
+            cairn,
+            SlotListInput {
+                group,
+                tags,
+                include_archived,
+                archived_only: archived,
+            },
+            json,
+        ),
+        SlotAction::Tree { include_archived } => tree(cairn, include_archived, json),
+        SlotAction::Tag { name, tags } => tag(cairn, name, tags, json),
         SlotAction::Group { name, group } => set(
             cairn,
             SlotInput {
@@ -259,148 +138,320 @@ pub fn run(cairn: &Cairn, mut action: SlotAction, json: bool) -> Result<()> {
             json,
         ),
         SlotAction::Archive { name, reason } => {
-            show_slot(&api::slot_archive(cairn, &c, &name, reason)?, json)
+            show_slot(&api::slot_archive(cairn, &caller(), &name, reason)?, json)
         }
-        SlotAction::Restore { name } => show_slot(&api::slot_restore(cairn, &c, &name)?, json),
-        SlotAction::ArchiveCandidates { days } => {
-            let slots = api::archive_candidates(cairn, &c, days)?;
-            if json {
-                return print_json(&slots);
-            }
-            if slots.is_empty() {
-                println!("no slot has been inactive for {days} days");
-            }
-            for s in &slots {
-                println!(
-                    "{:<24} {:>5} entries, updated {}",
-                    s.name, s.entries, s.updated_at
-                );
-            }
-            Ok(())
+        SlotAction::Restore { name } => {
+            show_slot(&api::slot_restore(cairn, &caller(), &name)?, json)
         }
+        SlotAction::ArchiveCandidates { days } => archive_candidates(cairn, days, json),
         SlotAction::Import {
             name,
             paths,
             dry_run,
-        } => {
-            let mut files = Vec::new();
-            for p in &paths {
-                files.extend(crate::foreign::files(
-                    p,
-                    &["md", "markdown", "txt", "json", "jsonl"],
-                )?);
-            }
-            let bar = styled(
-                ProgressBar::new(files.len() as u64),
-                "{spinner} importing [{bar:30}] {pos}/{len} files",
-            );
-            let report = api::slot_import(cairn, &c, &name, files, dry_run, &mut |n| {
-                bar.set_position(n as u64)
-            });
-            bar.finish_and_clear();
-            let report = report?;
-            if json {
-                return print_json(&report);
-            }
-            for f in &report.files {
-                match &f.error {
-                    Some(e) => eprintln!("{} {}: {e} (skipped)", paint("warning:", YELLOW), f.file),
-                    None => println!("{:>5} entries  {}", f.entries, f.file),
-                }
-            }
-            println!(
-                "{} {} entries into {}{}",
-                paint(
-                    if report.dry_run {
-                        "would import"
-                    } else {
-                        "imported"
-                    },
-                    BOLD
-                ),
-                report.entries,
-                report.slot,
-                if report.dry_run {
-                    " (dry run: nothing written)"
-                } else {
-                    ""
-                }
-            );
-            Ok(())
-        }
+        } => import(cairn, &name, &paths, dry_run, json),
         SlotAction::Export {
             name,
             format,
             output,
-        } => {
-            let text = api::slot_export(cairn, &c, &name, format.parse()?)?;
-            match output {
-                Some(path) => {
-                    std::fs::write(&path, &text).map_err(|e| {
-                        cairn_core::Error::invalid(format!("writing {}: {e}", path.display()))
-                    })?;
-                    eprintln!("wrote {} ({} bytes)", path.display(), text.len());
-                }
-                None => print!("{text}"),
-            }
-            Ok(())
-        }
+        } => export(cairn, &name, &format, output),
         SlotAction::Merge {
             sources,
             into,
             yes,
             delete_sources,
-        } => {
-            let report = api::slot_merge(cairn, &c, &sources, &into, !yes, delete_sources)?;
-            if json {
-                return print_json(&report);
-            }
-            println!(
-                "{} {} entries into {}, {} dropped as duplicates{}",
-                paint(
-                    if report.preview {
-                        "would move"
-                    } else {
-                        "moved"
-                    },
-                    BOLD
-                ),
-                report.moved.len(),
-                report.target,
-                report.duplicates.len(),
-                if report.deleted_sources {
-                    "; sources deleted"
-                } else {
-                    ""
-                }
-            );
-            for d in &report.duplicates {
-                println!(
-                    "  drop {} (similarity {:.2} to {})",
-                    &d.dropped[..13],
-                    d.similarity,
-                    &d.kept[..13]
-                );
-            }
-            if report.preview {
-                println!("{}", paint("preview only: add --yes to merge", YELLOW));
-            }
-            Ok(())
-        }
-        SlotAction::Zero { state, slot } => {
-            let on = api::slot_zero(cairn, &c, slot.as_deref(), state == OnOff::On)?;
-            if json {
-                return print_json(&serde_json::json!({"zero": on, "slot": slot}));
-            }
-            let whom = slot.map_or("every slot".to_string(), |s| format!("slot {s}"));
-            println!(
-                "zero mode {} for {whom}{}",
-                if on { "on" } else { "off" },
-                if on { ": saves are refused" } else { "" }
-            );
-            Ok(())
+        } => merge(cairn, &sources, &into, !yes, delete_sources, json),
+        SlotAction::Zero { state, slot } => zero(cairn, slot, state == OnOff::On, json),
+    }
+}
+
+/// `.` as a slot's name: the slot bound to the current directory.
+fn resolve_bound_slot(action: &mut SlotAction) -> Result<()> {
+    if let SlotAction::Save { name, .. }
+    | SlotAction::SaveProgress { name, .. }
+    | SlotAction::Read { name, .. }
+    | SlotAction::Select { name, .. }
+    | SlotAction::Query { name, .. }
+    | SlotAction::Tag { name, .. }
+    | SlotAction::Group { name, .. }
+    | SlotAction::Rename { name, .. }
+    | SlotAction::Archive { name, .. }
+    | SlotAction::Restore { name }
+    | SlotAction::Import { name, .. }
+    | SlotAction::Export { name, .. } = action
+    {
+        if name == "." {
+            *name = bound_slot(None)?.0;
         }
     }
+    Ok(())
+}
+
+/// `cairn slot save` and `save-progress`.
+fn save(cairn: &Cairn, input: SaveInput, json: bool) -> Result<()> {
+    saved(&api::slot_save(cairn, &caller(), input)?, json)
+}
+
+/// `cairn slot read`.
+fn read(
+    cairn: &Cairn,
+    name: &str,
+    offset: usize,
+    limit: Option<usize>,
+    summaries: bool,
+    json: bool,
+) -> Result<()> {
+    let read = api::slot_read(cairn, &caller(), name, offset, limit, summaries)?;
+    if json {
+        return print_json(&read);
+    }
+    println!(
+        "{} — {} entries, {} characters",
+        paint(&read.slot.name, BOLD),
+        read.slot.entries,
+        read.slot.characters
+    );
+    for e in &read.entries {
+        print_entry(e);
+    }
+    Ok(())
+}
+
+/// `cairn slot select`.
+fn select(cairn: &Cairn, name: &str, which: &str, json: bool) -> Result<()> {
+    let picked = api::slot_select(cairn, &caller(), name, which)?;
+    if json {
+        return print_json(&picked);
+    }
+    if let Some(asked) = &picked.asked {
+        println!(
+            "{}",
+            paint(
+                &format!(
+                    "nearest to {asked}: {}",
+                    human_seconds(picked.distance_seconds)
+                ),
+                DIM
+            )
+        );
+    }
+    print_entry(&picked.entry);
+    Ok(())
+}
+
+/// `cairn slot list`.
+fn list(cairn: &Cairn, input: SlotListInput, json: bool) -> Result<()> {
+    let archived = input.archived_only;
+    let slots = api::slot_list(cairn, &caller(), input)?;
+    if json {
+        return print_json(&slots);
+    }
+    if slots.is_empty() {
+        println!("no slots (`cairn slot save NAME TEXT` makes one)");
+    }
+    for s in &slots {
+        println!(
+            "{:<24} p{} {:>5} entries  {:<24} {}{}",
+            paint(&s.name, BOLD),
+            s.priority,
+            s.entries,
+            s.group.as_deref().unwrap_or("-"),
+            s.tags.join(","),
+            s.archived_at
+                .as_deref()
+                .map(|a| paint(&format!("  archived {a}"), YELLOW))
+                .unwrap_or_default()
+        );
+        if s.archived_at.is_some() {
+            println!(
+                "{:<24} last access {}{}",
+                "",
+                s.last_access,
+                compression_note(s)
+                    .map(|n| format!(", {n}"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    if archived {
+        let saved: u64 = slots
+            .iter()
+            .filter_map(|s| s.compression.as_ref())
+            .map(|c| c.saved_bytes)
+            .sum();
+        println!("space saved by compression: {}", out::bytes(saved));
+    }
+    Ok(())
+}
+
+/// `cairn slot tree`.
+fn tree(cairn: &Cairn, include_archived: bool, json: bool) -> Result<()> {
+    let tree = api::slot_tree(cairn, &caller(), include_archived)?;
+    if json {
+        return print_json(&tree);
+    }
+    print_tree(&tree, 0);
+    Ok(())
+}
+
+/// `cairn slot tag`: `-tag` removes, `tag` adds.
+fn tag(cairn: &Cairn, name: String, tags: Vec<String>, json: bool) -> Result<()> {
+    let (remove, add): (Vec<String>, Vec<String>) =
+        tags.into_iter().partition(|t| t.starts_with('-'));
+    set(
+        cairn,
+        SlotInput {
+            name,
+            add_tags: add,
+            remove_tags: remove
+                .into_iter()
+                .map(|t| t.trim_start_matches('-').to_string())
+                .collect(),
+            ..Default::default()
+        },
+        json,
+    )
+}
+
+/// `cairn slot archive-candidates`.
+fn archive_candidates(cairn: &Cairn, days: u32, json: bool) -> Result<()> {
+    let slots = api::archive_candidates(cairn, &caller(), days)?;
+    if json {
+        return print_json(&slots);
+    }
+    if slots.is_empty() {
+        println!("no slot has been inactive for {days} days");
+    }
+    for s in &slots {
+        println!(
+            "{:<24} {:>5} entries, updated {}",
+            s.name, s.entries, s.updated_at
+        );
+    }
+    Ok(())
+}
+
+/// `cairn slot import`.
+fn import(cairn: &Cairn, name: &str, paths: &[PathBuf], dry_run: bool, json: bool) -> Result<()> {
+    let mut files = Vec::new();
+    for p in paths {
+        files.extend(crate::foreign::files(
+            p,
+            &["md", "markdown", "txt", "json", "jsonl"],
+        )?);
+    }
+    let bar = styled(
+        ProgressBar::new(files.len() as u64),
+        "{spinner} importing [{bar:30}] {pos}/{len} files",
+    );
+    let report = api::slot_import(cairn, &caller(), name, files, dry_run, &mut |n| {
+        bar.set_position(n as u64)
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    if json {
+        return print_json(&report);
+    }
+    for f in &report.files {
+        match &f.error {
+            Some(e) => eprintln!("{} {}: {e} (skipped)", paint("warning:", YELLOW), f.file),
+            None => println!("{:>5} entries  {}", f.entries, f.file),
+        }
+    }
+    println!(
+        "{} {} entries into {}{}",
+        paint(
+            if report.dry_run {
+                "would import"
+            } else {
+                "imported"
+            },
+            BOLD
+        ),
+        report.entries,
+        report.slot,
+        if report.dry_run {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        }
+    );
+    Ok(())
+}
+
+/// `cairn slot export`: to `output`, or to standard output.
+fn export(cairn: &Cairn, name: &str, format: &str, output: Option<PathBuf>) -> Result<()> {
+    let text = api::slot_export(cairn, &caller(), name, format.parse()?)?;
+    match output {
+        Some(path) => {
+            std::fs::write(&path, &text).map_err(|e| {
+                cairn_core::Error::invalid(format!("writing {}: {e}", path.display()))
+            })?;
+            eprintln!("wrote {} ({} bytes)", path.display(), text.len());
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// `cairn slot merge`: a preview unless `--yes`.
+fn merge(
+    cairn: &Cairn,
+    sources: &[String],
+    into: &str,
+    preview: bool,
+    delete_sources: bool,
+    json: bool,
+) -> Result<()> {
+    let report = api::slot_merge(cairn, &caller(), sources, into, preview, delete_sources)?;
+    if json {
+        return print_json(&report);
+    }
+    println!(
+        "{} {} entries into {}, {} dropped as duplicates{}",
+        paint(
+            if report.preview {
+                "would move"
+            } else {
+                "moved"
+            },
+            BOLD
+        ),
+        report.moved.len(),
+        report.target,
+        report.duplicates.len(),
+        if report.deleted_sources {
+            "; sources deleted"
+        } else {
+            ""
+        }
+    );
+    for d in &report.duplicates {
+        println!(
+            "  drop {} (similarity {:.2} to {})",
+            &d.dropped[..13],
+            d.similarity,
+            &d.kept[..13]
+        );
+    }
+    if report.preview {
+        println!("{}", paint("preview only: add --yes to merge", YELLOW));
+    }
+    Ok(())
+}
+
+/// `cairn slot zero on|off [SLOT]`.
+fn zero(cairn: &Cairn, slot: Option<String>, on: bool, json: bool) -> Result<()> {
+    let on = api::slot_zero(cairn, &caller(), slot.as_deref(), on)?;
+    if json {
+        return print_json(&serde_json::json!({"zero": on, "slot": slot}));
+    }
+    let whom = slot.map_or("every slot".to_string(), |s| format!("slot {s}"));
+    println!(
+        "zero mode {} for {whom}{}",
+        if on { "on" } else { "off" },
+        if on { ": saves are refused" } else { "" }
+    );
+    Ok(())
 }
 
 /// Make or change a slot and show it.

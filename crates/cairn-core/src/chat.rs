@@ -62,7 +62,7 @@ pub struct ProviderInfo {
 
 /// A chat model. Object safe, `Send + Sync`, held as `Arc<dyn
 /// ChatProvider>`; calls are synchronous and slow (network), so async front
-/// ends call through `spawn_blocking`, like the [`crate::Embedder`].
+/// ends call off their workers, like the [`crate::Embedder`].
 pub trait ChatProvider: Send + Sync {
     /// The endpoint and model.
     fn info(&self) -> ProviderInfo;

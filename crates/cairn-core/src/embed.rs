@@ -26,7 +26,7 @@ impl std::fmt::Display for ModelInfo {
 ///
 /// Object safe and `Send + Sync`, held as `Arc<dyn Embedder>`. Calls are
 /// synchronous and may be slow (model inference): async front ends call them
-/// through `spawn_blocking`.
+/// off their workers (`block_in_place` or `spawn_blocking`).
 pub trait Embedder: Send + Sync {
     /// The model's name and dimension.
     fn model(&self) -> ModelInfo;

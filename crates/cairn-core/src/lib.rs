@@ -12,7 +12,8 @@
 //! ## Invariants
 //! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
 //!   no database driver, web framework, protocol SDK or CLI parser.
-//! - It is synchronous; async front ends cross over with `spawn_blocking`.
+//! - It is synchronous; async front ends leave their workers to call it
+//!   (`block_in_place`, or `spawn_blocking` on a single-threaded runtime).
 //! - Every ranking formula is a pure function in [`rank`] with its tests.
 
 pub mod analysis;

@@ -3,8 +3,8 @@
 //! # Sync, decided once
 //! The trait is **synchronous**. Backends block (SQLite does disk I/O; the
 //! PostgreSQL backend will use a blocking client or block on its own runtime).
-//! Async front ends (MCP over HTTP, the REST API) call the engine through
-//! `spawn_blocking`. This keeps the core free of any async runtime.
+//! Async front ends (MCP, the REST API, the web UI) call the engine off their
+//! workers (`block_in_place`, or `spawn_blocking` on a single-threaded runtime). This keeps the core free of any async runtime.
 //!
 //! # What a backend must do
 //! Persist [`Memory`] records with their embeddings; answer keyword (BM25)

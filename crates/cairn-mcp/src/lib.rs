@@ -1,17 +1,17 @@
 //! # cairn-mcp
 //!
 //! Cairn's Model Context Protocol server: one handler ([`CairnMcp`]) with
-//! the tools (`remember`, `recall`, `context`, `get`, `update`, `forget`,
-//! `list`, `stats`, `help`), the resources (`cairn://context`,
-//! `cairn://context/{project}`, `cairn://memory/{id}`) and the
-//! `memory-protocol` prompt, over a [`cairn_core::Cairn`] engine. It is
+//! the tools (`tools.rs`; listed in `docs/ARCHITECTURE.md`, which a test
+//! compares with them), the resources and resource templates and the
+//! prompts, over a [`cairn_core::Cairn`] engine. It is
 //! served over stdio ([`serve_stdio`]) or streamable HTTP ([`http`]).
 //!
 //! ## Invariants
 //! - No terminal code and no knowledge of SQLite: the front end builds the
 //!   engine and hands it over.
-//! - Engine calls run on the blocking pool; the engine is shared by every
-//!   session.
+//! - Engine calls leave the async workers ([`on_engine`]: `block_in_place`
+//!   on a multi-threaded runtime, the blocking pool on a single-threaded
+//!   one); the engine is shared by every session.
 //! - Engine errors are tool results with `isError` and an actionable
 //!   message; protocol errors (unknown tool, bad arguments) are JSON-RPC
 //!   errors.

@@ -1,4 +1,4 @@
-//! The eleven tools. Each parses its arguments into an application-layer
+//! The tools. Each parses its arguments into an application-layer
 //! request, calls `cairn_core::api` off the async workers, and answers the
 //! response as structured content with a compact text for the model. Their
 //! doc comments are the descriptions a model reads.

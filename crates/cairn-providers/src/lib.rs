@@ -16,8 +16,8 @@
 //!   configure, and where each setting came from (and which local model
 //!   directory, if not the default model).
 //!
-//! Blocking (`ureq`), like the core's traits; async front ends call through
-//! `spawn_blocking`. API keys come from the environment and are never
+//! Blocking (`ureq`), like the core's traits; async front ends call them off
+//! their workers (`block_in_place` or `spawn_blocking`). API keys come from the environment and are never
 //! stored or printed.
 
 mod chat;

@@ -6,7 +6,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
     let input = RecallInput {
         query: a.query.join(" "),
         selection: selection(&a.filter),
-        limit: Some(a.limit),
+        limit: a.limit,
         mode: Some(
             match a.mode {
                 Mode::Hybrid => SearchMode::Hybrid,
@@ -123,7 +123,7 @@ pub(super) fn context(cairn: &Cairn, a: ContextArgs, json: bool) -> Result<()> {
         ContextInput {
             topic,
             project,
-            budget: Some(a.budget),
+            budget: a.budget,
         },
     )?;
     if json || a.format == ContextFormat::Json {
@@ -151,7 +151,7 @@ pub(super) fn prompt(cairn: &Cairn, a: PromptArgs, json: bool) -> Result<()> {
         api::PromptInput {
             query: text_arg(&a.query)?,
             project: a.project,
-            budget: Some(a.budget),
+            budget: a.budget,
             tokenizer: Some(a.tokenizer),
             format: template.is_none().then_some(a.format),
             template,

@@ -8,6 +8,8 @@
 mod cli;
 mod conversation;
 mod crash;
+mod defaults;
+mod docs;
 mod foreign;
 mod ingest;
 mod keys;

@@ -6,6 +6,7 @@
 
 #![allow(missing_docs)]
 
+mod docs;
 mod mcp;
 mod providers;
 
