@@ -336,7 +336,7 @@ pub fn run(cairn: &Cairn, mut action: SlotAction, json: bool) -> Result<()> {
             let text = api::slot_export(cairn, &c, &name, format.parse()?)?;
             match output {
                 Some(path) => {
-                    std::fs::write(&path, &text).map_err(|e| {
+                    crate::out::write_private(&path, text.as_bytes()).map_err(|e| {
                         cairn_core::Error::invalid(format!("writing {}: {e}", path.display()))
                     })?;
                     eprintln!("wrote {} ({} bytes)", path.display(), text.len());

@@ -13,12 +13,14 @@ mod ingest;
 mod keys;
 mod migrate;
 mod model_dir;
+mod private_files;
 mod pg;
 mod providers;
 mod redact;
 mod same_json;
 mod setup;
 mod slot;
+mod wal;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -24,12 +24,20 @@ use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, S
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
+mod erasure;
+mod hostile;
+mod isolation;
 mod listing;
 mod pending;
+mod redaction;
 pub mod secrets;
 mod slots;
 mod threads;
+pub use erasure::engine_forgotten_messages_leave_no_trace;
+pub use hostile::{engine_hostile_input_stays_with_its_tenant, hostile_texts};
+pub use isolation::{check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant};
 pub use listing::check_sources_superseded_and_expiry;
+pub use redaction::engine_secrets_never_reach_the_store_through_any_field;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
@@ -1953,6 +1961,41 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_paging_with_a_cursor(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_hostile_input_stays_with_its_tenant() {
+                {
+                    let fixture = $make;
+                    c::engine_hostile_input_stays_with_its_tenant(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn receipts_are_per_tenant() {
+                {
+                    let fixture = $make;
+                    c::check_receipts_are_per_tenant(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_message_ids_never_reveal_another_tenant() {
+                {
+                    let fixture = $make;
+                    c::engine_message_ids_never_reveal_another_tenant(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_forgotten_messages_leave_no_trace() {
+                {
+                    let fixture = $make;
+                    c::engine_forgotten_messages_leave_no_trace(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_secrets_never_reach_the_store_through_any_field() {
+                {
+                    let fixture = $make;
+                    c::engine_secrets_never_reach_the_store_through_any_field(c::Fixture::store(&fixture))
                 }
             }
             #[test]
