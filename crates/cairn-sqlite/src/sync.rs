@@ -196,7 +196,11 @@ pub(crate) fn add_instances(
             _ => 2,
         };
         let term = row.get_ref(2).map_err(sql_err)?;
-        let term = fts_token(term.as_bytes_or_null().map_err(Error::storage)?.unwrap_or_default());
+        let term = fts_token(
+            term.as_bytes_or_null()
+                .map_err(Error::storage)?
+                .unwrap_or_default(),
+        );
         index.add(row.get(0).map_err(sql_err)?, column, term);
     }
     Ok(())

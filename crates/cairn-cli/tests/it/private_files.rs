@@ -48,10 +48,16 @@ fn exports_are_private_whatever_the_umask() {
     let slot = env.dir.path().join("notes.md");
     std::fs::write(&slot, "old").unwrap();
     std::fs::set_permissions(&slot, std::fs::Permissions::from_mode(0o666)).unwrap();
-    run_under_open_umask(&env, &["slot", "export", "notes", "-o", slot.to_str().unwrap()]);
+    run_under_open_umask(
+        &env,
+        &["slot", "export", "notes", "-o", slot.to_str().unwrap()],
+    );
     assert_eq!(mode(&slot), 0o600);
     assert!(std::fs::read_to_string(&slot).unwrap().contains("4711"));
     let fresh = env.dir.path().join("fresh.md");
-    run_under_open_umask(&env, &["slot", "export", "notes", "-o", fresh.to_str().unwrap()]);
+    run_under_open_umask(
+        &env,
+        &["slot", "export", "notes", "-o", fresh.to_str().unwrap()],
+    );
     assert_eq!(mode(&fresh), 0o600);
 }

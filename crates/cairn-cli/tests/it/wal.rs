@@ -16,11 +16,8 @@ fn files_holding(env: &Env, needle: &str) -> Vec<String> {
         .iter()
         .map(|suffix| format!("{}{suffix}", db.display()))
         .filter(|path| {
-            std::fs::read(path).is_ok_and(|bytes| {
-                bytes
-                    .windows(needle.len())
-                    .any(|w| w == needle.as_bytes())
-            })
+            std::fs::read(path)
+                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
         })
         .collect()
 }
@@ -62,7 +59,10 @@ fn the_cli_leaves_no_log_and_forgetting_erases_every_file() {
     let id = env.remember(&["the locker code is ploverquartzcli"]);
     env.remember(&["an unrelated note about lunch"]);
     assert_eq!(wal_len(&env), 0, "a CLI command that ended left a log");
-    assert!(!files_holding(&env, "ploverquartzcli").is_empty(), "nothing to erase");
+    assert!(
+        !files_holding(&env, "ploverquartzcli").is_empty(),
+        "nothing to erase"
+    );
     env.ok(&["forget", &id]);
     assert_eq!(files_holding(&env, "ploverquartzcli"), Vec::<String>::new());
     assert_eq!(wal_len(&env), 0);
@@ -76,19 +76,31 @@ fn forgetting_over_rest_erases_the_log_and_a_clean_stop_leaves_none() {
     for i in 0..5 {
         remember(&addr, &format!("filler note number {i} about the weather"));
     }
-    assert!(!files_holding(&env, "ploverquartzrest").is_empty(), "nothing to erase");
+    assert!(
+        !files_holding(&env, "ploverquartzrest").is_empty(),
+        "nothing to erase"
+    );
     let (status, _, text) = http(&addr, "DELETE", &format!("/v1/memories/{id}"), "").unwrap();
     assert!((200..300).contains(&status), "{status} {text}");
     // While the server still runs.
-    assert_eq!(files_holding(&env, "ploverquartzrest"), Vec::<String>::new());
+    assert_eq!(
+        files_holding(&env, "ploverquartzrest"),
+        Vec::<String>::new()
+    );
     remember(&addr, "one more note after the deletion");
     let pid = child.id().to_string();
-    let term = std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
     assert!(term.success());
     let status = child.wait().unwrap();
     assert!(status.success(), "cairn serve stopped with {status:?}");
     assert_eq!(wal_len(&env), 0, "a clean stop left a log");
-    assert_eq!(files_holding(&env, "ploverquartzrest"), Vec::<String>::new());
+    assert_eq!(
+        files_holding(&env, "ploverquartzrest"),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -101,11 +113,17 @@ fn after_kill_9_the_next_process_empties_the_log_and_forgets_for_good() {
     }
     child.kill().expect("SIGKILL");
     child.wait().unwrap();
-    assert!(wal_len(&env) > 0, "the killed server left no log to recover");
+    assert!(
+        wal_len(&env) > 0,
+        "the killed server left no log to recover"
+    );
     env.ok(&["stats"]);
     assert_eq!(wal_len(&env), 0, "the next process left the log as it was");
     env.ok(&["forget", &id]);
-    assert_eq!(files_holding(&env, "ploverquartzkill"), Vec::<String>::new());
+    assert_eq!(
+        files_holding(&env, "ploverquartzkill"),
+        Vec::<String>::new()
+    );
     assert_eq!(wal_len(&env), 0);
 }
 
@@ -122,5 +140,9 @@ fn durability_is_checked_and_applies_to_every_command() {
         .args(["remember", "durable note"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -45,11 +45,14 @@ pub fn engine_forgotten_messages_leave_no_trace(store: Arc<dyn Store>) {
     let filter = cairn.filter("default").scope(ScopeFilter::All).everything();
     let before = store.list(&filter, ListOrder::Oldest, 10, 0).unwrap();
     assert!(
-        before.iter().any(|m| m.id != secret_id
-            && m.search_context.as_deref().is_some_and(holds_secret)),
+        before
+            .iter()
+            .any(|m| m.id != secret_id && m.search_context.as_deref().is_some_and(holds_secret)),
         "the neighbours hold the message in their context: {before:?}"
     );
-    cairn.forget("default", &[secret_id.to_string()], LOCAL_ACTOR).unwrap();
+    cairn
+        .forget("default", &[secret_id.to_string()], LOCAL_ACTOR)
+        .unwrap();
 
     let after = store.list(&filter, ListOrder::Oldest, 10, 0).unwrap();
     assert_eq!(after.len(), 2);
@@ -59,14 +62,22 @@ pub fn engine_forgotten_messages_leave_no_trace(store: Arc<dyn Store>) {
         assert!(!holds_secret(&m.content));
     }
     // The two that remain are each other's neighbours now.
-    assert_eq!(after[0].search_context.as_deref(), Some(after[1].content.as_str()));
+    assert_eq!(
+        after[0].search_context.as_deref(),
+        Some(after[1].content.as_str())
+    );
     let threads = store.collections();
     let records = [CollectionKind::Topic, CollectionKind::Conversation]
         .into_iter()
         .flat_map(|kind| threads.list_collections("default", kind, None).unwrap());
     for record in records {
         let body = serde_json::to_string(&record.body).unwrap();
-        assert!(!holds_secret(&body), "{:?} {}: {body}", record.kind, record.id);
+        assert!(
+            !holds_secret(&body),
+            "{:?} {}: {body}",
+            record.kind,
+            record.id
+        );
     }
     let mut recall = RecallRequest::new("default", "zanzibar quokka");
     recall.mode = SearchMode::Keyword;

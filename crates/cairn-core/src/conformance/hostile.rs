@@ -28,10 +28,7 @@ pub fn hostile_texts() -> Vec<(String, String)> {
         ("cjk run".to_string(), format!("a{}", "漢".repeat(11_000))),
         ("cyrillic run".into(), "ж".repeat(17_000)),
         ("ascii 1 MiB word".into(), "x".repeat(MAX_CONTENT_BYTES)),
-        (
-            "cjk 1 MiB word".into(),
-            "漢".repeat(MAX_CONTENT_BYTES / 3),
-        ),
+        ("cjk 1 MiB word".into(), "漢".repeat(MAX_CONTENT_BYTES / 3)),
         ("every plane".into(), every_plane()),
         ("control characters".into(), control_characters()),
         ("emoji run".into(), "🦀".repeat(9_000)),
@@ -118,15 +115,30 @@ fn reads_answer(cairn: &Cairn, store: &dyn Store, tenant: &str, query: &str, con
         Err(e) if tenant == "default" => panic!("{context}: {what} of {tenant} refused: {e}"),
         _ => {}
     };
-    for mode in [SearchMode::Hybrid, SearchMode::Keyword, SearchMode::Semantic] {
+    for mode in [
+        SearchMode::Hybrid,
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+    ] {
         let mut req = RecallRequest::new(tenant, query);
         req.mode = mode;
-        check(&format!("{mode:?} recall"), cairn.recall(&req).map(|r| r.len()));
+        check(
+            &format!("{mode:?} recall"),
+            cairn.recall(&req).map(|r| r.len()),
+        );
     }
     let filter = cairn.filter(tenant).scope(ScopeFilter::All);
-    check("keyword search", store.keyword_search(query, &filter, 10).map(|h| h.len()));
+    check(
+        "keyword search",
+        store.keyword_search(query, &filter, 10).map(|h| h.len()),
+    );
     check("keyword rarity", store.keyword_rarity(query).map(|_| 0));
-    check("list", cairn.list(&filter, ListOrder::Newest, 50, 0).map(|l| l.len()));
+    check(
+        "list",
+        cairn
+            .list(&filter, ListOrder::Newest, 50, 0)
+            .map(|l| l.len()),
+    );
     check("count", store.count(&filter));
     check("stats", cairn.stats(tenant).map(|_| 0));
     check("tenants", store.tenants().map(|t| t.len()));
@@ -148,7 +160,12 @@ pub fn engine_hostile_input_stays_with_its_tenant(store: Arc<dyn Store>) {
     let found = |context: &str| {
         let mut req = RecallRequest::new("default", "staging database");
         req.mode = SearchMode::Keyword;
-        let ids: Vec<_> = cairn.recall(&req).unwrap().iter().map(|r| r.memory.id).collect();
+        let ids: Vec<_> = cairn
+            .recall(&req)
+            .unwrap()
+            .iter()
+            .map(|r| r.memory.id)
+            .collect();
         assert_eq!(ids, vec![victim], "{context}");
     };
     found("before");
@@ -169,7 +186,13 @@ pub fn engine_hostile_input_stays_with_its_tenant(store: Arc<dyn Store>) {
     let forgotten = cairn.forget_matching(&filter, LOCAL_ACTOR).unwrap();
     assert!(forgotten.len() >= texts.len(), "{}", forgotten.len());
     found("after forgetting");
-    reads_answer(&cairn, &*store, "default", "staging database", "after forgetting");
+    reads_answer(
+        &cairn,
+        &*store,
+        "default",
+        "staging database",
+        "after forgetting",
+    );
     reads_answer(&cairn, &*store, "mallory", &texts[0].1, "after forgetting");
     assert_eq!(store.count(&filter).unwrap(), 0);
 }

@@ -40,7 +40,10 @@ pub fn check_receipts_are_per_tenant(store: Arc<dyn Store>) {
 pub fn engine_message_ids_never_reveal_another_tenant(store: Arc<dyn Store>) {
     let cairn = super::engine(store.clone());
     let alice = cairn
-        .remember(RememberRequest::new("alice", "alice's launch date is May 3"))
+        .remember(RememberRequest::new(
+            "alice",
+            "alice's launch date is May 3",
+        ))
         .unwrap()
         .id;
     let message = Message {
@@ -61,7 +64,11 @@ pub fn engine_message_ids_never_reveal_another_tenant(store: Arc<dyn Store>) {
     assert_eq!(report.logged.len(), 1);
     let copy = report.logged[0].id;
     assert_ne!(copy, alice);
-    assert!(cairn.get("bob", &copy.to_string()).unwrap().content.contains("bob guesses"));
+    assert!(cairn
+        .get("bob", &copy.to_string())
+        .unwrap()
+        .content
+        .contains("bob guesses"));
     let kept = store.get("alice", &[alice]).unwrap();
     assert_eq!(kept[0].content, "alice's launch date is May 3");
     assert!(store.get("bob", &[alice]).unwrap().is_empty());

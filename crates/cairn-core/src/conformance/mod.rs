@@ -35,10 +35,12 @@ mod slots;
 mod threads;
 pub use erasure::engine_forgotten_messages_leave_no_trace;
 pub use hostile::{engine_hostile_input_stays_with_its_tenant, hostile_texts};
-pub use isolation::{check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant};
+pub use isolation::{
+    check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant,
+};
 pub use listing::check_sources_superseded_and_expiry;
-pub use redaction::engine_secrets_never_reach_the_store_through_any_field;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
+pub use redaction::engine_secrets_never_reach_the_store_through_any_field;
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
@@ -1995,7 +1997,9 @@ macro_rules! store_conformance_tests {
             fn engine_secrets_never_reach_the_store_through_any_field() {
                 {
                     let fixture = $make;
-                    c::engine_secrets_never_reach_the_store_through_any_field(c::Fixture::store(&fixture))
+                    c::engine_secrets_never_reach_the_store_through_any_field(c::Fixture::store(
+                        &fixture,
+                    ))
                 }
             }
             #[test]

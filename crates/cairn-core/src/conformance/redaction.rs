@@ -15,7 +15,8 @@ use crate::history::LOCAL_ACTOR;
 use crate::store::{ListOrder, ScopeFilter, Store};
 
 const AWS: &str = "AKIAIOSFODNN7EXAMPLE";
-const OPENAI: &str = "sk-proj-fjORS-6ilI8ihN5KXSc7Tvo-hBKqFYY-kv5ZJr3J-TAwR4y9ojfljoQoaF1LlqsajAIxNKu";
+const OPENAI: &str =
+    "sk-proj-fjORS-6ilI8ihN5KXSc7Tvo-hBKqFYY-kv5ZJr3J-TAwR4y9ojfljoQoaF1LlqsajAIxNKu";
 const GITHUB: &str = "ghp_6yYTWmE4lBYOvfZ8UzDzV8fUkkibjL5DZPjN";
 
 /// A refusal naming `field`, never a write.
@@ -23,7 +24,10 @@ fn refused<T: std::fmt::Debug>(r: crate::Result<T>, field: &str) {
     match r {
         Err(crate::Error::InvalidInput(m)) => {
             assert!(m.contains(field) && m.contains("secret"), "{m}");
-            assert!(!m.contains(AWS) && !m.contains(GITHUB), "the error repeats it: {m}");
+            assert!(
+                !m.contains(AWS) && !m.contains(GITHUB),
+                "the error repeats it: {m}"
+            );
         }
         other => panic!("{field}: expected a refusal, got {other:?}"),
     }
@@ -87,17 +91,41 @@ pub fn engine_secrets_never_reach_the_store_through_any_field(store: Arc<dyn Sto
         group: group.map(str::to_string),
         ..Default::default()
     };
-    refused(slot_set(&cairn, &caller, slot("ops notes", Some(AWS))), "group");
+    refused(
+        slot_set(&cairn, &caller, slot("ops notes", Some(AWS))),
+        "group",
+    );
     slot_set(&cairn, &caller, slot(&format!("key {OPENAI}"), None)).unwrap();
 
     // Nothing stored holds any of them.
     let filter = cairn.filter("default").scope(ScopeFilter::All).everything();
     let memories = store.list(&filter, ListOrder::Oldest, 100, 0).unwrap();
-    let mut stored = serde_json::to_string(&memories.iter().map(|m| {
-        json!([m.content, m.project, m.tags, m.metadata, m.search_context, m.thread.as_ref().map(|t| [&t.session, &t.conversation])])
-    }).collect::<Vec<_>>()).unwrap();
-    for kind in [CollectionKind::Slot, CollectionKind::Conversation, CollectionKind::Session] {
-        for r in store.collections().list_collections("default", kind, None).unwrap() {
+    let mut stored = serde_json::to_string(
+        &memories
+            .iter()
+            .map(|m| {
+                json!([
+                    m.content,
+                    m.project,
+                    m.tags,
+                    m.metadata,
+                    m.search_context,
+                    m.thread.as_ref().map(|t| [&t.session, &t.conversation])
+                ])
+            })
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    for kind in [
+        CollectionKind::Slot,
+        CollectionKind::Conversation,
+        CollectionKind::Session,
+    ] {
+        for r in store
+            .collections()
+            .list_collections("default", kind, None)
+            .unwrap()
+        {
             stored.push_str(&r.id);
             stored.push_str(&serde_json::to_string(&r.body).unwrap());
         }

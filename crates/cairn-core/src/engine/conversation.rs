@@ -416,7 +416,10 @@ impl Cairn {
         }
         let renamed = self.write_taking_copies(tenant, &mut batch)?;
         let held = running.values_mut().flat_map(|s| s.body.held.iter_mut());
-        follow_copies(&renamed, held.chain(report.logged.iter_mut().map(|l| &mut l.id)));
+        follow_copies(
+            &renamed,
+            held.chain(report.logged.iter_mut().map(|l| &mut l.id)),
+        );
 
         // The records follow: sessions first seen, then each touched
         // conversation and its current topic.

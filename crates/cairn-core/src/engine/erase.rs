@@ -53,9 +53,7 @@ impl Cairn {
     fn rebuild_contexts(&self, tenant: &str, session: &str, texts: &[&str]) -> Result<()> {
         let mut filter = self.filter(tenant).everything();
         filter.thread = Some(ThreadScope::Session(session.to_string()));
-        let messages = self
-            .store
-            .list(&filter, ListOrder::Oldest, usize::MAX, 0)?;
+        let messages = self.store.list(&filter, ListOrder::Oldest, usize::MAX, 0)?;
         let mut batch = WriteBatch::default();
         for (i, m) in messages.iter().enumerate() {
             let stale = m

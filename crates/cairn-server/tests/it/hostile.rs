@@ -79,12 +79,19 @@ async fn every_read_answers(reader: &Tenant, id: &str, context: &str) {
         for mode in ["hybrid", "keyword", "semantic"] {
             let body = json!({"query": "staging database", "mode": mode}).to_string();
             let (status, text) = reader.send("POST", route, Some(body)).await;
-            assert_eq!(status, StatusCode::OK, "{context}: {route} {mode}: {text:.300}");
+            assert_eq!(
+                status,
+                StatusCode::OK,
+                "{context}: {route} {mode}: {text:.300}"
+            );
         }
     }
     let body = json!({"query": "staging database", "mode": "keyword"}).to_string();
     let (_, text) = reader.send("POST", "/v1/recall", Some(body)).await;
-    assert!(text.contains(id), "{context}: keyword recall lost the memory: {text:.300}");
+    assert!(
+        text.contains(id),
+        "{context}: keyword recall lost the memory: {text:.300}"
+    );
 }
 
 async fn hostile_input_stays_with_its_tenant(store: Arc<dyn Store>) {
@@ -111,11 +118,12 @@ async fn hostile_input_stays_with_its_tenant(store: Arc<dyn Store>) {
         .to_string();
     every_read_answers(&victim, &id, "before").await;
 
-    let mut bodies: Vec<(String, String)> = hostile_texts()
-        .into_iter()
-        .flat_map(|(label, text)| {
-            let short: String = text.chars().take(2_000).collect();
-            [
+    let mut bodies: Vec<(String, String)> =
+        hostile_texts()
+            .into_iter()
+            .flat_map(|(label, text)| {
+                let short: String = text.chars().take(2_000).collect();
+                [
                 (label.clone(), json!({"content": text, "dedup": false}).to_string()),
                 (
                     format!("{label} in metadata"),
@@ -127,8 +135,8 @@ async fn hostile_input_stays_with_its_tenant(store: Arc<dyn Store>) {
                         .to_string(),
                 ),
             ]
-        })
-        .collect();
+            })
+            .collect();
     // Escapes JSON allows and UTF-8 cannot hold: lone and reversed
     // surrogates, and NUL.
     for escape in [r"\ud800", r"\udfff", r"\udc00\ud800", r"x\u0000y"] {

@@ -19,7 +19,11 @@ fn hostile_text() -> impl Strategy<Value = String> {
         0usize..4,
     )
         .prop_map(|(c, bytes, shift)| {
-            format!("{}{} end", "b".repeat(shift), c.to_string().repeat(bytes / c.len_utf8()))
+            format!(
+                "{}{} end",
+                "b".repeat(shift),
+                c.to_string().repeat(bytes / c.len_utf8())
+            )
         });
     prop_oneof![run, any::<String>(), "[\\PC]{0,200}"]
 }
