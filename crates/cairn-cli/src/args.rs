@@ -31,6 +31,12 @@ pub struct Cli {
     /// `cairn remember --no-redact` opts one memory out).
     #[arg(long, global = true, env = "CAIRN_REDACT", value_name = "KINDS")]
     pub redact: Option<String>,
+    /// How far a SQLite commit is on disk when Cairn answers: `normal`
+    /// (the default: survives a crash of the process, the last writes may
+    /// be lost on a power cut) or `full` (survives a power cut; every
+    /// write waits for the disk). See docs/CONFIG.md.
+    #[arg(long, global = true, env = "CAIRN_DURABILITY", value_name = "LEVEL")]
+    pub durability: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -210,17 +210,21 @@ fn migrate(a: MigrateArgs, json: bool) -> Result<()> {
 }
 
 fn open(cli: &Cli) -> Result<Cairn> {
-    let store: Arc<dyn Store> = match store_spec(cli)? {
-        None => Arc::new(SqliteStore::open(default_db_path())?),
+    let durability: Option<cairn_sqlite::Durability> =
+        cli.durability.as_deref().map(str::parse).transpose()?;
+    let store = match store_spec(cli)? {
+        None => SqliteStore::open(default_db_path())?,
         Some(StoreSpec::Postgres(url)) => {
-            open_postgres(&url, matches!(cli.command, Command::Serve(_)))?
+            let serving = matches!(cli.command, Command::Serve(_));
+            return engine(cli, open_postgres(&url, serving)?);
         }
-        Some(StoreSpec::Sqlite(path)) if creates_store(&cli.command) => {
-            Arc::new(SqliteStore::open(path)?)
-        }
-        Some(StoreSpec::Sqlite(path)) => Arc::new(SqliteStore::open_existing(path)?),
+        Some(StoreSpec::Sqlite(path)) if creates_store(&cli.command) => SqliteStore::open(path)?,
+        Some(StoreSpec::Sqlite(path)) => SqliteStore::open_existing(path)?,
     };
-    engine(cli, store)
+    if let Some(durability) = durability {
+        store.set_durability(durability)?;
+    }
+    engine(cli, Arc::new(store))
 }
 
 /// The providers of `cli`: the environment over the configuration file's

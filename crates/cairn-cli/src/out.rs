@@ -248,3 +248,30 @@ mod tests {
         assert_eq!(super::bytes(1 << 20), "1.0 MiB");
     }
 }
+
+/// `options` set to create a file readable and writable by its owner only
+/// (mode 0600, which no umask widens): exports hold every memory in clear
+/// text, and the store they come from is 0600 too.
+pub fn private_file(options: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+}
+
+/// Write `bytes` to `path` as a private file (see [`private_file`]); a file
+/// already there is truncated and made private first.
+pub fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    let mut file = private_file(&mut options).open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    file.write_all(bytes)
+}

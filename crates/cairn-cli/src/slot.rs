@@ -383,7 +383,7 @@ fn export(cairn: &Cairn, name: &str, format: &str, output: Option<PathBuf>) -> R
     let text = api::slot_export(cairn, &caller(), name, format.parse()?)?;
     match output {
         Some(path) => {
-            std::fs::write(&path, &text).map_err(|e| {
+            crate::out::write_private(&path, text.as_bytes()).map_err(|e| {
                 cairn_core::Error::invalid(format!("writing {}: {e}", path.display()))
             })?;
             eprintln!("wrote {} ({} bytes)", path.display(), text.len());

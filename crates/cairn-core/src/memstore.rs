@@ -27,7 +27,9 @@ struct State {
     model: Option<ModelInfo>,
     memories: BTreeMap<MemoryId, (Memory, Vec<f32>)>,
     versions: BTreeMap<MemoryId, Vec<Version>>,
-    receipts: BTreeMap<MemoryId, DeletionReceipt>,
+    /// By tenant and id: an id freed by a deletion may be taken by
+    /// another tenant, whose deletion leaves a receipt of its own.
+    receipts: BTreeMap<(String, MemoryId), DeletionReceipt>,
 }
 
 impl State {
@@ -50,7 +52,7 @@ impl State {
         };
         let versions = self.versions.remove(&id).map_or(0, |v| v.len());
         self.receipts.insert(
-            id,
+            (m.tenant.clone(), id),
             DeletionReceipt {
                 id,
                 tenant: m.tenant,
@@ -624,7 +626,7 @@ impl Store for MemoryStore {
             state.memories.insert(m.id, (m, v));
         }
         for r in batch.receipts {
-            state.receipts.insert(r.id, r);
+            state.receipts.insert((r.tenant.clone(), r.id), r);
         }
         Ok(())
     }

@@ -184,6 +184,32 @@ impl CairnMcp {
         caller.with_project(self.session_project())
     }
 
+    /// Whether a call of tool `name` with `arguments` writes to the store,
+    /// for rate limits (REST counts the same operations as writes): a
+    /// tool without `read_only_hint` writes, except the `slot` tool's
+    /// reading actions. An unknown tool writes nothing.
+    pub fn call_writes(
+        name: &str,
+        arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+    ) -> bool {
+        static WRITERS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+            CairnMcp::tool_router()
+                .list_all()
+                .into_iter()
+                .filter(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true))
+                .map(|t| t.name.to_string())
+                .collect()
+        });
+        if name == "slot" {
+            let action = arguments
+                .and_then(|a| a.get("action"))
+                .and_then(|a| a.as_str())
+                .map(|a| a.trim().to_ascii_lowercase());
+            return crate::slots::WRITING_ACTIONS.contains(&action.as_deref().unwrap_or(""));
+        }
+        WRITERS.iter().any(|w| w == name)
+    }
+
     /// Whether the tool `name` only reads (its `read_only_hint`).
     fn tool_reads_only(&self, name: &str) -> bool {
         self.tool_router

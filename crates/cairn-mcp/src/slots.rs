@@ -17,6 +17,9 @@ fn output<T: Serialize>(action: &str, value: &T, text: String) -> Result<SlotOut
     })
 }
 
+/// The `slot` tool's actions that write to the store.
+pub(crate) const WRITING_ACTIONS: &[&str] = &["save", "save_progress", "archive", "restore"];
+
 /// Run one action of the `slot` tool.
 pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Result<SlotOutput> {
     let action = p.action.trim().to_ascii_lowercase();

@@ -21,6 +21,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         include_str!("migrations/0002_conversations.sql"),
     ),
     (3, "slots", include_str!("migrations/0003_slots.sql")),
+    (
+        4,
+        "receipts_by_tenant",
+        include_str!("migrations/0004_receipts_by_tenant.sql"),
+    ),
 ];
 
 /// The latest schema version this build knows.

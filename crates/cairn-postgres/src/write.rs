@@ -171,7 +171,7 @@ pub(crate) fn delete_where(
          SELECT g.id, g.tenant, $1, $2, $3, \
                 (SELECT count(*) FROM versions v WHERE v.memory_id = g.id)::integer \
          FROM gone g \
-         ON CONFLICT (id) DO UPDATE SET tenant = excluded.tenant, actor = excluded.actor, \
+         ON CONFLICT (tenant, id) DO UPDATE SET actor = excluded.actor, \
              reason = excluded.reason, at = excluded.at, versions = excluded.versions"
     );
     let mut all: Vec<&(dyn ToSql + Sync)> = vec![&deletion.actor, &deletion.reason, &deletion.at];
@@ -365,7 +365,7 @@ pub(crate) fn restore(db: &Db, batch: cairn_core::Restore) -> Result<()> {
                 .prepare(
                     "INSERT INTO deletions (id, tenant, actor, reason, at, versions) \
                      VALUES ($1, $2, $3, $4, $5, $6) \
-                     ON CONFLICT (id) DO UPDATE SET tenant = excluded.tenant, \
+                     ON CONFLICT (tenant, id) DO UPDATE SET \
                      actor = excluded.actor, reason = excluded.reason, at = excluded.at, \
                      versions = excluded.versions",
                 )

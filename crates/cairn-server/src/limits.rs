@@ -172,6 +172,7 @@ fn mcp_class(body: &[u8]) -> Class {
     #[derive(serde::Deserialize)]
     struct Params {
         name: Option<String>,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
     }
     let Ok(message) = serde_json::from_slice::<Message>(body) else {
         return Class::Read;
@@ -179,9 +180,16 @@ fn mcp_class(body: &[u8]) -> Class {
     if message.method.as_deref() != Some("tools/call") {
         return Class::Read;
     }
-    match message.params.and_then(|p| p.name).as_deref() {
-        Some("remember" | "update" | "forget") => Class::Write,
-        Some("recall" | "context") => Class::Recall,
+    let Some(Params {
+        name: Some(name),
+        arguments,
+    }) = message.params
+    else {
+        return Class::Read;
+    };
+    match name.as_str() {
+        "recall" | "context" => Class::Recall,
+        _ if cairn_mcp::CairnMcp::call_writes(&name, arguments.as_ref()) => Class::Write,
         _ => Class::Read,
     }
 }
@@ -291,6 +299,23 @@ mod tests {
             )
         };
         assert_eq!(mcp_class(call("remember").as_bytes()), Class::Write);
+        // Every tool that writes counts as a write, as over REST.
+        for tool in ["update", "forget", "observe", "ingest"] {
+            assert_eq!(mcp_class(call(tool).as_bytes()), Class::Write, "{tool}");
+        }
+        let slot = |action: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"slot","arguments":{{"action":"{action}","text":"x"}}}}}}"#
+            )
+        };
+        for action in ["save", "save_progress", "archive", "restore", " Save "] {
+            assert_eq!(mcp_class(slot(action).as_bytes()), Class::Write, "{action}");
+        }
+        for action in ["read", "list", "search", "use", "export"] {
+            assert_eq!(mcp_class(slot(action).as_bytes()), Class::Read, "{action}");
+        }
+        assert_eq!(mcp_class(call("window").as_bytes()), Class::Read);
+        assert_eq!(mcp_class(call("get").as_bytes()), Class::Read);
         assert_eq!(mcp_class(call("recall").as_bytes()), Class::Recall);
         assert_eq!(mcp_class(call("stats").as_bytes()), Class::Read);
         assert_eq!(

@@ -128,3 +128,20 @@ fn run(path: &std::path::Path, shared: &Shared) {
         shared.changed.notify_all();
     }
 }
+
+/// Copy the whole write-ahead log into the database file and truncate the
+/// log to zero bytes, so that no page image from before a deletion stays
+/// on disk beside the database (whose freed pages `secure_delete` zeroes).
+/// Waits for readers up to the busy timeout; a checkpoint they still block
+/// is left for the next one, as SQLite leaves its own.
+pub(crate) fn truncate_wal(conn: &Connection) {
+    let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+}
+
+/// Whether `db`'s write-ahead log holds anything (a process that wrote
+/// ended without closing the store).
+pub(crate) fn wal_left(db: &std::path::Path) -> bool {
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0)
+}

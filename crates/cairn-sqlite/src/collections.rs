@@ -88,13 +88,16 @@ impl CollectionStore for SqliteStore {
     }
 
     fn delete_collection(&self, tenant: &str, kind: CollectionKind, id: &str) -> Result<bool> {
-        let deleted = self
-            .conn()?
+        let conn = self.conn()?;
+        let deleted = conn
             .execute(
                 "DELETE FROM collections WHERE tenant = ?1 AND kind = ?2 AND id = ?3",
                 params![tenant, kind.as_str(), id],
             )
             .map_err(sql_err)?;
+        if deleted > 0 {
+            crate::checkpoint::truncate_wal(&conn);
+        }
         Ok(deleted > 0)
     }
 }

@@ -31,6 +31,20 @@ use std::collections::HashMap;
 use cairn_core::rank::{bm25_term, BM25_FIELD_WEIGHTS};
 use rustc_hash::FxHashMap;
 
+/// A token as FTS5 stores it, read from `fts5vocab`'s raw bytes.
+///
+/// FTS5 cuts a token longer than 32,768 bytes at that byte, which may fall
+/// inside a multi-byte character: such a token is not UTF-8. It is kept up
+/// to its last whole character, the same way for indexed rows and for query
+/// terms (both are tokenised by FTS5), so the two still match each other.
+pub fn fts_token(bytes: &[u8]) -> &str {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        // `valid_up_to` is a character boundary: the prefix is UTF-8.
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Posting {
     /// The row's number in this index (see [`KeywordIndex::docs`]).

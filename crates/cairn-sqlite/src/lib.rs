@@ -27,6 +27,7 @@
 
 mod checkpoint;
 mod collections;
+mod durability;
 mod keys;
 pub mod keyword_index;
 mod packing;
@@ -38,6 +39,7 @@ mod sync;
 pub mod vector_index;
 mod write;
 
+pub use durability::Durability;
 pub use sql::fts_query;
 pub use store::{
     SqliteStore, BULK_WRITE, BUSY_TIMEOUT, CACHE_KIB, MAX_KEYWORD_POSTINGS, MAX_QUERY_TERMS,

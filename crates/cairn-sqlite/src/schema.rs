@@ -245,4 +245,22 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX memories_live ON memories (tenant, created_at, id, expires_at, superseded_by)
         WHERE superseded_by IS NULL;
     "#,
+    // 10: deletion receipts keyed by tenant and id: a memory id freed by a
+    // deletion may be taken by another tenant, whose own deletion must
+    // leave a receipt of its own beside the first tenant's.
+    r#"
+    CREATE TABLE deletions_by_tenant (
+        tenant     TEXT NOT NULL,
+        id         TEXT NOT NULL,
+        actor      TEXT NOT NULL,
+        reason     TEXT NOT NULL,
+        deleted_at INTEGER NOT NULL,
+        versions   INTEGER NOT NULL,
+        PRIMARY KEY (tenant, id)
+    );
+    INSERT INTO deletions_by_tenant (tenant, id, actor, reason, deleted_at, versions)
+        SELECT tenant, id, actor, reason, deleted_at, versions FROM deletions;
+    DROP TABLE deletions;
+    ALTER TABLE deletions_by_tenant RENAME TO deletions;
+    "#,
 ];

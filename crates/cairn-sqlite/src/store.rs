@@ -21,8 +21,8 @@ use rusqlite::{
     params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
 };
 
-use crate::checkpoint::Checkpointer;
-use crate::keyword_index::KeywordIndex;
+use crate::checkpoint::{truncate_wal, wal_left, Checkpointer};
+use crate::keyword_index::{fts_token, KeywordIndex};
 use crate::readers::{reader_count, Reader, Readers};
 use crate::vector_index::VectorIndex;
 
@@ -177,6 +177,9 @@ impl SqliteStore {
             decoded: AtomicUsize::new(0),
         };
         store.migrate()?;
+        if wal_left(&store.path) {
+            truncate_wal(&*store.conn()?);
+        }
         Ok(store)
     }
 
@@ -295,6 +298,17 @@ fn history_sql() -> String {
     )
 }
 
+/// A store closed cleanly leaves no write-ahead log behind (see
+/// [`truncate_wal`]).
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        self.checkpointer.wait();
+        if let Ok(conn) = self.conn.get_mut() {
+            truncate_wal(conn);
+        }
+    }
+}
+
 impl Store for SqliteStore {
     fn key_store(&self) -> &dyn cairn_core::keys::KeyStore {
         self
@@ -380,6 +394,9 @@ impl Store for SqliteStore {
             delete_rows(&tx, &rowids, rev, deletion)?;
         }
         tx.commit().map_err(sql_err)?;
+        if !rowids.is_empty() {
+            truncate_wal(&conn);
+        }
         Ok(rowids.len())
     }
 
@@ -397,6 +414,9 @@ impl Store for SqliteStore {
             delete_rows(&tx, &rowids, rev, &Deletion::expired(now))?;
         }
         tx.commit().map_err(sql_err)?;
+        if !rowids.is_empty() {
+            truncate_wal(&conn);
+        }
         Ok(rowids.len())
     }
 

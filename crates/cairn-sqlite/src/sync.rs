@@ -6,7 +6,7 @@
 use cairn_core::{Error, Result};
 use rusqlite::Connection;
 
-use crate::keyword_index::KeywordIndex;
+use crate::keyword_index::{fts_token, KeywordIndex};
 use crate::sql::*;
 use crate::store::{EXPECTED_DIM, KEYWORD_TEMP_TABLES, SNAPSHOT_MIN_ENTRIES};
 use crate::vector_index::{snapshot_revs, EntryAttributes, VectorIndex};
@@ -195,11 +195,13 @@ pub(crate) fn add_instances(
             Some("tags") => 1,
             _ => 2,
         };
-        index.add(
-            row.get(0).map_err(sql_err)?,
-            column,
-            text(row, 2)?.unwrap_or_default(),
+        let term = row.get_ref(2).map_err(sql_err)?;
+        let term = fts_token(
+            term.as_bytes_or_null()
+                .map_err(Error::storage)?
+                .unwrap_or_default(),
         );
+        index.add(row.get(0).map_err(sql_err)?, column, term);
     }
     Ok(())
 }

@@ -77,15 +77,14 @@ pub(super) fn export(cairn: &Cairn, a: ExportArgs) -> Result<()> {
     Ok(())
 }
 
-/// A new file in `dir` with a unique name, for write-then-rename.
+/// A new file in `dir` with a unique name, for write-then-rename, readable
+/// by its owner only whatever the umask (see [`crate::out::private_file`]).
 fn tempfile_in(dir: &std::path::Path) -> Result<(PathBuf, File)> {
     for i in 0..100u32 {
         let path = dir.join(format!(".cairn-export-{}-{i}.tmp", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        match crate::out::private_file(&mut options).open(&path) {
             Ok(f) => return Ok((path, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => {

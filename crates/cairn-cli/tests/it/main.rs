@@ -16,12 +16,14 @@ mod keys;
 mod migrate;
 mod model_dir;
 mod pg;
+mod private_files;
 mod providers;
 mod readme;
 mod redact;
 mod same_json;
 mod setup;
 mod slot;
+mod wal;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

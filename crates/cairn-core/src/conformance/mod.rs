@@ -26,9 +26,13 @@ use crate::{Embedder, Error, ModelInfo, Result};
 
 mod batches;
 mod engine_checks;
+mod erasure;
+mod hostile;
+mod isolation;
 mod listing;
 mod pending;
 mod records;
+mod redaction;
 mod search;
 pub mod secrets;
 mod slots;
@@ -42,6 +46,11 @@ pub use engine_checks::{
     engine_model_mismatch, engine_recall_scopes_and_prefixes, engine_reindex_covers_every_tenant,
     engine_supersede_and_ttl,
 };
+pub use erasure::engine_forgotten_messages_leave_no_trace;
+pub use hostile::{engine_hostile_input_stays_with_its_tenant, hostile_texts};
+pub use isolation::{
+    check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant,
+};
 pub use listing::check_sources_superseded_and_expiry;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
 pub use records::{
@@ -49,6 +58,7 @@ pub use records::{
     check_paging_with_a_cursor, check_roundtrip, check_short_ids, check_update,
     check_wrong_dimension_is_a_clear_error,
 };
+pub use redaction::engine_secrets_never_reach_the_store_through_any_field;
 pub use search::{
     check_access_expiry_stats, check_bm25_matches_the_formula, check_exact_vector_search,
     check_hit_factors, check_keyword_search, check_model, check_vector_search,
@@ -319,6 +329,43 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_paging_with_a_cursor(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_hostile_input_stays_with_its_tenant() {
+                {
+                    let fixture = $make;
+                    c::engine_hostile_input_stays_with_its_tenant(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn receipts_are_per_tenant() {
+                {
+                    let fixture = $make;
+                    c::check_receipts_are_per_tenant(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_message_ids_never_reveal_another_tenant() {
+                {
+                    let fixture = $make;
+                    c::engine_message_ids_never_reveal_another_tenant(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_forgotten_messages_leave_no_trace() {
+                {
+                    let fixture = $make;
+                    c::engine_forgotten_messages_leave_no_trace(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_secrets_never_reach_the_store_through_any_field() {
+                {
+                    let fixture = $make;
+                    c::engine_secrets_never_reach_the_store_through_any_field(c::Fixture::store(
+                        &fixture,
+                    ))
                 }
             }
             #[test]

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
+use super::transfer::{copy_id, follow_copies};
 use super::Cairn;
 use crate::analysis;
 use crate::analysis::segment::{SegmentConfig, TopicTracker};
@@ -155,6 +156,7 @@ impl Cairn {
         keep: bool,
     ) -> Result<ObserveReport> {
         let project = req.project.as_deref().map(normalize_project).transpose()?;
+        self.refuse_secrets("project", &project)?;
         let mut report = ObserveReport::default();
         let mut running: HashMap<String, Running> = HashMap::new();
         let mut messages = messages.into_iter().peekable();
@@ -191,20 +193,32 @@ impl Cairn {
             .map(|m| checked(m, now))
             .collect::<Result<Vec<_>>>()?;
         for m in &mut chunk {
+            self.refuse_secrets("conversation id", [&m.conversation])?;
+            self.refuse_secrets("session id", &m.session)?;
+            self.redact_text(&mut m.speaker, &mut report.redacted);
             self.redact_text(&mut m.text, &mut report.redacted);
             self.redact_metadata(&mut m.metadata, &mut report.redacted);
         }
-        // Named ids already stored are skipped (an import run again).
+        // Named ids already stored are skipped (an import run again), and
+        // so are those stored as this tenant's copy: an id another tenant
+        // holds is written under `copy_id`, as an import does, so that
+        // the answer never tells whether another tenant has it.
         let named: Vec<MemoryId> = chunk.iter().filter_map(|m| m.id).collect();
         if !named.is_empty() {
+            let copies = named.iter().map(|id| copy_id(tenant, *id));
+            let asked: Vec<MemoryId> = named.iter().copied().chain(copies).collect();
             let stored: std::collections::HashSet<MemoryId> = self
                 .store
-                .get(tenant, &named)?
+                .get(tenant, &asked)?
                 .into_iter()
                 .map(|m| m.id)
                 .collect();
             let before = chunk.len();
-            chunk.retain(|m| m.id.is_none_or(|id| !stored.contains(&id)));
+            chunk.retain(|m| {
+                m.id.is_none_or(|id| {
+                    !stored.contains(&id) && !stored.contains(&copy_id(tenant, id))
+                })
+            });
             report.skipped_existing += before - chunk.len();
         }
         let mut seq = if keep {
@@ -400,7 +414,12 @@ impl Cairn {
                 }
             }
         }
-        self.store.write(batch.clone())?;
+        let renamed = self.write_taking_copies(tenant, &mut batch)?;
+        let held = running.values_mut().flat_map(|s| s.body.held.iter_mut());
+        follow_copies(
+            &renamed,
+            held.chain(report.logged.iter_mut().map(|l| &mut l.id)),
+        );
 
         // The records follow: sessions first seen, then each touched
         // conversation and its current topic.
@@ -596,13 +615,13 @@ impl Cairn {
 }
 
 /// Messages of a topic its description is read from (the first ones).
-const TOPIC_SUMMARY_MESSAGES: usize = 200;
+pub(super) const TOPIC_SUMMARY_MESSAGES: usize = 200;
 
 /// Most tokens of a topic's summary.
-const TOPIC_SUMMARY_TOKENS: usize = 120;
+pub(super) const TOPIC_SUMMARY_TOKENS: usize = 120;
 
 /// What a message says, without the `Speaker: ` its content starts with.
-fn said(m: &Memory) -> &str {
+pub(super) fn said(m: &Memory) -> &str {
     let speaker = m.metadata.get("speaker").and_then(Value::as_str);
     speaker
         .and_then(|s| m.content.strip_prefix(s))
@@ -614,7 +633,7 @@ fn said(m: &Memory) -> &str {
 const TOPIC_ENTITIES: usize = 8;
 
 /// The most salient entities of `messages`, by summed salience.
-fn key_entities(messages: &[Memory]) -> Vec<String> {
+pub(super) fn key_entities(messages: &[Memory]) -> Vec<String> {
     let mut score: HashMap<String, f64> = HashMap::new();
     for m in messages {
         let Some(parsed) = m.metadata.get(PARSED_KEY) else {
@@ -670,7 +689,7 @@ pub(super) fn default_session(conversation: &str, at: Timestamp) -> String {
     format!("{conversation}@{day}")
 }
 
-fn same_session(m: &Memory, session: &str) -> bool {
+pub(super) fn same_session(m: &Memory, session: &str) -> bool {
     m.thread.as_ref().is_some_and(|t| t.session == session)
 }
 

@@ -217,6 +217,8 @@ impl Cairn {
             ..Default::default()
         };
         if req.redact {
+            self.refuse_secrets("project", &project)?;
+            self.refuse_secrets("tag", &req.tags)?;
             self.redact_text(&mut text, &mut receipt.redacted);
         }
         if text.trim().is_empty() {

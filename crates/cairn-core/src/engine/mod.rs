@@ -10,6 +10,7 @@
 
 mod consolidate;
 mod conversation;
+mod erase;
 mod facts;
 mod generate;
 mod history;
@@ -284,7 +285,9 @@ impl Cairn {
             .iter()
             .map(|s| self.resolve(tenant, s))
             .collect::<Result<Vec<_>>>()?;
+        let gone = self.store.get(tenant, &ids)?;
         self.store.delete(tenant, &ids, &self.forgotten_by(actor))?;
+        self.scrub_forgotten(tenant, &gone)?;
         Ok(ids)
     }
 
@@ -327,14 +330,11 @@ impl Cairn {
 
     /// Delete every memory passing `filter` for `actor`; returns their ids.
     pub fn forget_matching(&self, filter: &Filter, actor: &str) -> Result<Vec<MemoryId>> {
-        let ids: Vec<MemoryId> = self
-            .store
-            .list(filter, ListOrder::Oldest, usize::MAX, 0)?
-            .into_iter()
-            .map(|m| m.id)
-            .collect();
+        let gone = self.store.list(filter, ListOrder::Oldest, usize::MAX, 0)?;
+        let ids: Vec<MemoryId> = gone.iter().map(|m| m.id).collect();
         self.store
             .delete(&filter.tenant, &ids, &self.forgotten_by(actor))?;
+        self.scrub_forgotten(&filter.tenant, &gone)?;
         Ok(ids)
     }
 

@@ -1,6 +1,10 @@
 //! Redaction on the way in: every text the engine writes (a memory's
-//! content and its metadata's strings, a conversation message) passes
-//! through the engine's [`Redactor`] before it is embedded or stored.
+//! content, its metadata's keys and strings, a conversation message and
+//! its speaker, a slot's description) passes through the engine's
+//! [`Redactor`] before it is embedded or stored. A name that identifies
+//! something (a project, a tag, a conversation or session id, a slot
+//! group) is refused instead when it holds a secret: rewriting it would
+//! silently file the memory under another name.
 
 use std::collections::BTreeMap;
 
@@ -40,15 +44,49 @@ impl Cairn {
         *text = redacted.text;
     }
 
-    /// Redact every string of `metadata` (keys are kept), in place.
+    /// Redact every key and string of `metadata`, in place.
     pub(crate) fn redact_metadata(
         &self,
         metadata: &mut Map<String, Value>,
         found: &mut Redactions,
     ) {
+        if self.redactor.is_some() {
+            let entries = std::mem::take(metadata);
+            for (mut key, value) in entries {
+                self.redact_text(&mut key, found);
+                metadata.insert(key, value);
+            }
+        }
         for value in metadata.values_mut() {
             self.redact_value(value, found);
         }
+    }
+
+    /// Refuse `value`, the `what` a write names (a project, a tag, a
+    /// conversation id…), when it holds a secret the redaction finds.
+    pub(crate) fn refuse_secret(&self, what: &str, value: &str) -> crate::Result<()> {
+        let Some(redactor) = &self.redactor else {
+            return Ok(());
+        };
+        match redactor.redact(value).found.first() {
+            None => Ok(()),
+            Some(r) => Err(crate::Error::invalid(format!(
+                "the {what} holds what looks like a secret ({}): secrets are never stored, \
+                 and a {what} is not redacted; name it without one",
+                r.kind.as_str()
+            ))),
+        }
+    }
+
+    /// [`Cairn::refuse_secret`] for each of `values`.
+    pub(crate) fn refuse_secrets<'a>(
+        &self,
+        what: &str,
+        values: impl IntoIterator<Item = &'a String>,
+    ) -> crate::Result<()> {
+        values
+            .into_iter()
+            .try_for_each(|v| self.refuse_secret(what, v))
     }
 
     fn redact_value(&self, value: &mut Value, found: &mut Redactions) {

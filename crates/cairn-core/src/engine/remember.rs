@@ -141,6 +141,10 @@ impl Cairn {
         }
         validate_content(&req.content)?;
         let recipe = self.ensure_model()?;
+        if req.redact {
+            self.refuse_secrets("tag", &req.tags)?;
+            self.refuse_secrets("project", &req.project)?;
+        }
         req.tags = normalize_tags(&req.tags)?;
         let vector = match self.embed_one(&recipe.text(&req.content, &req.tags)) {
             Ok(v) => v,

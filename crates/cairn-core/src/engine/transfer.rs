@@ -246,7 +246,7 @@ impl Cairn {
             }
             report.imported += batch.inserts.len();
             self.link_supersessions(tenant, &mut batch, actor)?;
-            self.write_taking_copies(tenant, batch)?;
+            self.write_taking_copies(tenant, &mut batch)?;
             progress(done);
         }
         Ok(report)
@@ -256,11 +256,17 @@ impl Cairn {
     /// across tenants) is written as this tenant's copy instead, under
     /// [`copy_id`], so an import neither fails on nor reveals another
     /// tenant's memory.
-    fn write_taking_copies(&self, tenant: &str, mut batch: WriteBatch) -> Result<()> {
+    /// `batch` is left as written; returns each id renamed, with its copy.
+    pub(crate) fn write_taking_copies(
+        &self,
+        tenant: &str,
+        batch: &mut WriteBatch,
+    ) -> Result<Vec<(MemoryId, MemoryId)>> {
+        let mut renamed = Vec::new();
         loop {
             let taken = match self.store.write(batch.clone()) {
                 Err(Error::DuplicateId(id)) => id,
-                done => return done,
+                done => return done.map(|()| renamed),
             };
             let Some(original) = taken.parse::<uuid::Uuid>().ok().map(MemoryId) else {
                 return Err(Error::DuplicateId(taken));
@@ -270,7 +276,8 @@ impl Cairn {
                 return Err(Error::DuplicateId(taken));
             };
             batch.inserts[at].0.id = copy;
-            rename_links(&mut batch, original, copy);
+            rename_links(batch, original, copy);
+            renamed.push((original, copy));
         }
     }
 
@@ -415,6 +422,19 @@ pub(crate) fn copy_id(tenant: &str, id: MemoryId) -> MemoryId {
     bytes[6] = (bytes[6] & 0x0f) | 0x70;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     MemoryId(uuid::Uuid::from_bytes(bytes))
+}
+
+/// Make `ids` name the copies of the ids [`Cairn::write_taking_copies`]
+/// `renamed` (each id with its copy).
+pub(super) fn follow_copies<'a>(
+    renamed: &[(MemoryId, MemoryId)],
+    ids: impl Iterator<Item = &'a mut MemoryId>,
+) {
+    for id in ids {
+        if let Some((_, copy)) = renamed.iter().find(|(from, _)| from == id) {
+            *id = *copy;
+        }
+    }
 }
 
 /// Point every supersession link and change of `batch` at `from` to `to`.

@@ -62,6 +62,8 @@ impl Cairn {
         let now = self.now();
         let mut redacted = super::Redactions::new();
         if req.redact {
+            self.refuse_secrets("tag", req.tags.iter().flatten().chain(&req.add_tags))?;
+            self.refuse_secrets("project", req.project.iter().flatten())?;
             if let Some(c) = req.content.as_mut() {
                 self.redact_text(c, &mut redacted);
             }

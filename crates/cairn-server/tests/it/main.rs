@@ -27,6 +27,7 @@ use tower::ServiceExt;
 
 mod consolidate;
 mod conversations;
+mod hostile;
 mod http;
 mod openapi;
 mod pg;

@@ -164,6 +164,11 @@ impl SqliteStore {
     /// Bring the keyword index, once built, up to the store's revision:
     /// deleted rows leave it, and rows written since are tokenised by FTS5
     /// again (through the scratch table) and replace their old postings.
+    ///
+    /// A catch-up that fails drops the index (searches fall back to FTS5
+    /// until the next `preload`) and empties the scratch table: a half
+    /// caught-up index or a leftover scratch row must never outlive the
+    /// failure and break the searches that follow.
     pub(super) fn sync_keywords(&self, conn: &Connection, rev: i64) -> Result<()> {
         if self.keywords()?.as_ref().is_none_or(|k| k.rev >= rev) {
             return Ok(());
@@ -172,58 +177,12 @@ impl SqliteStore {
         let Some(index) = guard.as_mut().filter(|k| k.rev < rev) else {
             return Ok(());
         };
-        let since = index.rev;
-        let changes: i64 = conn
-            .prepare_cached(
-                "SELECT (SELECT count(*) FROM tombstones WHERE rev > ?1) \
-                 + (SELECT count(*) FROM vindex WHERE rev > ?1)",
-            )
-            .and_then(|mut s| s.query_row([since], |r| r.get(0)))
-            .map_err(sql_err)?;
-        if changes > MAX_KEYWORD_CATCH_UP {
-            *index = load_keywords(conn)?;
-            return Ok(());
+        let caught_up = catch_up_keywords(conn, index, rev);
+        if caught_up.is_err() {
+            *guard = None;
+            let _ = clear_scratch(conn);
         }
-        let gone: Vec<i64> = conn
-            .prepare_cached("SELECT rowid FROM tombstones WHERE rev > ?1")
-            .and_then(|mut s| s.query_map([since], |r| r.get(0))?.collect())
-            .map_err(sql_err)?;
-        for rowid in gone {
-            index.remove(rowid);
-        }
-        type Row = (i64, String, String, String, Option<String>);
-        let changed: Vec<Row> = conn
-            .prepare_cached(
-                "SELECT m.rowid, m.content, m.tags, m.metadata, m.search_context FROM vindex v \
-                 JOIN memories m ON m.rowid = v.rowid WHERE v.rev > ?1",
-            )
-            .and_then(|mut s| {
-                s.query_map([since], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get::<_, crate::packing::StoredText>(1)?.0,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                    ))
-                })?
-                .collect()
-            })
-            .map_err(sql_err)?;
-        conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
-        for (rowid, content, tags, metadata, context) in changed {
-            index.remove(rowid);
-            let (tags, metadata) = fts_columns(&tags, &metadata, context.as_deref())?;
-            conn.prepare_cached(
-                "INSERT INTO temp.cairn_tok (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .and_then(|mut s| s.execute(params![rowid, content, tags, metadata]))
-            .map_err(sql_err)?;
-        }
-        add_instances(conn, index, "temp.cairn_tok_instances")?;
-        clear_scratch(conn)?;
-        index.rev = rev;
-        Ok(())
+        caught_up
     }
 
     /// FTS5's token for each query term: `None` for a term FTS5 splits
@@ -251,8 +210,22 @@ impl SqliteStore {
             let mut tokens: Vec<Vec<String>> = vec![Vec::new(); missing.len()];
             let rows: Vec<(i64, String)> = conn
                 .prepare_cached("SELECT doc, term FROM temp.cairn_tok_instances")
-                .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
-                .map_err(sql_err)?;
+                .and_then(|mut s| {
+                    s.query_map([], |r| {
+                        let term = r.get_ref(1)?.as_bytes_or_null().ok().flatten();
+                        let term = term.unwrap_or_default();
+                        Ok((r.get(0)?, fts_token(term).to_owned()))
+                    })?
+                    .collect()
+                })
+                .map_err(sql_err);
+            let rows = match rows {
+                Ok(rows) => rows,
+                Err(e) => {
+                    let _ = clear_scratch(conn);
+                    return Err(e);
+                }
+            };
             for (doc, token) in rows {
                 if let Some(t) = usize::try_from(doc).ok().and_then(|d| tokens.get_mut(d)) {
                     t.push(token);
@@ -347,6 +320,62 @@ impl SqliteStore {
         hits.truncate(limit);
         Ok(Some(hits))
     }
+}
+
+/// Bring `index` up to revision `rev` (see [`SqliteStore::sync_keywords`]).
+fn catch_up_keywords(conn: &Connection, index: &mut KeywordIndex, rev: i64) -> Result<()> {
+    let since = index.rev;
+    let changes: i64 = conn
+        .prepare_cached(
+            "SELECT (SELECT count(*) FROM tombstones WHERE rev > ?1) \
+             + (SELECT count(*) FROM vindex WHERE rev > ?1)",
+        )
+        .and_then(|mut s| s.query_row([since], |r| r.get(0)))
+        .map_err(sql_err)?;
+    if changes > MAX_KEYWORD_CATCH_UP {
+        *index = load_keywords(conn)?;
+        return Ok(());
+    }
+    let gone: Vec<i64> = conn
+        .prepare_cached("SELECT rowid FROM tombstones WHERE rev > ?1")
+        .and_then(|mut s| s.query_map([since], |r| r.get(0))?.collect())
+        .map_err(sql_err)?;
+    for rowid in gone {
+        index.remove(rowid);
+    }
+    type Row = (i64, String, String, String, Option<String>);
+    let changed: Vec<Row> = conn
+        .prepare_cached(
+            "SELECT m.rowid, m.content, m.tags, m.metadata, m.search_context FROM vindex v \
+             JOIN memories m ON m.rowid = v.rowid WHERE v.rev > ?1",
+        )
+        .and_then(|mut s| {
+            s.query_map([since], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get::<_, crate::packing::StoredText>(1)?.0,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                ))
+            })?
+            .collect()
+        })
+        .map_err(sql_err)?;
+    conn.execute_batch(KEYWORD_TEMP_TABLES).map_err(sql_err)?;
+    for (rowid, content, tags, metadata, context) in changed {
+        index.remove(rowid);
+        let (tags, metadata) = fts_columns(&tags, &metadata, context.as_deref())?;
+        conn.prepare_cached(
+            "INSERT INTO temp.cairn_tok (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .and_then(|mut s| s.execute(params![rowid, content, tags, metadata]))
+        .map_err(sql_err)?;
+    }
+    add_instances(conn, index, "temp.cairn_tok_instances")?;
+    clear_scratch(conn)?;
+    index.rev = rev;
+    Ok(())
 }
 
 impl StoreCaches for SqliteStore {

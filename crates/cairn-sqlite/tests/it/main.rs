@@ -20,6 +20,7 @@ mod file;
 mod forget;
 mod keywords;
 mod redaction;
+mod tokenizer;
 
 /// The conformance suite again, on a store whose keyword search answers
 /// from the in-memory index (built while the store is empty, so every

@@ -313,9 +313,11 @@ pub fn slot_set(cairn: &Cairn, caller: &Caller, input: SlotInput) -> Result<Slot
             Slot::default(),
         )
     });
-    if let Some(d) = input.description {
+    if let Some(mut d) = input.description {
+        cairn.redact_text(&mut d, &mut Default::default());
         slot.description = d.trim().to_string();
     }
+    cairn.refuse_secrets("tag", input.tags.iter().flatten().chain(&input.add_tags))?;
     if let Some(t) = input.tags {
         slot.tags = normalize_tags(&t)?;
     }
@@ -329,6 +331,7 @@ pub fn slot_set(cairn: &Cairn, caller: &Caller, input: SlotInput) -> Result<Slot
             "" => None,
             g => Some(normalize_group(g)?),
         };
+        cairn.refuse_secrets("group", &slot.group)?;
     }
     if let Some(p) = input.priority {
         if !(1..=5).contains(&p) {
