@@ -4,16 +4,20 @@ use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 
+const KEY_EXAMPLES: &str = "Examples:
+  cairn keys create --role write
+  cairn keys create --tenant alice --role write --expires 90d";
+
 /// `cairn keys ...`
 #[derive(Debug, Subcommand)]
 pub enum KeyAction {
     /// Make a key and print it (the only time it is shown).
     ///
-    /// Example: cairn keys create --tenant alice --role write --expires 90d
+    /// The key acts for --tenant, by default the store's default tenant:
+    /// the one the CLI writes to, so that `POST /v1/recall` with the key
+    /// finds what `cairn remember` stored.
+    #[command(after_help = KEY_EXAMPLES)]
     Create {
-        /// The tenant the key acts for.
-        #[arg(long)]
-        tenant: String,
         /// read: search and read; write: also change; admin: also manage
         /// keys and act for any tenant.
         #[arg(long, value_parser = ["read", "write", "admin"])]
@@ -25,12 +29,8 @@ pub enum KeyAction {
         #[arg(long)]
         label: Option<String>,
     },
-    /// List keys (never their secrets).
-    List {
-        /// Only this tenant's keys.
-        #[arg(long)]
-        tenant: Option<String>,
-    },
+    /// List keys (never their secrets); with --tenant, that tenant's only.
+    List,
     /// Revoke a key by id: it stops working at once.
     Revoke {
         /// The key's id (as `keys list` shows it).

@@ -39,6 +39,11 @@ pub struct Cli {
     /// `cairn remember --no-redact` opts one memory out).
     #[arg(long, global = true, env = "CAIRN_REDACT", value_name = "KINDS")]
     pub redact: Option<String>,
+    /// The tenant to act for [default: the store's default tenant,
+    /// `default`, which `cairn serve --no-auth` and keys made without
+    /// --tenant share]. Other tenants stay apart from it.
+    #[arg(long, global = true, env = "CAIRN_TENANT", value_name = "NAME")]
+    pub tenant: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -52,6 +57,21 @@ const EXAMPLES: &str = "Examples:
 
 Exit codes: 0 ok, 1 not found, 2 bad input, 3 internal error, 4 store busy or
 unreachable (try again).";
+
+const INGEST_EXAMPLES: &str = "Examples:
+  cairn ingest notes.md --project atlas --dry-run
+  cairn ingest - --tag web < page.html";
+
+const BACKUP_EXAMPLES: &str = "Examples:
+  cairn backup ~/cairn-2026-11-27.backup
+  cairn --db restored.db restore ~/cairn-2026-11-27.backup";
+
+const SLOT_EXAMPLES: &str = "Examples:
+  cairn slot save atlas-dev \"Decided to move the queue to NATS\"
+  cairn slot save-progress atlas-dev - < meeting-notes.txt
+  cairn slot read atlas-dev
+  cairn slot select atlas-dev \"yesterday 15:00\"
+  cairn slot export atlas-dev --format md -o atlas-dev.md";
 
 /// Commands.
 #[derive(Debug, Subcommand)]
@@ -67,10 +87,7 @@ pub enum Command {
     /// procedure, preference, decision, episode, fact…) and stored, or
     /// skipped below the threshold. The receipt lists every chunk and what
     /// became of it.
-    ///
-    /// Examples:
-    ///   cairn ingest notes.md --project atlas --dry-run
-    ///   cairn ingest - --tag web < page.html
+    #[command(after_help = INGEST_EXAMPLES)]
     Ingest(IngestArgs),
     /// What to load at the start of work: top matches, rules, recent, frequent
     /// and stale memories, grouped by type, within a token budget.
@@ -159,6 +176,25 @@ pub enum Command {
     /// checksummed on both sides, and a difference is an error. Stores of
     /// different embedding models are refused.
     Migrate(MigrateArgs),
+    /// Copy the whole store into one backup file, while servers and other
+    /// commands go on using it.
+    ///
+    /// Everything is in it: memories with their versions and deletion
+    /// receipts, slots, conversations, API keys (their hashes) and
+    /// settings, as the store stood at one instant (SQLite's `VACUUM
+    /// INTO`; a PostgreSQL store is copied record by record and compared).
+    /// The file is a SQLite file readable by its owner only, with each
+    /// kind of record's count and SHA-256 in it; it is written as
+    /// FILE.partial and renamed to FILE once complete and checked.
+    /// `export` is not a backup: it writes memories only.
+    #[command(after_help = BACKUP_EXAMPLES)]
+    Backup(BackupArgs),
+    /// Restore a backup (`cairn backup`) into a new, empty store: SQLite
+    /// (`--db NEW`) or PostgreSQL (`--store URL`).
+    ///
+    /// The backup's records are checked against its checksums first, and
+    /// the restored store's checksums against them at the end.
+    Restore(BackupArgs),
     /// Counts by type and project, model, file size.
     Stats,
     /// Delete expired memories.
@@ -231,13 +267,7 @@ pub enum Command {
     /// Slots: named, long-lived collections of entries (memcord). Saving
     /// appends an entry; entries are memories, so `recall` finds them
     /// until the slot is archived.
-    ///
-    /// Examples:
-    ///   cairn slot save atlas-dev "Decided to move the queue to NATS"
-    ///   cairn slot save-progress atlas-dev - < meeting-notes.txt
-    ///   cairn slot read atlas-dev
-    ///   cairn slot select atlas-dev "yesterday 15:00"
-    ///   cairn slot export atlas-dev --format md -o atlas-dev.md
+    #[command(after_help = SLOT_EXAMPLES)]
     Slot {
         #[command(subcommand)]
         action: SlotAction,

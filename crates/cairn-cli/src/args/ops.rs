@@ -10,10 +10,7 @@ pub struct ConsolidateArgs {
     /// Show what would be consolidated without writing anything.
     #[arg(long)]
     pub dry_run: bool,
-    /// The tenant (default: the local user's, `default`).
-    #[arg(long, conflicts_with = "all_tenants")]
-    pub tenant: Option<String>,
-    /// Every tenant of the store.
+    /// Every tenant of the store (not with --tenant).
     #[arg(long)]
     pub all_tenants: bool,
     /// Only this project's episodes (default: every project, each on its own).
@@ -220,6 +217,13 @@ pub struct ExportArgs {
     /// Include each memory's embedding.
     #[arg(long)]
     pub embeddings: bool,
+}
+
+/// `cairn backup` and `cairn restore`
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// The backup file.
+    pub file: PathBuf,
 }
 
 /// `cairn migrate`
