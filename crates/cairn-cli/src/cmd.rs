@@ -632,7 +632,9 @@ fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
     }
     // Global memories only, by default: say so when projects hold more.
     let in_projects = match out.scope.as_str() {
-        "global" => api::list(cairn, &caller(), all)?.total.saturating_sub(out.total),
+        "global" => api::list(cairn, &caller(), all)?
+            .total
+            .saturating_sub(out.total),
         _ => 0,
     };
     let why = (in_projects > 0).then(|| {
@@ -642,7 +644,10 @@ fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
         )
     });
     if out.memories.is_empty() {
-        println!("no memories{}", why.map(|w| format!(" ({w})")).unwrap_or_default());
+        println!(
+            "no memories{}",
+            why.map(|w| format!(" ({w})")).unwrap_or_default()
+        );
         return Ok(());
     }
     let ids = shorts(cairn, &ids_of(&out.memories))?;

@@ -19,10 +19,9 @@ pub fn run(cairn: &Cairn, a: ConsolidateArgs, json: bool) -> Result<()> {
     };
     let outputs = if a.all_tenants {
         if crate::cmd::tenant_named().is_some() {
-            return Err(cairn_core::Error::invalid(
-                "give --tenant or --all-tenants, not both",
-            )
-            .into());
+            return Err(
+                cairn_core::Error::invalid("give --tenant or --all-tenants, not both").into(),
+            );
         }
         api::consolidate_all(cairn, &input, &caller().actor)?
     } else {

@@ -781,9 +781,9 @@ impl Store for SqliteStore {
     }
 
     fn snapshot_into(&self, path: &Path) -> Result<bool> {
-        let target = path.to_str().ok_or_else(|| {
-            Error::invalid(format!("{}: the path is not UTF-8", path.display()))
-        })?;
+        let target = path
+            .to_str()
+            .ok_or_else(|| Error::invalid(format!("{}: the path is not UTF-8", path.display())))?;
         // A read transaction of its own: the copy is the store at one
         // instant, while other connections (processes) go on writing.
         self.conn()?

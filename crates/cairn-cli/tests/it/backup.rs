@@ -19,9 +19,24 @@ use crate::Env;
 fn furnished(env: &Env) -> String {
     let id = env.remember(&["the queue runs on RabbitMQ", "--tag", "infra"]);
     env.ok(&["update", &id, "--content", "the queue runs on NATS"]);
-    env.ok(&["update", &id, "--content", "the queue runs on NATS JetStream"]);
-    env.ok(&["slot", "save", "atlas-dev", "Decided to move the queue to NATS"]);
-    env.ok(&["slot", "save", "atlas-dev", "Benchmarked JetStream: 40k msg/s"]);
+    env.ok(&[
+        "update",
+        &id,
+        "--content",
+        "the queue runs on NATS JetStream",
+    ]);
+    env.ok(&[
+        "slot",
+        "save",
+        "atlas-dev",
+        "Decided to move the queue to NATS",
+    ]);
+    env.ok(&[
+        "slot",
+        "save",
+        "atlas-dev",
+        "Benchmarked JetStream: 40k msg/s",
+    ]);
     env.ok(&[
         "conversation",
         "log",
@@ -65,7 +80,11 @@ fn a_backup_restores_everything_into_sqlite() {
     }
     assert!(!crate::backup_partial(&file).exists());
     let history = env.json(&["history", &id]);
-    assert_eq!(history["versions"].as_array().map(Vec::len), Some(3), "{history}");
+    assert_eq!(
+        history["versions"].as_array().map(Vec::len),
+        Some(3),
+        "{history}"
+    );
 
     let restored = Env::new();
     let out = restored.json(&["restore", file.to_str().unwrap()]);
@@ -119,7 +138,10 @@ fn damaged_or_foreign_files_are_refused() {
         .args(["tag", &first, "edited-after-the-backup"]);
     assert!(edit.output().unwrap().status.success());
     assert!(restore(&file).contains("checksums"));
-    assert!(target.json(&["list"])["memories"].as_array().unwrap().is_empty());
+    assert!(target.json(&["list"])["memories"]
+        .as_array()
+        .unwrap()
+        .is_empty());
 }
 
 #[test]
@@ -178,10 +200,19 @@ fn a_backup_killed_midway_is_never_taken_for_a_good_one() {
     let env = Env::new();
     furnished(&env);
     let lines: String = (0..300)
-        .map(|i| format!("{{\"content\": \"filler memory number {i} about topic {}\"}}\n", i % 7))
+        .map(|i| {
+            format!(
+                "{{\"content\": \"filler memory number {i} about topic {}\"}}\n",
+                i % 7
+            )
+        })
         .collect();
     let out = env.run_with(&["import", "-"], Some(&lines));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let file = env.dir.path().join("killed.backup");
     let (mut cut, mut complete) = (0, 0);
     for delay in (0..400).step_by(8) {

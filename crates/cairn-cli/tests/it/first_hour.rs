@@ -55,7 +55,8 @@ impl Server {
     pub fn post(&self, key: &str, path: &str, body: &Value) -> (u16, Value) {
         let body = body.to_string();
         let mut tcp = TcpStream::connect(&self.addr).expect("connect");
-        tcp.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+        tcp.set_read_timeout(Some(Duration::from_secs(120)))
+            .unwrap();
         let req = format!(
             "POST {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {key}\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -132,7 +133,11 @@ fn named_tenants_stay_apart_and_the_cli_addresses_them() {
     assert_eq!(listed(&[]), vec![mine.clone()]);
     assert_eq!(listed(&["--tenant", "alice"]), vec![alices.clone()]);
     let out = env.run(&["--tenant", "alice", "get", &mine]);
-    assert_eq!(out.status.code(), Some(1), "another tenant's memory is not found");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "another tenant's memory is not found"
+    );
 
     let key_of = |args: &[&str]| -> String {
         let mut all = args.to_vec();
@@ -197,12 +202,18 @@ fn a_slot_export_leaves_out_what_the_slot_has_not() {
 fn subcommand_examples_keep_their_lines() {
     let env = Env::new();
     for (args, line) in [
-        (["ingest", "--help"], "\n  cairn ingest - --tag web < page.html"),
+        (
+            ["ingest", "--help"],
+            "\n  cairn ingest - --tag web < page.html",
+        ),
         (["slot", "--help"], "\n  cairn slot read atlas-dev\n"),
         (["backup", "--help"], "\n  cairn backup "),
     ] {
         let help = env.ok(&args);
         assert!(help.contains("Examples:\n  cairn "), "{help}");
-        assert!(help.contains(line), "{line:?} not on its own line in {help}");
+        assert!(
+            help.contains(line),
+            "{line:?} not on its own line in {help}"
+        );
     }
 }

@@ -239,7 +239,10 @@ fn write_partial(
 /// one.
 fn manifest(path: &Path, file: &dyn BackupFile) -> Result<Manifest> {
     if !path.is_file() {
-        return Err(Error::invalid(format!("no backup file at {}", path.display())));
+        return Err(Error::invalid(format!(
+            "no backup file at {}",
+            path.display()
+        )));
     }
     let text = file.read_manifest(path)?.ok_or_else(|| {
         Error::invalid(format!(
@@ -251,9 +254,7 @@ fn manifest(path: &Path, file: &dyn BackupFile) -> Result<Manifest> {
     let manifest: Manifest = serde_json::from_str(&text)
         .ok()
         .filter(|m: &Manifest| m.format == FORMAT)
-        .ok_or_else(|| {
-            Error::invalid(format!("{}: its manifest is unreadable", path.display()))
-        })?;
+        .ok_or_else(|| Error::invalid(format!("{}: its manifest is unreadable", path.display())))?;
     if manifest.version > VERSION {
         return Err(Error::invalid(format!(
             "{} was written by a newer Cairn (backup version {}): upgrade Cairn",
