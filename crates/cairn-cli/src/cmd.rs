@@ -639,8 +639,7 @@ fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
     };
     let why = (in_projects > 0).then(|| {
         format!(
-            "global memories only: {} in projects (--project NAME, or --all-projects)",
-            in_projects
+            "global memories only: {in_projects} in projects (--project NAME, or --all-projects)"
         )
     });
     if out.memories.is_empty() {
