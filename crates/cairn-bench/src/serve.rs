@@ -611,7 +611,7 @@ fn key_and_ids(synthetic: &Cairn) -> Result<(String, Arc<Vec<String>>)> {
     let key = api::create_key(
         synthetic,
         CreateKeyInput {
-            tenant: "default".into(),
+            tenant: None,
             role: "write".into(),
             ..Default::default()
         },

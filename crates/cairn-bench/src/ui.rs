@@ -66,7 +66,7 @@ pub fn run(memories: usize, runs: usize) -> Result<()> {
     let key = api::create_key(
         &cairn,
         CreateKeyInput {
-            tenant: "default".into(),
+            tenant: None,
             role: "write".into(),
             ..Default::default()
         },

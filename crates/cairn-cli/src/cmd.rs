@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context as _, Result};
 use cairn_core::api::{
@@ -30,12 +30,24 @@ use maintenance::{embed_pending, export, gc, import, reindex, stats};
 pub(crate) use relevance::recall;
 use relevance::{context, prompt};
 
-/// The local user's tenant.
-const TENANT: &str = DEFAULT_TENANT;
+/// The tenant `--tenant` names, set once by [`run`] before any command.
+static TENANT: OnceLock<String> = OnceLock::new();
+
+/// The tenant the command line acts for: `--tenant`, else the store's
+/// default tenant (the one `cairn serve --no-auth` and keys made without
+/// `--tenant` use).
+pub(crate) fn tenant() -> &'static str {
+    TENANT.get().map_or(DEFAULT_TENANT, String::as_str)
+}
+
+/// Whether `--tenant` named a tenant.
+pub(crate) fn tenant_named() -> Option<String> {
+    TENANT.get().cloned()
+}
 
 /// The local user: the CLI's `--project` is always explicit.
 pub(crate) fn caller() -> Caller {
-    Caller::new(TENANT)
+    Caller::new(tenant())
 }
 
 /// The default store file: `$XDG_DATA_HOME/cairn/cairn.db`.
@@ -97,7 +109,7 @@ impl StoreSpec {
 }
 
 /// The store the command line names: `--store`, else `--db`, else none.
-fn store_spec(cli: &Cli) -> Result<Option<StoreSpec>> {
+pub(crate) fn store_spec(cli: &Cli) -> Result<Option<StoreSpec>> {
     match (&cli.store, &cli.db) {
         (Some(_), Some(_)) => Err(Error::invalid(
             "give the store once: --store (CAIRN_STORE) or --db (CAIRN_DB), not both",
@@ -133,7 +145,7 @@ fn open_postgres(_url: &str, _serving: bool) -> Result<Arc<dyn Store>> {
 
 /// The store `text` names (see [`StoreSpec::parse`]); a SQLite file is made
 /// when `create`, else it must exist.
-fn open_store(text: &str, create: bool) -> Result<Arc<dyn Store>> {
+pub(crate) fn open_store(text: &str, create: bool) -> Result<Arc<dyn Store>> {
     Ok(match StoreSpec::parse(text) {
         StoreSpec::Postgres(url) => open_postgres(&url, false)?,
         StoreSpec::Sqlite(path) if create => Arc::new(SqliteStore::open(path)?),
@@ -293,10 +305,16 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
 
 /// Run a parsed command line.
 pub fn run(mut cli: Cli) -> Result<()> {
+    if let Some(name) = &cli.tenant {
+        let name = api::tenant_name(name)?.to_string();
+        TENANT.get_or_init(|| name);
+    }
     match cli.command {
         Command::Model { ref action } => return crate::model::model(action, cli.json),
         Command::Init(a) => return crate::serve::init(a),
         Command::Migrate(a) => return migrate(a, cli.json),
+        Command::Backup(ref a) => return crate::backup::backup(&cli, &a.file),
+        Command::Restore(ref a) => return crate::backup::restore(&cli, &a.file),
         Command::Setup(a) => return crate::serve::setup(cli.db, a),
         // Needs no store: the providers only.
         Command::Providers(ref a) => {
@@ -361,13 +379,15 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Consolidate(a) => crate::consolidate::run(&cairn, a, json),
         Command::Mcp(a) => crate::serve::mcp(cairn, a),
         Command::Serve(_) => unreachable!("served by `run`"),
-        Command::Keys { action } => crate::keys::run(&cairn, action, json),
+        Command::Keys { action } => crate::keys::run(&cairn, action, tenant_named(), json),
         Command::Conversation { action } => crate::conversation::run(&cairn, action, json),
         Command::Slot { action } => crate::slot::run(&cairn, action, json),
         Command::Model { .. }
         | Command::Init(_)
         | Command::Setup(_)
         | Command::Migrate(_)
+        | Command::Backup(_)
+        | Command::Restore(_)
         | Command::Providers(_) => {
             unreachable!("handled above")
         }
@@ -454,7 +474,7 @@ fn selection(f: &FilterArgs) -> Selection {
 
 /// Shortest unique prefixes (8+ characters) for a table, in one store call.
 fn shorts(cairn: &Cairn, ids: &[MemoryId]) -> Result<Vec<String>> {
-    Ok(cairn.short_ids(TENANT, ids, 8)?)
+    Ok(cairn.short_ids(tenant(), ids, 8)?)
 }
 
 fn short(cairn: &Cairn, id: &str) -> String {
@@ -598,12 +618,39 @@ fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
         offset: a.offset,
         cursor: a.cursor,
     };
+    let all = ListInput {
+        selection: Selection {
+            all_projects: true,
+            project: None,
+            global: false,
+            ..input.selection.clone()
+        },
+        limit: Some(1),
+        offset: None,
+        cursor: None,
+        sort: None,
+    };
     let out = api::list(cairn, &caller(), input)?;
     if json {
         return print_json(&out);
     }
+    // Global memories only, by default: say so when projects hold more.
+    let in_projects = match out.scope.as_str() {
+        "global" => api::list(cairn, &caller(), all)?
+            .total
+            .saturating_sub(out.total),
+        _ => 0,
+    };
+    let why = (in_projects > 0).then(|| {
+        format!(
+            "global memories only: {in_projects} in projects (--project NAME, or --all-projects)"
+        )
+    });
     if out.memories.is_empty() {
-        println!("no memories");
+        println!(
+            "no memories{}",
+            why.map(|w| format!(" ({w})")).unwrap_or_default()
+        );
         return Ok(());
     }
     let ids = shorts(cairn, &ids_of(&out.memories))?;
@@ -628,6 +675,9 @@ fn list(cairn: &Cairn, a: ListArgs, json: bool) -> Result<()> {
                 out::DIM
             )
         );
+    }
+    if let Some(why) = why {
+        println!("{}", paint(&why, out::DIM));
     }
     Ok(())
 }

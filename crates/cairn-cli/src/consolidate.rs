@@ -1,7 +1,7 @@
 //! `cairn consolidate` and `cairn providers`.
 
 use anyhow::Result;
-use cairn_core::api::{self, Caller, ConsolidateInput, ConsolidateOutput, ProviderCheck};
+use cairn_core::api::{self, ConsolidateInput, ConsolidateOutput, ProviderCheck};
 use cairn_core::Cairn;
 
 use crate::args::{ConsolidateArgs, ProvidersArgs};
@@ -18,13 +18,14 @@ pub fn run(cairn: &Cairn, a: ConsolidateArgs, json: bool) -> Result<()> {
         dry_run: a.dry_run,
     };
     let outputs = if a.all_tenants {
+        if crate::cmd::tenant_named().is_some() {
+            return Err(
+                cairn_core::Error::invalid("give --tenant or --all-tenants, not both").into(),
+            );
+        }
         api::consolidate_all(cairn, &input, &caller().actor)?
     } else {
-        let who = match a.tenant {
-            Some(t) => Caller::new(t),
-            None => caller(),
-        };
-        vec![api::consolidate(cairn, &who, &input)?]
+        vec![api::consolidate(cairn, &caller(), &input)?]
     };
     if json {
         return match outputs.as_slice() {

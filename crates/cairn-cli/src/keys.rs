@@ -9,10 +9,12 @@ use crate::cmd::print_json;
 use crate::out::{paint, BOLD, DIM, YELLOW};
 
 /// Run `cairn keys …`.
-pub fn run(cairn: &Cairn, action: KeyAction, json: bool) -> Result<()> {
+///
+/// `tenant` is `--tenant`: the tenant of a new key (`None`: the store's
+/// default tenant), or the only tenant whose keys are listed.
+pub fn run(cairn: &Cairn, action: KeyAction, tenant: Option<String>, json: bool) -> Result<()> {
     match action {
         KeyAction::Create {
-            tenant,
             role,
             expires,
             label,
@@ -47,13 +49,13 @@ pub fn run(cairn: &Cairn, action: KeyAction, json: bool) -> Result<()> {
             println!("\n{}", paint(&made.key, BOLD));
             Ok(())
         }
-        KeyAction::List { tenant } => {
+        KeyAction::List => {
             let keys = api::list_keys(cairn, tenant.as_deref())?;
             if json {
                 return print_json(&keys);
             }
             if keys.is_empty() {
-                println!("No API keys. Make one: cairn keys create --tenant NAME --role write");
+                println!("No API keys. Make one: cairn keys create --role write");
             }
             for k in &keys {
                 println!("{}", line(k));

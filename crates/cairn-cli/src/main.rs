@@ -5,6 +5,7 @@
 //! one place ([`exit_code`]).
 
 mod args;
+mod backup;
 mod cmd;
 mod config;
 mod consolidate;

@@ -42,7 +42,7 @@ fn cwd_project() -> Option<String> {
 
 pub fn mcp(cairn: Cairn, a: McpArgs) -> Result<()> {
     init_logging("warn");
-    let mut config = McpConfig::new(DEFAULT_TENANT);
+    let mut config = McpConfig::new(crate::cmd::tenant());
     config.default_project = match (a.project, a.no_detect) {
         (Some(p), _) => Some(p.trim().to_string()),
         (None, true) => None,
@@ -70,6 +70,23 @@ pub fn mcp(cairn: Cairn, a: McpArgs) -> Result<()> {
         let _ = saver.await;
         served
     })
+}
+
+/// The server's first line of output: every surface's URL (the web UI
+/// first), and what a request needs when keys are required.
+fn startup_line(addr: &str, auth: Auth) -> String {
+    let urls: Vec<String> = cairn_server::SURFACES
+        .iter()
+        .map(|(name, path)| format!("{name} http://{addr}{path}"))
+        .collect();
+    let needs = match auth {
+        Auth::Keys => {
+            "; every /mcp and /v1 request needs `Authorization: Bearer <key>` \
+             (make one: cairn keys create --role write)"
+        }
+        Auth::Open => "",
+    };
+    format!("cairn: {}{needs}", urls.join(", "))
 }
 
 pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
@@ -127,10 +144,7 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
             tracing::warn!(%addr, "serving without API keys (--no-auth): every local process can read and write every memory");
         }
         // The address on stdout (the port may have been chosen by the OS).
-        println!(
-            "cairn: MCP on http://{addr}/mcp, REST on http://{addr}/v1 (health: http://{addr}/healthz){}",
-            if auth == Auth::Keys { "; every /mcp and /v1 request needs `Authorization: Bearer <key>`" } else { "" }
-        );
+        println!("{}", startup_line(&addr.to_string(), auth));
         cairn_server::serve(listener, state, jobs, cairn_server::shutdown_signal()).await?;
         Ok(())
     })

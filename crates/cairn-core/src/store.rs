@@ -696,6 +696,16 @@ pub trait Store: Send + Sync {
         Ok(())
     }
 
+    /// Write a consistent copy of the whole store, as it stands at one
+    /// instant, into the empty file `path`, while other connections go on
+    /// writing (SQLite: `VACUUM INTO`), and answer `true`; a backend that
+    /// cannot answers `false` (the default) and writes nothing, and
+    /// [`crate::api::backup`] copies it record by record instead.
+    fn snapshot_into(&self, path: &std::path::Path) -> Result<bool> {
+        let _ = path;
+        Ok(false)
+    }
+
     /// The store's caches, if it keeps any.
     fn caches(&self) -> Option<&dyn StoreCaches> {
         None

@@ -23,6 +23,18 @@ use crate::AppState;
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
 
+/// Every surface a person or a client opens, by name, with its path: what
+/// a server's start-up line lists.
+pub const SURFACES: [(&str, &str); 7] = [
+    ("web UI", crate::ui::UI_PATH),
+    ("MCP", MCP_PATH),
+    ("REST", "/v1"),
+    ("API docs", openapi::DOCS_PATH),
+    ("OpenAPI", openapi::OPENAPI_PATH),
+    ("health", "/healthz"),
+    ("metrics", "/metrics"),
+];
+
 /// Largest REST request body.
 pub const MAX_REST_BODY: usize = 2 << 20;
 

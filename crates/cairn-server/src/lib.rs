@@ -38,7 +38,7 @@ use cairn_mcp::CairnMcp;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-pub use app::{router, MCP_PATH};
+pub use app::{router, MCP_PATH, SURFACES};
 pub use auth::Auth;
 pub use capacity::CapacityLimits;
 pub use error::ApiError;

@@ -25,6 +25,7 @@
 //! This crate must never hold ranking logic (that is `cairn_core::rank`) nor
 //! decide what a filter means (that is `cairn_core::store::Filter`).
 
+mod backup;
 mod checkpoint;
 mod collections;
 mod durability;
@@ -40,6 +41,7 @@ pub mod vector_index;
 mod write;
 
 pub use durability::Durability;
+pub use backup::SqliteBackupFile;
 pub use sql::fts_query;
 pub use store::{
     SqliteStore, BULK_WRITE, BUSY_TIMEOUT, CACHE_KIB, MAX_KEYWORD_POSTINGS, MAX_QUERY_TERMS,

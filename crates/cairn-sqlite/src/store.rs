@@ -800,6 +800,18 @@ impl Store for SqliteStore {
         Some(self)
     }
 
+    fn snapshot_into(&self, path: &Path) -> Result<bool> {
+        let target = path
+            .to_str()
+            .ok_or_else(|| Error::invalid(format!("{}: the path is not UTF-8", path.display())))?;
+        // A read transaction of its own: the copy is the store at one
+        // instant, while other connections (processes) go on writing.
+        self.conn()?
+            .execute("VACUUM INTO ?1", [target])
+            .map_err(|e| Error::storage(format!("cannot copy into {target}: {e}")))?;
+        Ok(true)
+    }
+
     fn verify(&self) -> Result<()> {
         match self.integrity_check()?.as_str() {
             "ok" => Ok(()),

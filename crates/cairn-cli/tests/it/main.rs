@@ -5,11 +5,13 @@
 
 #![allow(missing_docs)]
 
+mod backup;
 mod cli;
 mod conversation;
 mod crash;
 mod defaults;
 mod docs;
+mod first_hour;
 mod foreign;
 mod ingest;
 mod keys;
@@ -144,6 +146,11 @@ impl Env {
             None => assert_healthy(&self.db()),
         }
     }
+}
+
+/// Where `cairn backup FILE` writes until the backup is complete.
+pub fn backup_partial(file: &Path) -> PathBuf {
+    cairn_core::api::partial_path(file)
 }
 
 pub fn assert_healthy(path: &Path) {

@@ -11,8 +11,10 @@ use crate::{Cairn, Error, Result, Timestamp};
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateKeyInput {
-    /// The tenant the key acts for.
-    pub tenant: String,
+    /// The tenant the key acts for; when left out, the store's default
+    /// tenant ([`DEFAULT_TENANT`](crate::DEFAULT_TENANT)), the one a local
+    /// user (the CLI, `cairn mcp`, `serve --no-auth`) reads and writes.
+    pub tenant: Option<String>,
     /// `read`, `write` or `admin`.
     pub role: String,
     /// How long the key works (`90d`, `12h`); forever when left out.
@@ -126,7 +128,7 @@ pub fn tenant_name(name: &str) -> Result<&str> {
 
 /// Make a key. Its text is in the answer and nowhere else.
 pub fn create_key(cairn: &Cairn, input: CreateKeyInput) -> Result<CreatedKey> {
-    let tenant = tenant_name(&input.tenant)?;
+    let tenant = tenant_name(input.tenant.as_deref().unwrap_or(crate::DEFAULT_TENANT))?;
     let role: Role = input.role.parse()?;
     let now = cairn.now();
     let expires_at = match input.expires.as_deref().map(str::trim) {
@@ -223,7 +225,7 @@ mod tests {
 
     fn input(tenant: &str, role: &str) -> CreateKeyInput {
         CreateKeyInput {
-            tenant: tenant.into(),
+            tenant: Some(tenant.into()),
             role: role.into(),
             ..Default::default()
         }

@@ -19,6 +19,7 @@
 
 use crate::history::LOCAL_ACTOR;
 
+mod backup;
 mod consolidate;
 mod conversation;
 mod foreign;
@@ -35,6 +36,9 @@ mod transfer;
 mod view;
 mod write;
 
+pub use backup::{
+    backup, partial_path, restore, BackupFile, BackupOutput, RecordSum, RestoreOutput,
+};
 pub use consolidate::{
     consolidate, consolidate_all, ConsolidateInput, ConsolidateOutput, ConsolidatedGroupView,
 };

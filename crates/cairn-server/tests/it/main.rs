@@ -74,7 +74,7 @@ pub fn make_key(cairn: &Cairn, tenant: &str, role: &str) -> String {
         cairn_core::api::create_key(
             cairn,
             cairn_core::api::CreateKeyInput {
-                tenant: tenant.into(),
+                tenant: Some(tenant.into()),
                 role: role.into(),
                 ..Default::default()
             },

@@ -103,10 +103,21 @@ pub fn slot_export(
             text
         }
         ExportFormat::Markdown => {
+            // What the slot has no value for is left out, not shown empty.
             let mut out = format!(
-                "# Memory Slot: {}\n\n**Created:** {}\n**Updated:** {}\n**Tags:** {tags}\n**Group:** {group}\n\n## Description\n\n{}\n\n## Entries\n",
-                s.name, s.created_at, s.updated_at, s.description
+                "# Memory Slot: {}\n\n**Created:** {}\n**Updated:** {}\n",
+                s.name, s.created_at, s.updated_at
             );
+            if !tags.is_empty() {
+                out.push_str(&format!("**Tags:** {tags}\n"));
+            }
+            if !group.is_empty() {
+                out.push_str(&format!("**Group:** {group}\n"));
+            }
+            if !s.description.trim().is_empty() {
+                out.push_str(&format!("\n## Description\n\n{}\n", s.description));
+            }
+            out.push_str("\n## Entries\n");
             for e in &read.entries {
                 out.push_str(&format!(
                     "\n### Entry {} - {} ({})\n\n",

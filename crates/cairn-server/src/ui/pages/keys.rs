@@ -92,7 +92,7 @@ pub struct KeyForm {
 pub async fn create_key(State(state): State<AppState>, ui: Ui, Form(f): Form<KeyForm>) -> Page {
     ui.require(Method::POST, "/v1/keys")?;
     let input = CreateKeyInput {
-        tenant: ui.who.tenant.clone(),
+        tenant: Some(ui.who.tenant.clone()),
         role: f.role,
         expires: (!f.expires.trim().is_empty()).then(|| f.expires.trim().to_string()),
         label: (!f.label.trim().is_empty()).then(|| f.label.trim().to_string()),

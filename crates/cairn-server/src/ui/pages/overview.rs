@@ -215,7 +215,7 @@ fn mini_list(memories: &[MemoryView], note: Note) -> Markup {
                     span.hint {
                         " · "
                         @match note {
-                            Note::Uses => { (r.access_count.unwrap_or(0)) " uses" }
+                            Note::Uses => { (cairn_core::api::plural(r.access_count.unwrap_or(0) as usize, "use", "uses")) }
                             Note::Created => { (when(r.created_at.as_deref())) }
                             Note::Expires => { "expires " (when(r.expires_at.as_deref())) }
                             Note::SupersededBy => {
