@@ -208,7 +208,7 @@ impl SqliteStore {
                     .map_err(sql_err)?;
             }
             let mut tokens: Vec<Vec<String>> = vec![Vec::new(); missing.len()];
-            let rows: Vec<(i64, String)> = conn
+            let rows: Result<Vec<(i64, String)>> = conn
                 .prepare_cached("SELECT doc, term FROM temp.cairn_tok_instances")
                 .and_then(|mut s| {
                     s.query_map([], |r| {
