@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
+
+use super::RecallArgs;
 
 const KEY_EXAMPLES: &str = "Examples:
   cairn keys create --role write
