@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 mod cli;
+mod concurrent_start;
 mod conversation;
 mod crash;
 mod foreign;
