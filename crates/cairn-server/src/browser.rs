@@ -94,7 +94,7 @@ fn is_probe(path: &str) -> bool {
     matches!(path, "/healthz" | "/readyz")
 }
 
-fn refused(status: StatusCode, code: &str, message: String) -> Response {
+fn refused(status: StatusCode, code: &'static str, message: String) -> Response {
     ApiError::request(status, code, message).into_response()
 }
 
