@@ -139,7 +139,13 @@ async fn a_server_without_keys_refuses_cross_site_writes() {
     assert_eq!(status(&reply), 201, "{reply}");
     let curl = "Content-Type: application/x-www-form-urlencoded\r\n";
     let reply = http
-        .exchange(&request("POST", "/v1/memories", &local, curl, body))
+        .exchange(&request(
+            "POST",
+            "/v1/memories",
+            &local,
+            curl,
+            r#"{"content":"sent by curl -d"}"#,
+        ))
         .await;
     assert_eq!(status(&reply), 201, "{reply}");
     assert_eq!(count(), 2);

@@ -121,7 +121,10 @@ fn random_body(rng: &mut Rng, names: &[String]) -> Vec<u8> {
     }
 }
 
+/// `text`, at most 200 characters of it, percent-encoded for a URI (a URI
+/// longer than HTTP carries is not the server's to parse).
 fn encode(text: &str) -> String {
+    let text: String = text.chars().take(200).collect();
     form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 

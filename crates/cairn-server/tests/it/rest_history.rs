@@ -2,12 +2,11 @@
 //! bulk tags, sources and the supersede chain, within the tenant.
 
 use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
 use crate::rest::{assert_error, Client};
-use crate::{keyed_state, make_key, state};
+use crate::{keyed_state, make_key};
 
 #[tokio::test]
 async fn history_names_the_key_and_revert_restores_a_version() {
