@@ -57,12 +57,15 @@ pub fn host_allowed(host: &str, allowed: Option<&[String]>) -> bool {
         .host()
         .trim_matches(['[', ']'])
         .to_ascii_lowercase();
-    allowed.iter().any(|a| match a.parse::<axum::http::uri::Authority>() {
-        Ok(entry) if entry.port_u16().is_some() => {
-            host_name(a).as_deref() == Some(name.as_str()) && entry.port_u16() == authority.port_u16()
-        }
-        _ => host_name(a).unwrap_or_else(|| a.to_ascii_lowercase()) == name,
-    })
+    allowed
+        .iter()
+        .any(|a| match a.parse::<axum::http::uri::Authority>() {
+            Ok(entry) if entry.port_u16().is_some() => {
+                host_name(a).as_deref() == Some(name.as_str())
+                    && entry.port_u16() == authority.port_u16()
+            }
+            _ => host_name(a).unwrap_or_else(|| a.to_ascii_lowercase()) == name,
+        })
 }
 
 /// Why a request that changes something looks sent by another site's
@@ -138,7 +141,11 @@ fn check(state: &AppState, req: &Request) -> Option<Response> {
     let plain_text = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/plain"));
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("text/plain")
+        });
     if state.auth == Auth::Open && plain_text && (path == "/v1" || path.starts_with("/v1/")) {
         return Some(refused(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -199,7 +206,10 @@ mod tests {
     fn origins_must_be_this_server() {
         let mut h = HeaderMap::new();
         h.insert(header::HOST, "127.0.0.1:7878".parse().unwrap());
-        assert!(cross_site(&h).is_none(), "no Origin: not a browser's cross-site request");
+        assert!(
+            cross_site(&h).is_none(),
+            "no Origin: not a browser's cross-site request"
+        );
         h.insert(header::ORIGIN, "http://127.0.0.1:7878".parse().unwrap());
         assert!(cross_site(&h).is_none());
         for other in ["http://evil.example", "null", "http://127.0.0.1:3000"] {

@@ -236,9 +236,8 @@ pub async fn limit(State(state): State<AppState>, req: Request, next: Next) -> R
             // A browser shows the answer: a page, not JSON.
             crate::ui::too_many(&message, take.wait_secs)
         } else {
-            let mut r =
-                ApiError::request(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message)
-                    .into_response();
+            let mut r = ApiError::request(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message)
+                .into_response();
             r.headers_mut()
                 .insert("retry-after", HeaderValue::from(take.wait_secs));
             r

@@ -241,12 +241,13 @@ impl SqliteStore {
             )));
         }
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version) {
-            tx.execute_batch(sql).map_err(|e| match e.sqlite_error_code() {
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-                    sql_err(e)
-                }
-                _ => Error::storage(format!("migration {} failed: {e}", i + 1)),
-            })?;
+            tx.execute_batch(sql)
+                .map_err(|e| match e.sqlite_error_code() {
+                    Some(
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked,
+                    ) => sql_err(e),
+                    _ => Error::storage(format!("migration {} failed: {e}", i + 1)),
+                })?;
             tx.pragma_update(None, "user_version", (i + 1) as i64)
                 .map_err(sql_err)?;
         }

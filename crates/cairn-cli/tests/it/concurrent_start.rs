@@ -17,8 +17,10 @@ fn serve_and_keys_create_at_once_on_a_new_store_both_work() {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut keys = env.cmd();
-        keys.args(["--json", "keys", "create", "--tenant", "t", "--role", "read"])
-            .stdin(Stdio::null());
+        keys.args([
+            "--json", "keys", "create", "--tenant", "t", "--role", "read",
+        ])
+        .stdin(Stdio::null());
         let mut server = serve.spawn().expect("spawn cairn serve");
         let made = keys.output().expect("run cairn keys create");
         let stderr = String::from_utf8_lossy(&made.stderr);

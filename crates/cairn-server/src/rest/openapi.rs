@@ -254,8 +254,7 @@ const DOCS_SCRIPT: &str = "cairn-docs.js";
 
 /// The reference page and its set-up script, built once.
 fn docs_page() -> Result<&'static (String, String), String> {
-    static PAGE: std::sync::OnceLock<Result<(String, String), String>> =
-        std::sync::OnceLock::new();
+    static PAGE: std::sync::OnceLock<Result<(String, String), String>> = std::sync::OnceLock::new();
     PAGE.get_or_init(|| {
         let mut ui = SwaggerUi::new();
         ui.title("Cairn REST API");

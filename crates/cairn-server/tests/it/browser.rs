@@ -61,16 +61,29 @@ async fn a_server_without_keys_refuses_a_foreign_host_on_every_route() {
     let http = RawHttp::start_with(state, None).await;
     let local = format!("localhost:{}", http.addr.port());
     for (method, path) in ROUTES {
-        for foreign in ["evil.example", "evil.example:7878", "127.0.0.1.evil.example"] {
+        for foreign in [
+            "evil.example",
+            "evil.example:7878",
+            "127.0.0.1.evil.example",
+        ] {
             let reply = http.exchange(&request(method, path, foreign, "", "")).await;
-            assert_eq!(status(&reply), 403, "{method} {path} Host {foreign}: {reply}");
+            assert_eq!(
+                status(&reply),
+                403,
+                "{method} {path} Host {foreign}: {reply}"
+            );
             assert!(!reply.contains("launch code"), "{reply}");
             assert!(reply.contains("forbidden_host"), "{reply}");
         }
         let reply = http.exchange(&request(method, path, &local, "", "")).await;
-        assert!(status(&reply) < 400, "{method} {path} Host {local}: {reply}");
+        assert!(
+            status(&reply) < 400,
+            "{method} {path} Host {local}: {reply}"
+        );
     }
-    let reply = http.exchange(&request("GET", "/v1/export", &local, "", "")).await;
+    let reply = http
+        .exchange(&request("GET", "/v1/export", &local, "", ""))
+        .await;
     assert!(reply.contains("launch code"), "{reply}");
     // The UI's CSRF token (in every page) is not readable either.
     let reply = http
@@ -79,7 +92,8 @@ async fn a_server_without_keys_refuses_a_foreign_host_on_every_route() {
     assert!(!reply.contains("csrf"), "{reply}");
     // MCP (already guarded) still is.
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let mcp_headers = "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
+    let mcp_headers =
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
     let reply = http
         .exchange(&request("POST", "/mcp", "evil.example", mcp_headers, init))
         .await;
@@ -114,10 +128,7 @@ async fn a_server_without_keys_refuses_cross_site_writes() {
         let reply = http
             .exchange(&request("POST", "/v1/memories", &local, headers, body))
             .await;
-        assert!(
-            matches!(status(&reply), 403 | 415),
-            "{headers:?}: {reply}"
-        );
+        assert!(matches!(status(&reply), 403 | 415), "{headers:?}: {reply}");
     }
     let reply = http
         .exchange(&request(
@@ -173,11 +184,16 @@ async fn every_answer_says_nosniff_and_html_pages_cannot_be_framed() {
             "{path}: {reply}"
         );
     }
-    let reply = http.exchange(&request("GET", "/docs", &local, "", "")).await;
+    let reply = http
+        .exchange(&request("GET", "/docs", &local, "", ""))
+        .await;
     assert_eq!(status(&reply), 200, "{reply}");
     let csp = header(&reply, "content-security-policy").expect("a CSP on /docs");
     assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
-    assert!(csp.contains("script-src 'self'") && !csp.contains("script-src 'self' 'unsafe-inline'"), "{csp}");
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("script-src 'self' 'unsafe-inline'"),
+        "{csp}"
+    );
     assert_eq!(header(&reply, "x-frame-options"), Some("DENY"));
     // The page runs no inline script: every script has a source.
     let page = reply.split("\r\n\r\n").nth(1).unwrap();
@@ -191,6 +207,9 @@ async fn every_answer_says_nosniff_and_html_pages_cannot_be_framed() {
         .exchange(&request("GET", "/docs/cairn-docs.js", &local, "", ""))
         .await;
     assert_eq!(status(&reply), 200, "{reply}");
-    assert!(reply.contains("/openapi.json") && reply.contains("SwaggerUIBundle"), "{reply}");
+    assert!(
+        reply.contains("/openapi.json") && reply.contains("SwaggerUIBundle"),
+        "{reply}"
+    );
     http.stop().await;
 }

@@ -7,7 +7,8 @@ use crate::{keyed_state, make_key};
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-const STATS: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"stats","arguments":{}}}"#;
+const STATS: &str =
+    r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"stats","arguments":{}}}"#;
 
 /// `method /mcp` with `key`, in `session` when given.
 fn mcp(http: &RawHttp, method: &str, key: &str, session: Option<&str>, body: &str) -> String {
@@ -33,9 +34,13 @@ async fn another_key_can_neither_use_nor_end_a_session() {
     let bob = make_key(&cairn, "bob", "admin");
     let alice_too = make_key(&cairn, "alice", "write");
     let http = RawHttp::start_with(state, None).await;
-    let reply = http.exchange(&mcp(&http, "POST", &alice, None, INITIALIZE)).await;
+    let reply = http
+        .exchange(&mcp(&http, "POST", &alice, None, INITIALIZE))
+        .await;
     assert_eq!(status(&reply), 200, "{reply}");
-    let session = header(&reply, "mcp-session-id").expect("a session").to_string();
+    let session = header(&reply, "mcp-session-id")
+        .expect("a session")
+        .to_string();
     let reply = http
         .exchange(&mcp(&http, "POST", &alice, Some(&session), INITIALIZED))
         .await;

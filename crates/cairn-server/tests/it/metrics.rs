@@ -48,7 +48,10 @@ async fn made_up_methods_and_paths_add_no_series() {
         new.iter().all(|s| s.contains(r#"route="/metrics""#)),
         "new series: {new:?}"
     );
-    assert!(!reply.contains("CUSTOM") && !reply.contains("made-up"), "{reply}");
+    assert!(
+        !reply.contains("CUSTOM") && !reply.contains("made-up"),
+        "{reply}"
+    );
     assert!(reply.contains(r#"method="other""#), "{reply}");
     http.stop().await;
 }
@@ -76,7 +79,10 @@ async fn tenant_names_in_metrics_need_an_admin_key() {
     let open = http.exchange(&with(None)).await;
     assert_eq!(status(&open), 200, "{open}");
     assert!(open.contains("cairn_http_requests_total"), "{open}");
-    assert!(!open.contains("acme"), "no tenant names without a key: {open}");
+    assert!(
+        !open.contains("acme"),
+        "no tenant names without a key: {open}"
+    );
     let reply = http.exchange(&with(Some(&writer))).await;
     assert_eq!(status(&reply), 403, "{reply}");
     assert!(!reply.contains("acme-corp\""), "{reply}");

@@ -191,7 +191,11 @@ async fn random_requests_to_every_route_get_a_clear_answer_and_the_store_keeps_s
                 Some(p) if p["in"] == "query" => p["name"].as_str().unwrap_or("q").to_string(),
                 _ => random_text(&mut rng),
             };
-            query.push(format!("{}={}", encode(&name), encode(&random_text(&mut rng))));
+            query.push(format!(
+                "{}={}",
+                encode(&name),
+                encode(&random_text(&mut rng))
+            ));
         }
         let uri = if query.is_empty() {
             path

@@ -32,7 +32,13 @@ fn cookie(reply: &str) -> String {
 async fn signed_in(http: &RawHttp, cookie: &str) -> bool {
     let host = format!("localhost:{}", http.addr.port());
     let reply = http
-        .exchange(&request("GET", "/ui", &host, &format!("Cookie: {cookie}\r\n"), ""))
+        .exchange(&request(
+            "GET",
+            "/ui",
+            &host,
+            &format!("Cookie: {cookie}\r\n"),
+            "",
+        ))
         .await;
     match status(&reply) {
         200 => true,
@@ -59,7 +65,10 @@ async fn no_key_can_sign_out_the_users_of_another() {
     for _ in 0..20 {
         bobs.push(cookie(&sign_in(&http, &attacker).await));
     }
-    assert!(signed_in(&http, &alice).await, "the victim is still signed in");
+    assert!(
+        signed_in(&http, &alice).await,
+        "the victim is still signed in"
+    );
     assert!(!signed_in(&http, &bobs[0]).await, "the key's oldest ended");
     assert!(signed_in(&http, &bobs[19]).await);
     // Sessions up to the limit in all: then sign-in is refused, and still
@@ -72,7 +81,10 @@ async fn no_key_can_sign_out_the_users_of_another() {
     let full = sign_in(&http, &dave).await;
     assert_eq!(status(&full), 503, "{full}");
     assert!(header(&full, "content-type").is_some_and(|t| t.starts_with("text/html")));
-    assert!(signed_in(&http, &alice).await, "the victim is still signed in");
+    assert!(
+        signed_in(&http, &alice).await,
+        "the victim is still signed in"
+    );
     http.stop().await;
 }
 
@@ -120,7 +132,15 @@ async fn a_rate_limited_ui_request_answers_a_page() {
     let http = RawHttp::start_with(state, None).await;
     let session = cookie(&sign_in(&http, &key).await);
     let host = format!("localhost:{}", http.addr.port());
-    let get = || request("GET", "/ui/memories", &host, &format!("Cookie: {session}\r\n"), "");
+    let get = || {
+        request(
+            "GET",
+            "/ui/memories",
+            &host,
+            &format!("Cookie: {session}\r\n"),
+            "",
+        )
+    };
     let mut last = String::new();
     for _ in 0..3 {
         last = http.exchange(&get()).await;
@@ -131,7 +151,10 @@ async fn a_rate_limited_ui_request_answers_a_page() {
         "{last}"
     );
     let body = last.split("\r\n\r\n").nth(1).unwrap();
-    assert!(body.contains("<html") || body.contains("<!DOCTYPE"), "{body}");
+    assert!(
+        body.contains("<html") || body.contains("<!DOCTYPE"),
+        "{body}"
+    );
     assert!(!body.trim_start().starts_with('{'), "not JSON: {body}");
     assert!(header(&last, "retry-after").is_some());
     assert!(header(&last, "content-security-policy").is_some());
