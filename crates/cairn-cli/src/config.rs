@@ -59,6 +59,8 @@ struct LimitsFile {
     max_concurrent: Option<usize>,
     queue_wait: Option<String>,
     max_import_mb: Option<u64>,
+    header_timeout: Option<String>,
+    max_connections: Option<usize>,
     /// Rates of particular keys, by key id.
     #[serde(default)]
     keys: BTreeMap<String, KeyRatesFile>,
@@ -97,6 +99,11 @@ pub struct ServeSettings {
     pub max_concurrent: usize,
     pub queue_wait: Duration,
     pub max_import_bytes: u64,
+    /// How long a connection may take to send a request head (`None`:
+    /// the server's default).
+    pub header_timeout: Option<Duration>,
+    /// Most connections open at once (`None`: the server's default).
+    pub max_connections: Option<usize>,
 }
 
 fn duration(key: &str, text: &str) -> Result<Duration> {
@@ -184,7 +191,15 @@ impl ServeSettings {
                 "queue_wait",
                 &limits.queue_wait.unwrap_or_else(|| "5s".into()),
             )?,
+            header_timeout: limits
+                .header_timeout
+                .map(|t| duration("header_timeout", &t))
+                .transpose()?,
+            max_connections: limits.max_connections,
         };
+        if settings.max_connections == Some(0) {
+            return Err(Error::invalid("max_connections must be at least 1").into());
+        }
         if settings.max_concurrent == 0 {
             return Err(Error::invalid("max_concurrent must be at least 1").into());
         }

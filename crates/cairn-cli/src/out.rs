@@ -239,16 +239,6 @@ pub fn history(h: &HistoryOutput, full: bool) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn byte_counts_read_as_people_read_them() {
-        assert_eq!(super::bytes(812), "812 B");
-        assert_eq!(super::bytes(12_595), "12.3 KiB");
-        assert_eq!(super::bytes(1 << 20), "1.0 MiB");
-    }
-}
-
 /// `options` set to create a file readable and writable by its owner only
 /// (mode 0600, which no umask widens): exports hold every memory in clear
 /// text, and the store they come from is 0600 too.
@@ -274,4 +264,14 @@ pub fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }
     file.write_all(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn byte_counts_read_as_people_read_them() {
+        assert_eq!(super::bytes(812), "812 B");
+        assert_eq!(super::bytes(12_595), "12.3 KiB");
+        assert_eq!(super::bytes(1 << 20), "1.0 MiB");
+    }
 }

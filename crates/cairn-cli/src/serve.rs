@@ -117,6 +117,12 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
             max_concurrent: s.max_concurrent,
             queue_wait: s.queue_wait,
             max_import_bytes: s.max_import_bytes,
+            header_timeout: s
+                .header_timeout
+                .unwrap_or(CapacityLimits::default().header_timeout),
+            max_connections: s
+                .max_connections
+                .unwrap_or(CapacityLimits::default().max_connections),
         });
     let jobs = Jobs {
         sweep_every: s.sweep_every,

@@ -76,6 +76,10 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         .layer(axum::middleware::from_fn(session_end))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            crate::mcp_owners::bind,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             crate::capacity::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(
@@ -85,6 +89,10 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::auth::authenticate,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::browser::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -96,7 +96,7 @@ fn is_search(path: &str) -> bool {
 }
 
 /// The key text of an `Authorization: Bearer` header.
-fn bearer(headers: &HeaderMap) -> Result<&str, Error> {
+pub(crate) fn bearer(headers: &HeaderMap) -> Result<&str, Error> {
     let value = headers.get(header::AUTHORIZATION).ok_or_else(|| {
         Error::Unauthenticated(
             "this server needs an API key: send `Authorization: Bearer <key>` (make one with `cairn keys create`)".into(),

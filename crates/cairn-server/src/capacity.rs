@@ -30,6 +30,12 @@ pub struct CapacityLimits {
     pub queue_wait: Duration,
     /// Largest import body (default 256 MiB).
     pub max_import_bytes: u64,
+    /// Longest a connection may take to send a request's head (request
+    /// line and headers), or stay idle between requests (default 10 s;
+    /// see [`crate::conn`]).
+    pub header_timeout: Duration,
+    /// Most connections open at once (default 512; see [`crate::conn`]).
+    pub max_connections: usize,
 }
 
 impl Default for CapacityLimits {
@@ -39,6 +45,8 @@ impl Default for CapacityLimits {
             max_concurrent: 64,
             queue_wait: Duration::from_secs(5),
             max_import_bytes: 256 << 20,
+            header_timeout: Duration::from_secs(10),
+            max_connections: 512,
         }
     }
 }

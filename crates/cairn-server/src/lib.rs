@@ -20,10 +20,13 @@
 
 pub mod app;
 pub mod auth;
+pub mod browser;
 pub mod capacity;
+pub mod conn;
 pub mod error;
 pub mod jobs;
 pub mod limits;
+pub mod mcp_owners;
 pub mod metrics;
 pub mod rest;
 pub mod ui;
@@ -32,7 +35,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::serve::ListenerExt;
 use cairn_core::Cairn;
 use cairn_mcp::CairnMcp;
 use tokio::net::TcpListener;
@@ -53,8 +55,9 @@ pub struct AppState {
     pub mcp: CairnMcp,
     /// How requests are authenticated.
     pub auth: Auth,
-    /// The `Host` headers MCP requests may carry (a guard against DNS
-    /// rebinding); `None` accepts any host.
+    /// The `Host` headers requests may carry, on every route but the
+    /// probes (a guard against DNS rebinding, [`browser`]); `None` accepts
+    /// any host.
     pub mcp_hosts: Option<Vec<String>>,
     /// Every API key's rate-limit buckets.
     pub limiter: Arc<limits::Limiter>,
@@ -64,6 +67,8 @@ pub struct AppState {
     pub capacity: Arc<capacity::Capacity>,
     /// The web UI's signed-in browsers.
     pub sessions: Arc<ui::session::Sessions>,
+    /// Which key opened each MCP session.
+    pub mcp_owners: Arc<mcp_owners::McpOwners>,
 }
 
 /// The hosts MCP accepts by default: loopback names.
@@ -84,6 +89,7 @@ impl AppState {
             metrics: Arc::default(),
             capacity: Arc::new(capacity::Capacity::new(CapacityLimits::default())),
             sessions: Arc::default(),
+            mcp_owners: Arc::default(),
         }
     }
 
@@ -111,9 +117,16 @@ impl AppState {
         self
     }
 
-    /// Builder: the `Host` headers MCP requests may carry (`None`: any).
+    /// Builder: the `Host` headers requests may carry (`None`: any).
     pub fn with_mcp_hosts(mut self, hosts: Option<Vec<String>>) -> Self {
         self.mcp_hosts = hosts;
+        self
+    }
+
+    /// Builder: how much signing in to the web UI is allowed (a new,
+    /// empty set of sessions).
+    pub fn with_sign_in(mut self, limits: ui::session::SignInLimits) -> Self {
+        self.sessions = Arc::new(ui::session::Sessions::with_limits(limits));
         self
     }
 
@@ -161,22 +174,16 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let shutdown = CancellationToken::new();
     let background = jobs::start(&state.cairn, jobs, shutdown.clone());
+    let limits = state.capacity.limits();
     let app = router(state, shutdown.clone());
     let on_stop = shutdown.clone();
-    // Responses go out in several writes (headers, SSE events): without
-    // TCP_NODELAY, Nagle's algorithm and delayed ACKs delay each call.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
-        }
+    let stopper = tokio::spawn(async move {
+        stop.await;
+        tracing::info!("shutting down");
+        on_stop.cancel();
     });
-    let result = axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            stop.await;
-            tracing::info!("shutting down");
-            on_stop.cancel();
-        })
-        .await;
+    let result = conn::accept(listener, app, limits, shutdown.clone()).await;
+    stopper.abort();
     shutdown.cancel();
     for job in background {
         let _ = job.await;

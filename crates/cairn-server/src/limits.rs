@@ -231,23 +231,25 @@ pub async fn limit(State(state): State<AppState>, req: Request, next: Next) -> R
     } else {
         tracing::info!(key = %key, ?class, "rate limit reached");
         state.metrics.rate_limited(class);
-        let mut r = ApiError::request(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
-            format!(
-                "this key may make {per_minute} {} requests a minute; retry in {} s",
-                match class {
-                    Class::Write => "write",
-                    Class::Recall => "recall",
-                    Class::Read => "read",
-                },
-                take.wait_secs
-            ),
-        )
-        .into_response();
-        r.headers_mut()
-            .insert("retry-after", HeaderValue::from(take.wait_secs));
-        r
+        let message = format!(
+            "this key may make {per_minute} {} requests a minute; retry in {} s",
+            match class {
+                Class::Write => "write",
+                Class::Recall => "recall",
+                Class::Read => "read",
+            },
+            take.wait_secs
+        );
+        if crate::ui::is_ui(&path) {
+            // A browser shows the answer: a page, not JSON.
+            crate::ui::too_many(&message, take.wait_secs)
+        } else {
+            let mut r = ApiError::request(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message)
+                .into_response();
+            r.headers_mut()
+                .insert("retry-after", HeaderValue::from(take.wait_secs));
+            r
+        }
     };
     let headers = response.headers_mut();
     headers.insert("ratelimit-limit", HeaderValue::from(per_minute));

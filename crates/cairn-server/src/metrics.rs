@@ -3,7 +3,15 @@
 //! rejections by class, the embedding queue ([`MeteredEmbedder`]: calls
 //! waiting for or running on the model, texts embedded, time per call),
 //! and memories by tenant. Labels are route patterns
-//! (`/v1/memories/{id}`), never ids or content.
+//! (`/v1/memories/{id}`), never ids or content, and standard methods:
+//! what a client sends (a made-up method, a path no route has) falls into
+//! one label (`other`, `unmatched`), so requests cannot grow the number
+//! of series.
+//!
+//! Memories by tenant name tenants, which may be customers: an answer
+//! carries them only for an admin key (`Authorization: Bearer`), or on a
+//! server without keys; without a key the rest is public (a scraper needs
+//! none), with any other key the request is refused.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -251,7 +259,7 @@ pub async fn observe(State(state): State<AppState>, req: Request, next: Next) ->
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| unmatched(req.uri().path()), |m| m.as_str().to_string());
-    let method = req.method().as_str().to_string();
+    let method = method_label(req.method()).to_string();
     let metrics = &state.metrics;
     metrics.in_flight.fetch_add(1, Ordering::Relaxed);
     let start = Instant::now();
@@ -264,6 +272,21 @@ pub async fn observe(State(state): State<AppState>, req: Request, next: Next) ->
         start.elapsed().as_secs_f64(),
     );
     response
+}
+
+/// The label of a method: the standard ones by name, any other `other`.
+fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    }
 }
 
 /// The label of a request no route matched: its first path segment only
@@ -285,13 +308,49 @@ fn tenants(cairn: &Cairn) -> cairn_core::Result<Vec<(String, usize)>> {
         .collect()
 }
 
+/// Whether the request may see every tenant's name: a server without
+/// keys, or an admin key; `Err` for a key that is not valid or not an
+/// admin's.
+async fn sees_tenants(
+    state: &AppState,
+    headers: &axum::http::HeaderMap,
+) -> Result<bool, crate::ApiError> {
+    if state.auth == crate::Auth::Open {
+        return Ok(true);
+    }
+    if !headers.contains_key(header::AUTHORIZATION) {
+        return Ok(false);
+    }
+    let key = crate::auth::bearer(headers)?.to_string();
+    let who = cairn_mcp::on_engine(&state.cairn, move |c| {
+        cairn_core::api::authenticate(c, &key)
+    })
+    .await?;
+    who.require(cairn_core::keys::Role::Admin).map_err(|_| {
+        cairn_core::Error::Forbidden(
+            "only an admin key sees memories by tenant; send no key for the rest of /metrics"
+                .into(),
+        )
+    })?;
+    Ok(true)
+}
+
 /// `GET /metrics`.
-pub async fn serve(State(state): State<AppState>) -> Response {
-    let memories = cairn_mcp::on_engine(&state.cairn, tenants).await;
-    let memories = memories.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "counting memories for /metrics");
+pub async fn serve(State(state): State<AppState>, headers: axum::http::HeaderMap) -> Response {
+    let all = match sees_tenants(&state, &headers).await {
+        Ok(all) => all,
+        Err(e) => return e.into_response(),
+    };
+    let memories = if all {
+        cairn_mcp::on_engine(&state.cairn, tenants)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "counting memories for /metrics");
+                Vec::new()
+            })
+    } else {
         Vec::new()
-    });
+    };
     (
         [(
             header::CONTENT_TYPE,
@@ -334,6 +393,8 @@ mod tests {
         assert!(text.contains(r#"cairn_rate_limited_total{class="recall"} 1"#));
         assert!(text.contains(r#"cairn_memories{tenant="al\"ice"} 3"#));
         assert_eq!(unmatched("/v1/memories/0196abcd"), "unmatched");
+        let custom = axum::http::Method::from_bytes(b"CUSTOM1").unwrap();
+        assert_eq!(method_label(&custom), "other");
         assert!(text.contains("cairn_embedding_queue 0\n"), "{text}");
     }
 

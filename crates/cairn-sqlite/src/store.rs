@@ -129,8 +129,32 @@ impl SqliteStore {
 
     /// Open (creating if needed) the store at `path`, migrating it to the
     /// current schema. Parent directories are created.
+    ///
+    /// Processes that create or migrate the same new store at once (`cairn
+    /// serve` and `cairn keys create`, say) wait for each other: a step
+    /// that finds the file locked is retried, the whole opening taking at
+    /// most [`BUSY_TIMEOUT`], after which the error is
+    /// [`Error::Unavailable`] (retry later), never a storage fault.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref().to_path_buf();
+        let path = path.as_ref();
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            match Self::open_once(path) {
+                Err(e)
+                    if e.kind() == cairn_core::ErrorKind::Unavailable
+                        && std::time::Instant::now() + pause < deadline =>
+                {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(200));
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<Self> {
+        let path = path.to_path_buf();
         if path.is_dir() {
             return Err(Error::storage(format!(
                 "cannot open {}: it is a directory; name the store file (such as {})",
@@ -149,11 +173,14 @@ impl SqliteStore {
             .map_err(|e| Error::storage(format!("cannot open {}: {e}", path.display())))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
         conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| {
-                Error::storage(format!(
+            .map_err(|e| match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                    sql_err(e)
+                }
+                _ => Error::storage(format!(
                     "{} is not a usable SQLite database: {e}",
                     path.display()
-                ))
+                )),
             })?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sql_err)?;
@@ -218,7 +245,12 @@ impl SqliteStore {
         }
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version) {
             tx.execute_batch(sql)
-                .map_err(|e| Error::storage(format!("migration {} failed: {e}", i + 1)))?;
+                .map_err(|e| match e.sqlite_error_code() {
+                    Some(
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked,
+                    ) => sql_err(e),
+                    _ => Error::storage(format!("migration {} failed: {e}", i + 1)),
+                })?;
             tx.pragma_update(None, "user_version", (i + 1) as i64)
                 .map_err(sql_err)?;
         }

@@ -7,6 +7,7 @@
 
 mod backup;
 mod cli;
+mod concurrent_start;
 mod conversation;
 mod crash;
 mod defaults;

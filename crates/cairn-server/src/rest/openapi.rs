@@ -248,17 +248,44 @@ pub async fn serve_document() -> Json<&'static Value> {
     Json(document())
 }
 
+/// The reference page's own script: Swagger UI's set-up, served as a file
+/// (`/docs/cairn-docs.js`) so that the page runs no inline script.
+const DOCS_SCRIPT: &str = "cairn-docs.js";
+
+/// The reference page and its set-up script, built once.
+fn docs_page() -> Result<&'static (String, String), String> {
+    static PAGE: std::sync::OnceLock<Result<(String, String), String>> = std::sync::OnceLock::new();
+    PAGE.get_or_init(|| {
+        let mut ui = SwaggerUi::new();
+        ui.title("Cairn REST API");
+        ui.config().urls([OPENAPI_PATH]);
+        let html = ui.serve().map_err(|e| e.to_string())?;
+        let html = html
+            .replace("href=\"./", "href=\"/docs/")
+            .replace("src=\"./", "src=\"/docs/");
+        let start = html
+            .find("<script>")
+            .ok_or("the page has no set-up script")?;
+        let end = html[start..]
+            .find("</script>")
+            .map(|e| start + e + "</script>".len())
+            .ok_or("the set-up script is not closed")?;
+        let script = html[start + "<script>".len()..end - "</script>".len()].to_string();
+        let page = format!(
+            "{}<script src=\"/docs/{DOCS_SCRIPT}\"></script>{}",
+            &html[..start],
+            &html[end..]
+        );
+        Ok((page, script))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
 /// `GET /docs`: the interactive reference over `/openapi.json`.
 pub async fn reference_page() -> Response {
-    let mut ui = SwaggerUi::new();
-    ui.title("Cairn REST API");
-    ui.config().urls([OPENAPI_PATH]);
-    match ui.serve() {
-        Ok(html) => Html(
-            html.replace("href=\"./", "href=\"/docs/")
-                .replace("src=\"./", "src=\"/docs/"),
-        )
-        .into_response(),
+    match docs_page() {
+        Ok((html, _)) => Html(html.as_str()).into_response(),
         Err(e) => {
             tracing::error!(error = %e, "building the reference page");
             StatusCode::INTERNAL_SERVER_ERROR.into_response()
@@ -268,6 +295,16 @@ pub async fn reference_page() -> Response {
 
 /// `GET /docs/{file}`: the reference page's scripts, styles and icons.
 pub async fn reference_file(Path(file): Path<String>) -> Response {
+    if file == DOCS_SCRIPT {
+        return match docs_page() {
+            Ok((_, script)) => (
+                [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+                script.clone(),
+            )
+                .into_response(),
+            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        };
+    }
     let found = SwaggerUi::static_files()
         .iter()
         .find(|(f, _)| f.file_name() == file);

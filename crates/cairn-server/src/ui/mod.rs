@@ -175,6 +175,18 @@ impl IntoResponse for UiError {
     }
 }
 
+/// A 429 page saying `message`, with `Retry-After: wait` seconds.
+pub fn too_many(message: &str, wait: u64) -> Response {
+    let mut r = (
+        StatusCode::TOO_MANY_REQUESTS,
+        render::error_page(StatusCode::TOO_MANY_REQUESTS, message),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(wait));
+    r
+}
+
 /// Run `f` on the engine for the signed-in caller.
 pub async fn run<T, F>(state: &AppState, ui: &Ui, f: F) -> Result<T, UiError>
 where

@@ -6,8 +6,8 @@ use crate::{blocking, keyed_state, make_key, state};
 
 /// `cairn serve`'s router on a loopback port, spoken to in raw HTTP/1.1
 /// (so that status codes and headers are exactly what a client sees).
-struct RawHttp {
-    addr: std::net::SocketAddr,
+pub(crate) struct RawHttp {
+    pub(crate) addr: std::net::SocketAddr,
     /// The API key every request carries, if any.
     key: Option<String>,
     stop: tokio::sync::oneshot::Sender<()>,
@@ -20,7 +20,7 @@ impl RawHttp {
     }
 
     /// Serve `state`; every request carries `key`.
-    async fn start_with(state: AppState, key: Option<String>) -> RawHttp {
+    pub(crate) async fn start_with(state: AppState, key: Option<String>) -> RawHttp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -62,7 +62,18 @@ impl RawHttp {
         reply
     }
 
-    async fn stop(self) {
+    /// The whole reply to `request`, written as it is (it should say
+    /// `Connection: close`).
+    pub(crate) async fn exchange(&self, request: &str) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut tcp = tokio::net::TcpStream::connect(self.addr).await.unwrap();
+        tcp.write_all(request.as_bytes()).await.unwrap();
+        let mut reply = Vec::new();
+        tcp.read_to_end(&mut reply).await.unwrap();
+        String::from_utf8_lossy(&reply).into_owned()
+    }
+
+    pub(crate) async fn stop(self) {
         self.stop.send(()).unwrap();
         self.serving.await.unwrap().unwrap();
     }

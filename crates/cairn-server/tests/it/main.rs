@@ -25,14 +25,22 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
+mod browser;
 mod consolidate;
 mod conversations;
 mod hostile;
 mod http;
+mod mcp_sessions;
+mod metrics;
 mod openapi;
+mod parsers_fuzz;
 mod pg;
 mod providers;
 mod rest;
+mod rest_history;
+mod rest_limits;
+mod sign_in;
+mod slow_clients;
 mod ui;
 
 /// Run `f` on a thread of its own and wait for it: how a test calls the

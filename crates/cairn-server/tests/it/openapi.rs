@@ -150,8 +150,11 @@ async fn the_reference_page_is_served_with_its_own_files() {
     let (status, body) = send(&app, "GET", "/docs", None).await;
     assert_eq!(status, StatusCode::OK);
     let html = String::from_utf8(body).unwrap();
-    assert!(html.contains("/openapi.json"), "{html}");
+    assert!(html.contains("/docs/cairn-docs.js"), "{html}");
     assert!(!html.contains("https://"), "no CDN: {html}");
+    let (status, setup) = send(&app, "GET", "/docs/cairn-docs.js", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(String::from_utf8(setup).unwrap().contains("/openapi.json"));
     assert!(html.contains("/docs/swagger-ui-bundle.js"), "{html}");
     let (status, js) = send(&app, "GET", "/docs/swagger-ui-bundle.js", None).await;
     assert_eq!(status, StatusCode::OK);

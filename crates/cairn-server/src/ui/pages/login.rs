@@ -41,18 +41,53 @@ pub struct LoginForm {
     key: String,
 }
 
+/// A sign-in refused by [`session::SignInLimits`], as a page.
+fn refused(why: session::Refused) -> Response {
+    match why {
+        session::Refused::TooFast(wait) => crate::ui::too_many(
+            &format!("Too many sign-in attempts; try again in {wait} s."),
+            wait,
+        ),
+        session::Refused::Full => UiError(crate::ApiError::request(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "overloaded",
+            "The server holds as many sign-ins as it may; try again later.",
+        ))
+        .into_response(),
+    }
+}
+
 /// `POST /ui/login`: the key is checked as REST checks it; a session
-/// starts.
-pub async fn login(State(state): State<AppState>, Form(form): Form<LoginForm>) -> Response {
+/// starts. Attempts are limited per client address, successes per key
+/// ([`session::SignInLimits`]).
+pub async fn login(
+    State(state): State<AppState>,
+    extensions: axum::http::Extensions,
+    Form(form): Form<LoginForm>,
+) -> Response {
     if state.auth == Auth::Open {
         return see_other("/ui");
+    }
+    let client = extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or_else(|| "unknown".to_string(), |c| c.0.ip().to_string());
+    if let Err(why) = state.sessions.attempt(&format!("client {client}")) {
+        tracing::info!(%client, "sign-in attempts over the limit");
+        return refused(why);
     }
     let key = form.key.trim().to_string();
     let checked = key.clone();
     let who = cairn_mcp::on_engine(&state.cairn, move |c| api::authenticate(c, &checked)).await;
     match who {
-        Ok(_) => {
-            let id = state.sessions.create(key);
+        Ok(who) => {
+            let started = state
+                .sessions
+                .attempt(&format!("key {}", who.key_id))
+                .and_then(|()| state.sessions.create(key, &who.key_id));
+            let id = match started {
+                Ok(id) => id,
+                Err(why) => return refused(why),
+            };
             (
                 StatusCode::SEE_OTHER,
                 [
