@@ -16,6 +16,7 @@ mod model_dir;
 mod pg;
 mod providers;
 mod redact;
+mod relevance;
 mod same_json;
 mod setup;
 mod slot;

@@ -26,11 +26,13 @@ use crate::{Embedder, Error, ModelInfo, Result};
 
 mod listing;
 mod pending;
+mod relevance;
 pub mod secrets;
 mod slots;
 mod threads;
 pub use listing::check_sources_superseded_and_expiry;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
+pub use relevance::engine_relevance_floor;
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
@@ -2100,6 +2102,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_bm25_matches_the_formula(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_relevance_floor() {
+                {
+                    let fixture = $make;
+                    c::engine_relevance_floor(c::Fixture::store(&fixture))
                 }
             }
             #[test]
