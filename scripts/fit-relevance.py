@@ -76,6 +76,12 @@ def main(path):
     print(f"pairs with a cosine: {len(with_cos)} ({pos:.0f} relevant)")
     b, a, c = fit(with_cos, ["cosine", "term_share"])
     print(f"RELEVANCE_BIAS = {b:.3f}\nRELEVANCE_COSINE = {a:.3f}\nRELEVANCE_TERMS = {c:.3f}")
+    # The model Cairn uses: the evidence summed as cosine + 0.5 * term_share
+    # (the weight chosen with the floor, docs/design/relevance.md), the scale
+    # and intercept of the sum fitted.
+    summed = [({"x": x["cosine"] + 0.5 * x["term_share"]}, y) for x, y in with_cos]
+    b, s = fit(summed, ["x"])
+    print(f"summed: bias = {b:.3f}, cosine = {s:.3f}, terms = {0.5 * s:.3f}")
     if terms_only:
         pos = sum(y for _, y in terms_only)
         print(f"pairs without: {len(terms_only)} ({pos:.0f} relevant)")
