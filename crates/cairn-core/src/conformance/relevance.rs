@@ -47,11 +47,19 @@ pub fn engine_relevance_floor(store: Arc<dyn Store>) {
         let unrelated = ask("when does the cafeteria close?", mode, None).unwrap();
         assert!(unrelated.is_empty(), "{mode:?}: {unrelated:?}");
     }
-    let all = ask("when does the cafeteria close?", SearchMode::Semantic, Some(0.0)).unwrap();
+    let all = ask(
+        "when does the cafeteria close?",
+        SearchMode::Semantic,
+        Some(0.0),
+    )
+    .unwrap();
     assert_eq!(all.len(), texts.len(), "the floor off returns every match");
     for r in &all {
         let rel = r.explain.relevance.unwrap();
-        assert!((0.0..Fusion::default().min_relevance).contains(&rel), "{rel}");
+        assert!(
+            (0.0..Fusion::default().min_relevance).contains(&rel),
+            "{rel}"
+        );
         assert!(r.explain.cosine.is_some(), "judged with a cosine");
     }
 

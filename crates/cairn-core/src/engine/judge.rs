@@ -148,9 +148,7 @@ impl Judge {
                 continue;
             }
             if let (Some(query), None) = (&self.vector, explain.cosine) {
-                explain.cosine = vectors
-                    .get(&memory.id)
-                    .map(|v| f64::from(cosine(query, v)));
+                explain.cosine = vectors.get(&memory.id).map(|v| f64::from(cosine(query, v)));
             }
             let words: Vec<String> = crate::memstore::field_terms(memory)
                 .into_iter()

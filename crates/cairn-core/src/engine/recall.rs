@@ -473,7 +473,9 @@ impl Cairn {
             Ok::<_, Error>((hits, rarity))
         };
         let vector_side = |query_vector: Vec<f32>| {
-            let hits = self.store.vector_search(&query_vector, &filter, candidates)?;
+            let hits = self
+                .store
+                .vector_search(&query_vector, &filter, candidates)?;
             Ok::<_, Error>((hits, query_vector))
         };
         // The sides are independent: while this thread embeds the query,
