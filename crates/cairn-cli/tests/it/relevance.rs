@@ -45,7 +45,10 @@ fn an_unrelated_question_gets_nothing_and_a_related_one_its_memory() {
     let first = &r["results"][0];
     assert_eq!(first["id"], database, "{r:#}");
     let rel = first["relevance"].as_f64().unwrap();
-    assert!(rel > 0.01 && rel > 3.0 * unrelated && rel <= 1.0, "{first:#}");
+    assert!(
+        rel > 0.01 && rel > 3.0 * unrelated && rel <= 1.0,
+        "{first:#}"
+    );
     let explain = &first["explain"];
     assert_eq!(explain["relevance"], first["relevance"]);
     assert!(explain["cosine"].as_f64().unwrap() > 0.3, "{explain:#}");
