@@ -199,6 +199,11 @@ enum Cmd {
         /// Keep embeddings in this file between runs (ranking experiments).
         #[arg(long)]
         embed_cache: Option<PathBuf>,
+        /// Write each (question, result) pair's relevance evidence to this
+        /// file as JSON Lines (to fit `rank::relevance`; run with
+        /// `--min-relevance 0`).
+        #[arg(long, value_name = "PATH")]
+        dump_relevance: Option<PathBuf>,
         #[command(flatten)]
         ranking: RankingArgs,
     },
@@ -320,9 +325,11 @@ fn main() -> Result<()> {
             distractors,
             misses,
             embed_cache,
+            dump_relevance,
             ranking,
         } => eval::run(&eval::Options {
             embed_cache,
+            dump_relevance,
             ranking: ranking.ranking(),
             dir: path.unwrap_or_else(eval::default_dir),
             modes,

@@ -45,6 +45,19 @@ pub struct RankingArgs {
     /// vector hits' terms (`rank::feedback_terms`; 0 turns it off).
     #[arg(long, value_name = "WEIGHT", default_value_t = Fusion::default().feedback_weight)]
     feedback_weight: f64,
+    /// Leave out results whose relevance is below this (0 keeps every
+    /// match; `rank::relevance`).
+    #[arg(long, value_name = "FLOOR", default_value_t = Fusion::default().min_relevance)]
+    min_relevance: f64,
+    /// The relevance model's five coefficients, comma-separated (bias,
+    /// cosine, terms, terms-only bias, terms only; default the fitted
+    /// `rank::relevance::FITTED`).
+    #[arg(long, value_name = "B,C,T,TB,TO", allow_hyphen_values = true)]
+    relevance_model: Option<cairn_core::rank::relevance::RelevanceModel>,
+    /// Multiply each candidate's score by its relevance to this power
+    /// (`rank::relevance_factor`; 0 turns it off).
+    #[arg(long, value_name = "WEIGHT", default_value_t = Fusion::default().relevance_weight)]
+    relevance_weight: f64,
     /// Rerank recall's best candidates by maximal marginal relevance with
     /// this λ (`rerank::Mmr`; default off).
     #[arg(long, value_name = "LAMBDA")]
@@ -109,6 +122,9 @@ impl RankingArgs {
                 staleness_days: self.staleness_days,
                 time_boost: self.time_boost,
                 feedback_weight: self.feedback_weight,
+                min_relevance: self.min_relevance,
+                relevance_model: self.relevance_model.unwrap_or_default(),
+                relevance_weight: self.relevance_weight,
             },
             profile: self.profile,
             mmr: self.mmr,

@@ -296,6 +296,21 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
             })?;
         fusion.staleness_days = Some(days);
     }
+    if let Some(floor) = std::env::var("CAIRN_MIN_RELEVANCE")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
+        fusion.min_relevance = floor
+            .trim()
+            .parse()
+            .ok()
+            .filter(|f: &f64| (0.0..=1.0).contains(f))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "CAIRN_MIN_RELEVANCE must be a number from 0 to 1 (0 turns the floor off), got {floor:?}"
+                ))
+            })?;
+    }
     Ok(Cairn::new(store, embedder)
         .with_redaction(redaction)
         .with_chat(chat)

@@ -7,7 +7,12 @@
 //! final = rrf × access_boost × recency_decay × scope_weight × weight
 //! ```
 //!
+//! and keeps only results whose [`relevance::relevance`] (a probability
+//! from the memory's own evidence, not its rank) reaches a floor.
+//!
 //! Nothing here touches storage, embeddings or I/O.
+
+pub mod relevance;
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -183,6 +188,17 @@ pub struct Fusion {
     /// query with [`feedback_terms`] of the vector ranking's first
     /// [`FEEDBACK_DOCS`] hits (default [`FEEDBACK_WEIGHT`]; 0 turns it off).
     pub feedback_weight: f64,
+    /// The least [`relevance::relevance`] a result needs when the request
+    /// names none (default [`relevance::RELEVANCE_FLOOR`]; 0 turns the
+    /// floor off).
+    pub min_relevance: f64,
+    /// The coefficients [`relevance::relevance`] uses (default
+    /// [`relevance::FITTED`]; other values are for experiments).
+    pub relevance_model: relevance::RelevanceModel,
+    /// Hybrid, keyword and semantic recall multiply each candidate's score
+    /// by [`relevance_factor`] with this weight: its own evidence for the
+    /// query (default [`RELEVANCE_WEIGHT`]; 0 turns it off).
+    pub relevance_weight: f64,
 }
 
 impl Default for Fusion {
@@ -198,6 +214,9 @@ impl Default for Fusion {
             staleness_days: None,
             time_boost: TIME_MATCH_BOOST,
             feedback_weight: FEEDBACK_WEIGHT,
+            min_relevance: relevance::RELEVANCE_FLOOR,
+            relevance_model: relevance::FITTED,
+            relevance_weight: RELEVANCE_WEIGHT,
         }
     }
 }
@@ -393,7 +412,8 @@ pub struct ScoreBreakdown {
     /// 1-based rank in the feedback keyword list ([`feedback_terms`]), if
     /// the memory was in it.
     pub feedback_rank: Option<usize>,
-    /// Cosine similarity between query and memory, if in the vector list.
+    /// Cosine similarity between query and memory, if in the vector list
+    /// or judged for relevance with the query embedded.
     pub cosine: Option<f64>,
     /// The fused relevance score.
     pub rrf: f64,
@@ -409,6 +429,19 @@ pub struct ScoreBreakdown {
     pub entities: f64,
     /// [`time_match`] (1 when the query names no time).
     pub time: f64,
+    /// [`relevance::relevance`]: the probability (0–1) that the memory
+    /// answers the query, from `cosine` and `term_share`; `None` when
+    /// there was no query to judge it by (a listing).
+    pub relevance: Option<f64>,
+    /// [`relevance::term_share`]: the share of the query's information
+    /// (its terms weighted by rarity) the memory's words cover.
+    pub term_share: Option<f64>,
+    /// The query's terms the memory contains.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matched_terms: Vec<String>,
+    /// [`relevance_factor`] (none when the score does not weigh
+    /// relevance).
+    pub relevance_factor: Option<f64>,
     /// `rrf × boost × decay × scope_weight × weight × entities × time`.
     pub score: f64,
 }
@@ -422,8 +455,33 @@ impl ScoreBreakdown {
             * self.scope_weight
             * self.weight
             * self.entities
-            * self.time;
+            * self.time
+            * self.relevance_factor.unwrap_or(1.0);
     }
+}
+
+/// The weight of [`relevance_factor`] in recall's score.
+pub const RELEVANCE_WEIGHT: f64 = 0.0;
+
+/// How much a candidate's own evidence for the query
+/// ([`relevance::relevance`]) weighs in its score:
+///
+/// ```text
+/// relevance_factor = max(relevance, 10⁻⁶) ^ weight
+/// ```
+///
+/// Fusion orders by rank positions, which say how each side ranks a
+/// memory but not how strong its evidence is: a memory first among
+/// keyword hits for one generic word of the question is first all the
+/// same. The factor lets a candidate's calibrated evidence (its cosine,
+/// and the share and rarity of the query terms it holds) correct that, so
+/// that a clear semantic match rises above a weak keyword one. 1 with
+/// weight 0.
+pub fn relevance_factor(relevance: f64, weight: f64) -> f64 {
+    if weight <= 0.0 {
+        return 1.0;
+    }
+    relevance.clamp(1e-6, 1.0).powf(weight)
 }
 
 /// How many candidates per result Memory Vault AI's retrieval takes from

@@ -117,6 +117,11 @@ pub struct RecallParams {
     /// decay, scope, weight).
     #[serde(default)]
     pub explain: bool,
+    /// Leave out results less relevant than this, 0 to 1 (each result's
+    /// `relevance`); 0 returns every match. Omitted: the server's default
+    /// floor, so an empty answer means nothing relevant is stored.
+    #[serde(default)]
+    pub min_relevance: Option<f64>,
 }
 
 /// Arguments of `context`.
@@ -517,6 +522,7 @@ impl From<RecallParams> for RecallInput {
             explain: p.explain,
             highlight: false,
             profile: None,
+            min_relevance: p.min_relevance,
         }
     }
 }

@@ -208,6 +208,7 @@ impl Harness {
             reference: None,
             entity: None,
             profile: self.profile,
+            min_relevance: None,
         })?;
         Ok(found
             .into_iter()
@@ -215,6 +216,9 @@ impl Harness {
                 id: self.ids.get(&r.memory.id).cloned(),
                 project: r.memory.project,
                 content: r.memory.content,
+                relevance: r.explain.relevance,
+                cosine: r.explain.cosine,
+                term_share: r.explain.term_share,
             })
             .collect())
     }

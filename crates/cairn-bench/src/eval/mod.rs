@@ -53,6 +53,9 @@ pub struct Options {
     pub ranking: crate::ranking::Ranking,
     /// Keep the embeddings in this file between runs.
     pub embed_cache: Option<PathBuf>,
+    /// Write every (question, result) pair's relevance evidence here, as
+    /// JSON Lines (what the relevance model is fitted on).
+    pub dump_relevance: Option<PathBuf>,
 }
 
 /// One case a mode missed: no relevant memory in its top 5.
@@ -104,10 +107,18 @@ pub fn run(opts: &Options) -> Result<()> {
 
     let mut scores: Vec<ModeScores> = vec![ModeScores::default(); opts.modes.len()];
     let mut misses = Vec::new();
+    let mut dump = Vec::new();
     let t = Instant::now();
     for case in &cases {
         for (mode, s) in opts.modes.iter().zip(&mut scores) {
             let ranked = h.ask(case, *mode, DEPTH)?;
+            if opts.dump_relevance.is_some() {
+                dump_pairs(&mut dump, case, *mode, &ranked)?;
+            }
+            if case.kind == Kind::Abstain {
+                s.add_abstention(&ranked);
+                continue;
+            }
             let outcome = score_case(case, &ranked);
             if outcome.score.hit[score::AT_5] == 0.0 {
                 misses.push(Miss {
@@ -125,6 +136,9 @@ pub fn run(opts: &Options) -> Result<()> {
     if let Some(c) = &cache {
         c.save()?;
     }
+    if let Some(path) = &opts.dump_relevance {
+        std::fs::write(path, dump).with_context(|| format!("write {}", path.display()))?;
+    }
     let questions = cases.len() * opts.modes.len();
 
     if opts.json {
@@ -138,6 +152,12 @@ pub fn run(opts: &Options) -> Result<()> {
             "ingest_seconds": ingest_s,
             "modes": opts.modes.iter().zip(&scores).map(|(m, s)| {
                 (m.as_str().to_string(), mode_json(s))
+            }).collect::<serde_json::Map<_, _>>(),
+            "abstain": opts.modes.iter().zip(&scores).filter_map(|(m, s)| {
+                Some((m.as_str().to_string(), json!({
+                    "cases": s.abstain_cases,
+                    "empty_answers": s.abstention()?,
+                })))
             }).collect::<serde_json::Map<_, _>>(),
             "misses_at_5": misses.iter().map(miss_json).collect::<Vec<_>>(),
         });
@@ -194,7 +214,7 @@ fn print_tables(cases: &[Case], modes: &[SearchMode], scores: &[ModeScores]) {
         );
     };
     for kind in Kind::ALL {
-        if !cases.iter().any(|c| c.kind == kind) {
+        if kind == Kind::Abstain || !cases.iter().any(|c| c.kind == kind) {
             continue;
         }
         for (mode, s) in modes.iter().zip(scores) {
@@ -204,6 +224,40 @@ fn print_tables(cases: &[Case], modes: &[SearchMode], scores: &[ModeScores]) {
     for (mode, s) in modes.iter().zip(scores) {
         row("**all**", *mode, &s.overall());
     }
+    if scores.iter().any(|s| s.abstention().is_some()) {
+        println!("\n| abstain | mode | cases | empty answers |");
+        println!("|---|---|---:|---:|");
+        for (mode, s) in modes.iter().zip(scores) {
+            if let Some(share) = s.abstention() {
+                println!(
+                    "| abstain | {} | {} | {share:.3} |",
+                    mode.as_str(),
+                    s.abstain_cases
+                );
+            }
+        }
+    }
+}
+
+/// One JSON line per result of a case: the evidence of its relevance and
+/// whether the case names it as an answer.
+fn dump_pairs(out: &mut Vec<u8>, case: &Case, mode: SearchMode, ranked: &[Ranked]) -> Result<()> {
+    let relevant = case.relevant_ids();
+    for (i, r) in ranked.iter().enumerate() {
+        let line = json!({
+            "case": case.id,
+            "kind": case.kind.as_str(),
+            "mode": mode.as_str(),
+            "rank": i + 1,
+            "relevant": r.id.as_ref().is_some_and(|id| relevant.contains(id)),
+            "cosine": r.cosine,
+            "term_share": r.term_share,
+            "relevance": r.relevance,
+        });
+        serde_json::to_writer(&mut *out, &line)?;
+        out.push(b'\n');
+    }
+    Ok(())
 }
 
 fn tally_json(t: &Tally) -> Value {

@@ -29,6 +29,13 @@ pub struct Ranked {
     pub project: Option<String>,
     /// Its text (for the list of misses).
     pub content: String,
+    /// Its relevance to the question and the evidence of it (cosine, term
+    /// share), as recall judged them.
+    pub relevance: Option<f64>,
+    /// The cosine of its vector to the question's.
+    pub cosine: Option<f64>,
+    /// The share of the question's information its words cover.
+    pub term_share: Option<f64>,
 }
 
 /// What one case's answer scored.
@@ -111,11 +118,27 @@ impl Tally {
 /// One mode's tallies by kind.
 #[derive(Debug, Clone, Default)]
 pub struct ModeScores {
-    /// Per kind.
+    /// Per kind (abstain cases apart).
     pub by_kind: BTreeMap<Kind, Tally>,
+    /// Abstain cases asked.
+    pub abstain_cases: usize,
+    /// Abstain cases answered with nothing.
+    pub abstained: usize,
 }
 
 impl ModeScores {
+    /// Adds one abstain case: whether its answer was empty.
+    pub fn add_abstention(&mut self, ranked: &[Ranked]) {
+        self.abstain_cases += 1;
+        self.abstained += usize::from(ranked.is_empty());
+    }
+
+    /// The share of abstain cases answered with nothing (`None` without
+    /// any).
+    pub fn abstention(&self) -> Option<f64> {
+        (self.abstain_cases > 0).then(|| self.abstained as f64 / self.abstain_cases as f64)
+    }
+
     /// Adds one case's outcome under its kind.
     pub fn add(&mut self, kind: Kind, o: &CaseOutcome) {
         self.by_kind.entry(kind).or_default().add(o);
@@ -148,6 +171,9 @@ mod tests {
             id: Some(id.into()),
             project: project.map(Into::into),
             content: String::new(),
+            relevance: None,
+            cosine: None,
+            term_share: None,
         }
     }
 
@@ -156,6 +182,9 @@ mod tests {
             id: None,
             project: project.map(Into::into),
             content: String::new(),
+            relevance: None,
+            cosine: None,
+            term_share: None,
         }
     }
 
@@ -217,8 +246,12 @@ mod tests {
             Kind::Supersession,
             &score_case(&sup, &[mem("s/old", Some("x"))]),
         );
+        scores.add_abstention(&[]);
+        scores.add_abstention(&[distractor(None)]);
+        assert_eq!(scores.abstention(), Some(0.5));
+        assert_eq!(ModeScores::default().abstention(), None);
         let all = scores.overall();
-        assert_eq!(all.summary.questions, 3);
+        assert_eq!(all.summary.questions, 3, "abstentions count apart");
         assert_eq!((all.scope_leaks, all.old_wins), (1, 1));
         let [h1, h5, r5, mrr] = scores.by_kind[&Kind::MultiFact].figures();
         assert_eq!((h1, h5, r5), (0.5, 1.0, 0.75));

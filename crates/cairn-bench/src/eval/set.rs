@@ -33,11 +33,14 @@ pub enum Kind {
     Temporal,
     /// The answer needs two memories.
     MultiFact,
+    /// The answer is not stored: the right answer is an empty one. Scored
+    /// apart, as the share of empty answers (no hit@k).
+    Abstain,
 }
 
 impl Kind {
     /// Every kind, in report order.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Paraphrase,
         Kind::Identifier,
         Kind::NumberVersion,
@@ -46,6 +49,7 @@ impl Kind {
         Kind::Negation,
         Kind::Temporal,
         Kind::MultiFact,
+        Kind::Abstain,
     ];
 
     /// The name used in the file and the report.
@@ -59,6 +63,7 @@ impl Kind {
             Kind::Negation => "negation",
             Kind::Temporal => "temporal",
             Kind::MultiFact => "multi_fact",
+            Kind::Abstain => "abstain",
         }
     }
 }
@@ -106,9 +111,12 @@ pub struct Case {
     pub project: Option<String>,
     /// The question, as an agent would ask it.
     pub question: String,
-    /// The memories written for this case.
+    /// The memories written for this case (none for an abstain case).
+    #[serde(default)]
     pub memories: Vec<CaseMemory>,
-    /// Keys of the memories that answer the question.
+    /// Keys of the memories that answer the question (none for an
+    /// abstain case).
+    #[serde(default)]
     pub relevant: Vec<String>,
     /// Keys of outdated memories that must not rank above the relevant
     /// ones (supersession).
@@ -151,8 +159,16 @@ impl Case {
     /// and ages readable, and each kind's needs met.
     pub fn check(&self) -> Result<()> {
         ensure!(!self.question.trim().is_empty(), "empty question");
-        ensure!(!self.memories.is_empty(), "no memories");
-        ensure!(!self.relevant.is_empty(), "no relevant memory");
+        match self.kind {
+            Kind::Abstain => ensure!(
+                self.relevant.is_empty() && self.stale.is_empty(),
+                "an abstain case names no relevant or stale memory"
+            ),
+            _ => {
+                ensure!(!self.memories.is_empty(), "no memories");
+                ensure!(!self.relevant.is_empty(), "no relevant memory");
+            }
+        }
         let mut keys = HashSet::new();
         for m in &self.memories {
             ensure!(!m.content.trim().is_empty(), "memory `{}` is empty", m.key);

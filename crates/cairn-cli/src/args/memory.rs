@@ -174,6 +174,10 @@ pub struct RecallArgs {
     /// (JSON: the terms, their byte ranges and the snippet).
     #[arg(long)]
     pub highlight: bool,
+    /// Leave out results less relevant than this, 0 to 1 (the RELEV
+    /// column); 0 returns every match [default: the engine's floor].
+    #[arg(long, value_name = "X")]
+    pub min_relevance: Option<f64>,
 }
 
 /// Output formats of `context`.

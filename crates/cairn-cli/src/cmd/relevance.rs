@@ -24,6 +24,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
         explain: a.explain,
         highlight: a.highlight,
         profile: Some(a.profile),
+        min_relevance: a.min_relevance,
     };
     let out = api::recall(cairn, &caller(), input)?;
     if json {
@@ -33,7 +34,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
         eprintln!("{} {warning}", paint("warning:", out::YELLOW));
     }
     if out.results.is_empty() {
-        println!("no memories match");
+        println!("{} (scope: {})", api::NOTHING_RELEVANT, out.scope);
         return Ok(());
     }
     let views: Vec<MemoryView> = out.results.iter().map(|r| r.memory.clone()).collect();
@@ -47,6 +48,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
             vec![
                 id.clone(),
                 format!("{:.4}", r.score),
+                r.relevance.map_or("-".into(), |x| format!("{x:.2}")),
                 r.matched.as_str().to_string(),
                 m.kind.clone().unwrap_or_default(),
                 m.project.clone().unwrap_or_else(|| "(global)".into()),
@@ -57,7 +59,10 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
             ]
         })
         .collect();
-    out::table(&["ID", "SCORE", "MATCH", "TYPE", "SCOPE", "CONTENT"], &rows);
+    out::table(
+        &["ID", "SCORE", "RELEV", "MATCH", "TYPE", "SCOPE", "CONTENT"],
+        &rows,
+    );
     if out.omitted > 0 {
         println!(
             "{}",
@@ -92,6 +97,8 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
                     format!("{:.1}", e.scope_weight),
                     format!("{:.2}", e.weight),
                     format!("{:.2}", e.time),
+                    e.term_share.map_or("-".into(), |s| format!("{s:.2}")),
+                    e.relevance.map_or("-".into(), |s| format!("{s:.3}")),
                     format!("{:.5}", e.score),
                 ])
             })
@@ -99,7 +106,7 @@ pub(crate) fn recall(cairn: &Cairn, a: RecallArgs, json: bool) -> Result<()> {
         out::table(
             &[
                 "ID", "BM25#", "BM25", "VEC#", "COSINE", "RRF", "BOOST", "DECAY", "SCOPE",
-                "WEIGHT", "TIME", "SCORE",
+                "WEIGHT", "TIME", "TERMS", "RELEV", "SCORE",
             ],
             &rows,
         );

@@ -23,6 +23,7 @@ mod private_files;
 mod providers;
 mod readme;
 mod redact;
+mod relevance;
 mod same_json;
 mod setup;
 mod slot;

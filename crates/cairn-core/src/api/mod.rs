@@ -69,6 +69,7 @@ pub use providers::{providers, ChatStatus, EmbedderStatus, ProviderCheck, Provid
 pub use read::{
     context, get, list, recall, stats, ContextInput, ListInput, ListOutput, RecallHit, RecallInput,
     RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,
+    NOTHING_RELEVANT,
 };
 pub use selection::{ListSort, Selection};
 pub use slots::{

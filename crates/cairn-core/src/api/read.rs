@@ -22,6 +22,9 @@ pub const DEFAULT_CONTEXT_BUDGET: usize = 2000;
 /// alone need about this much.
 pub const MIN_CONTEXT_BUDGET: usize = 50;
 
+/// The answer of a recall that found nothing relevant enough.
+pub const NOTHING_RELEVANT: &str = "nothing relevant is stored";
+
 /// Characters of a result's highlighted snippet.
 pub const SNIPPET_WIDTH: usize = 160;
 
@@ -59,6 +62,10 @@ pub struct RecallInput {
     /// Vault AI's: the nearest by meaning of importance ≥ 0.2, scored
     /// 0.8·similarity + 0.2·importance).
     pub profile: Option<String>,
+    /// Leave out results less relevant than this, 0 to 1 (the result's
+    /// `relevance`); 0 returns every match. Default: the engine's floor
+    /// ([`crate::rank::relevance::RELEVANCE_FLOOR`] unless configured).
+    pub min_relevance: Option<f64>,
 }
 
 /// One recalled memory.
@@ -67,8 +74,14 @@ pub struct RecallHit {
     /// The memory.
     #[serde(flatten)]
     pub memory: MemoryView,
-    /// Final score, higher is better.
+    /// Final score, higher is better: orders the results, means nothing
+    /// alone.
     pub score: f64,
+    /// How likely the memory is to answer the query, 0 to 1, from its own
+    /// evidence (closeness of meaning, the query's words it contains and
+    /// their rarity); absent when there was no query to judge it by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<f64>,
     /// How it matched: keyword, semantic, hybrid (both), temporal or
     /// importance.
     #[serde(rename = "match")]
@@ -160,6 +173,7 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
             Some(p) => p.parse()?,
             None => Profile::Cairn,
         },
+        min_relevance: input.min_relevance,
     })?;
     let memories: Vec<_> = found.iter().map(|r| r.memory.clone()).collect();
     let views = MemoryView::of_all(cairn, &caller.tenant, &memories)?;
@@ -184,6 +198,7 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
             highlight,
             memory,
             score: r.explain.score,
+            relevance: r.explain.relevance,
             matched: r.matched,
             explain: input.explain.then_some(r.explain),
             line,
@@ -234,7 +249,7 @@ impl RecallOutput {
     /// memory, and what the budget left out.
     pub fn to_text(&self, budget: Option<usize>) -> String {
         let mut text = if self.results.is_empty() {
-            format!("no memories match (scope: {})", self.scope)
+            format!("{} (scope: {})", NOTHING_RELEVANT, self.scope)
         } else {
             let lines: Vec<&str> = self.results.iter().map(|r| r.line.as_str()).collect();
             format!(

@@ -34,6 +34,7 @@ mod pending;
 mod records;
 mod redaction;
 mod search;
+mod relevance;
 pub mod secrets;
 mod slots;
 mod threads;
@@ -63,6 +64,7 @@ pub use search::{
     check_access_expiry_stats, check_bm25_matches_the_formula, check_exact_vector_search,
     check_hit_factors, check_keyword_search, check_model, check_vector_search,
 };
+pub use relevance::engine_relevance_floor;
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
@@ -513,6 +515,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_bm25_matches_the_formula(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_relevance_floor() {
+                {
+                    let fixture = $make;
+                    c::engine_relevance_floor(c::Fixture::store(&fixture))
                 }
             }
             #[test]

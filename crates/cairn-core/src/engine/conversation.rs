@@ -867,6 +867,8 @@ mod tests {
         assert!(found[0].memory.content.contains("blue"));
         // Without the mode, the time words are only words.
         req.mode = SearchMode::Hybrid;
+        assert_eq!(c.search(&req).unwrap().len(), 2, "`ok` is not relevant");
+        req.min_relevance = Some(0.0);
         assert_eq!(c.search(&req).unwrap().len(), 3);
 
         // Nothing left but the time: the newest of that day first.

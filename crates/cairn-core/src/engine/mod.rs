@@ -15,6 +15,7 @@ mod facts;
 mod generate;
 mod history;
 mod ingest;
+mod judge;
 pub mod pending;
 mod recall;
 mod redaction;

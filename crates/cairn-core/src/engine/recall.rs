@@ -137,6 +137,11 @@ pub struct RecallRequest {
     pub entity: Option<String>,
     /// How the ranked modes order candidates.
     pub profile: Profile,
+    /// Leave out results whose relevance
+    /// ([`crate::rank::relevance::relevance`]) is below this (0–1; 0 keeps
+    /// every match); `None`: the engine's default
+    /// ([`crate::rank::Fusion::min_relevance`]).
+    pub min_relevance: Option<f64>,
 }
 
 impl RecallRequest {
@@ -150,6 +155,7 @@ impl RecallRequest {
             reference: None,
             entity: None,
             profile: Profile::Cairn,
+            min_relevance: None,
         }
     }
 }
@@ -200,6 +206,7 @@ impl Cairn {
                 req.limit
             )));
         }
+        self.relevance_floor(req.min_relevance)?;
         let Some(entity) = req
             .entity
             .as_deref()
@@ -258,6 +265,12 @@ impl Cairn {
         let query = self.embed_one(&req.query)?;
         let pool = (req.limit * VAULT_CANDIDATES_PER_RESULT).min(MAX_RECALL_LIMIT);
         let hits = self.store.vector_search(&query, &filter, pool)?;
+        let judge = self.judge(
+            &req.query,
+            None,
+            Some(query),
+            self.relevance_floor(req.min_relevance)?,
+        )?;
         let cosine: HashMap<MemoryId, (usize, f64)> = hits
             .iter()
             .enumerate()
@@ -285,6 +298,10 @@ impl Cairn {
                     weight: 1.0,
                     entities: 1.0,
                     time: 1.0,
+                    relevance: None,
+                    term_share: None,
+                    matched_terms: Vec::new(),
+                    relevance_factor: None,
                     score: vault_score(cos, memory.importance),
                 };
                 Some(Recalled {
@@ -300,6 +317,12 @@ impl Cairn {
                 .total_cmp(&a.explain.score)
                 .then(b.memory.id.cmp(&a.memory.id))
         });
+        let mut judged: Vec<(&Memory, &mut ScoreBreakdown)> = found
+            .iter_mut()
+            .map(|r| (&r.memory, &mut r.explain))
+            .collect();
+        judge.assess(self.store.as_ref(), &filter.tenant, &mut judged)?;
+        found.retain(|r| judge.keeps(&r.explain));
         found.truncate(req.limit);
         Ok(found)
     }
@@ -398,6 +421,10 @@ impl Cairn {
                     weight: 1.0,
                     entities: 1.0,
                     time: 1.0,
+                    relevance: None,
+                    term_share: None,
+                    matched_terms: Vec::new(),
+                    relevance_factor: None,
                     score: 0.0,
                 };
                 explain.combine();
@@ -445,13 +472,17 @@ impl Cairn {
             };
             Ok::<_, Error>((hits, rarity))
         };
-        let vector_side =
-            |query_vector: Vec<f32>| self.store.vector_search(&query_vector, &filter, candidates);
+        let vector_side = |query_vector: Vec<f32>| {
+            let hits = self
+                .store
+                .vector_search(&query_vector, &filter, candidates)?;
+            Ok::<_, Error>((hits, query_vector))
+        };
         // The sides are independent: while this thread embeds the query,
         // another loads the vector index (the first search of a process) and
         // then, in hybrid mode, runs BM25.
-        let ((keyword, rarity), vector) = match req.mode {
-            SearchMode::Keyword => ((keyword_side()?, None), Vec::new()),
+        let ((keyword, rarity), (vector, query_vector)) = match req.mode {
+            SearchMode::Keyword => ((keyword_side()?, None), (Vec::new(), None)),
             mode => std::thread::scope(|scope| {
                 let other = scope.spawn(|| {
                     if let Some(caches) = self.store.caches() {
@@ -466,7 +497,8 @@ impl Cairn {
                 let keyword = other
                     .join()
                     .unwrap_or_else(|_| Err(Error::storage("keyword search panicked")));
-                Ok::<_, Error>((keyword?, vector?))
+                let (hits, query_vector) = vector?;
+                Ok::<_, Error>((keyword?, (hits, Some(query_vector))))
             })?,
         };
         let keyword_ids: Vec<MemoryId> = keyword.iter().map(|h| h.id).collect();
@@ -474,7 +506,7 @@ impl Cairn {
         let top = keyword.first().map(|h| h.score);
         // Without the terms' rarity the keyword ranking keeps its weight,
         // however sure the vectors are.
-        let (confidence, vector_sure) = match rarity {
+        let (confidence, vector_sure) = match &rarity {
             None => (1.0, 0.0),
             Some(r) => {
                 let cosines: Vec<f64> = vector.iter().map(|h| h.score).collect();
@@ -535,6 +567,10 @@ impl Cairn {
                         named_time.is_some_and(|t| t.contains(id.created_at())),
                         self.fusion.time_boost,
                     ),
+                    relevance: None,
+                    term_share: None,
+                    matched_terms: Vec::new(),
+                    relevance_factor: None,
                     score: 0.0,
                 };
                 explain.combine();
@@ -542,6 +578,15 @@ impl Cairn {
             })
             .collect();
         ranked.sort_by(|(a_id, a), (b_id, b)| b.score.total_cmp(&a.score).then(b_id.cmp(a_id)));
+        let judge = self.judge(
+            &req.query,
+            rarity,
+            query_vector,
+            self.relevance_floor(req.min_relevance)?,
+        )?;
+        if self.fusion.relevance_weight > 0.0 {
+            self.weigh_by_relevance(&judge, &filter.tenant, &mut ranked)?;
+        }
         if self.fusion.entity_boost {
             self.boost_shared_entities(&req.query, &filter.tenant, &mut ranked, candidates)?;
         }
@@ -555,7 +600,8 @@ impl Cairn {
             )?;
         }
         // Read the best `limit`; a memory deleted meanwhile by another
-        // process is replaced by the next candidate.
+        // process, or one below the relevance floor, is replaced by the
+        // next candidate.
         let mut results = Vec::with_capacity(req.limit);
         let mut next = ranked.into_iter();
         loop {
@@ -571,6 +617,16 @@ impl Cairn {
                 .into_iter()
                 .map(|m| (m.id, m))
                 .collect();
+            let mut batch: Vec<(MemoryId, ScoreBreakdown)> = batch
+                .into_iter()
+                .filter(|(id, _)| memories.contains_key(id))
+                .collect();
+            let mut judged: Vec<(&Memory, &mut ScoreBreakdown)> = batch
+                .iter_mut()
+                .map(|(id, e)| (&memories[&*id], e))
+                .collect();
+            judge.assess(self.store.as_ref(), &filter.tenant, &mut judged)?;
+            batch.retain(|(_, e)| judge.keeps(e));
             results.extend(batch.into_iter().filter_map(|(id, explain)| {
                 // Feedback alone is words the vectors suggested: both sides.
                 let matched = match (explain.bm25_rank, explain.vector_rank) {

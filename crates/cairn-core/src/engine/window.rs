@@ -251,6 +251,7 @@ impl Cairn {
                 reference: None,
                 entity: None,
                 profile: Profile::Cairn,
+                min_relevance: None,
             })?
         };
         let best = found

@@ -211,10 +211,18 @@ fn breakdown_multiplies_all_factors() {
         weight: 0.1,
         entities: 1.25,
         time: 1.5,
+        relevance: Some(0.9),
+        term_share: Some(1.0),
+        matched_terms: vec![],
+        relevance_factor: Some(0.5),
         score: 0.0,
     };
     b.combine();
-    assert!((b.score - 0.5 * 2.0 * 0.5 * 0.8 * 0.1 * 1.25 * 1.5).abs() < 1e-12);
+    assert!((b.score - 0.5 * 2.0 * 0.5 * 0.8 * 0.1 * 1.25 * 1.5 * 0.5).abs() < 1e-12);
+    assert_eq!(relevance_factor(0.3, 0.0), 1.0, "off");
+    assert!((relevance_factor(0.25, 0.5) - 0.5).abs() < 1e-12);
+    assert!(relevance_factor(0.0, 1.0) > 0.0, "never zero");
+    assert!(relevance_factor(0.9, 1.0) > relevance_factor(0.2, 1.0));
 }
 
 #[test]

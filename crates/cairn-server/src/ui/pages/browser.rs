@@ -214,7 +214,8 @@ fn results(ui: &Ui, q: &BrowseQuery, found: &Found) -> Markup {
         Found::Searched(r) => (
             r.results.iter().map(|h| (&h.memory, Some(h))).collect(),
             html! {
-                (r.results.len()) " results, best first (scope: " (r.scope) "); each score's factors below its row"
+                @if r.results.is_empty() { "Nothing relevant is stored (scope: " (r.scope) ")." }
+                @else { (r.results.len()) " results, best first (scope: " (r.scope) "); each score's factors below its row" }
                 @if let Some(w) = r.rerank.as_ref().and_then(|x| x.warning()) { ". Note: " (w) }
             },
         ),
@@ -290,7 +291,19 @@ fn explain(hit: &api::RecallHit, _q: &BrowseQuery) -> Markup {
     // fusion against the best possible (two lists, both first).
     use cairn_core::rank::{KEYWORD_WEIGHT, RRF_K, TIME_MATCH_BOOST, VECTOR_WEIGHT};
     let best_fusion = (KEYWORD_WEIGHT + VECTOR_WEIGHT) / (RRF_K + 1.0);
-    let rows: [(&str, f64, f64, String); 9] = [
+    let rows: [(&str, f64, f64, String); 11] = [
+        (
+            "relevance",
+            e.relevance.unwrap_or(0.0),
+            1.0,
+            e.relevance.map_or("—".into(), |r| num(r, 2)),
+        ),
+        (
+            "term share",
+            e.term_share.unwrap_or(0.0),
+            1.0,
+            e.term_share.map_or("—".into(), |s| num(s, 2)),
+        ),
         (
             "cosine",
             e.cosine.unwrap_or(0.0).max(0.0),
@@ -312,6 +325,7 @@ fn explain(hit: &api::RecallHit, _q: &BrowseQuery) -> Markup {
             dl {
                 dt { "BM25 rank" } dd { (rank(e.bm25_rank)) @if let Some(s) = e.bm25_score { " (" (num(s, 2)) ")" } }
                 dt { "vector rank" } dd { (rank(e.vector_rank)) }
+                @if !e.matched_terms.is_empty() { dt { "matched terms" } dd { (e.matched_terms.join(", ")) } }
                 @for (name, value, max, text) in rows {
                     dt { (name) }
                     dd { meter min="0" max=(max) value=(value.min(max)) aria-label=(format!("{name} {text}")) {} " " (text) }
