@@ -1,22 +1,20 @@
 //! The keyword side of a [`crate::PostgresStore`]: a query's terms
-//! stemmed as the memories were, candidates found by the GIN index, and
-//! scores by `rank::bm25_term`'s formula over statistics of every memory
-//! (`kw_corpus`, `kw_terms`), as the other backends score. The terms'
-//! `idf` (`rank::bm25_idf`) and the formula's constants come from the
-//! core; the database applies the formula to each candidate and sends only
-//! the best `limit`.
+//! stemmed as the memories were, and scores by `rank::bm25_term`'s formula
+//! over statistics of every memory (`kw_corpus`, `kw_terms`), as the other
+//! backends score. The terms' `idf` (`rank::bm25_idf`) and the formula's
+//! constants come from the core; the best `limit` are found over the
+//! impact-ordered postings (`postings.rs`), scoring only the memories
+//! that could be among them.
 
 use std::collections::HashMap;
 
-use cairn_core::rank::{bm25_idf, BM25_B, BM25_FIELD_WEIGHTS, BM25_K1};
 use cairn_core::store::{keyword_terms, Filter, Hit, TermRarity};
-use cairn_core::{MemoryId, Result};
+use cairn_core::Result;
 use postgres::Transaction;
 
 use crate::db::{Db, Scope};
-use crate::sql::{
-    any_lexeme_query, factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS,
-};
+use crate::postings;
+use crate::sql::{get, pg_err};
 
 /// Each term with its stem, in order, by the configuration that indexed
 /// the memories (a term PostgreSQL makes no stem of is left out).
@@ -99,55 +97,18 @@ pub(crate) fn search(db: &Db, query: &str, filter: &Filter, limit: usize) -> Res
         let rows = rows.max(0) as f64;
         let avgdl = total_len.max(0) as f64 / rows.max(1.0);
         let with_term = rows_with(tx, &lexemes)?;
-        let idfs: Vec<f64> = lexemes
+        // A stem no memory holds counts as held by one (its idf is then
+        // the highest); it finds nothing either way.
+        let rows_with: Vec<f64> = lexemes
             .iter()
-            .map(|l| bm25_idf(rows, with_term.get(l).copied().unwrap_or(1.0)))
+            .map(|l| with_term.get(l).copied().unwrap_or(1.0))
             .collect();
-        // The candidates (the GIN index finds them), each matching stem's
-        // weighted frequency (one letter per occurrence: A content, B tags,
-        // C metadata), scored by `rank::bm25_term`'s formula with the
-        // core's constants, and cut to the best `limit` in the database:
-        // only those cross the wire.
-        let mut params = Params::default();
-        let condition = filter_sql(filter, &mut params);
-        let tsquery = params.push(any_lexeme_query(&lexemes));
-        let wanted = params.push(lexemes.clone());
-        let idf = params.push(idfs);
-        let mut number = |x: f64| format!("{}::float8", params.push(x));
-        let [wa, wb, wc] = BM25_FIELD_WEIGHTS.map(&mut number);
-        let (k1, b, avgdl) = (number(BM25_K1), number(BM25_B), number(avgdl));
-        let limit = params.push(i64::try_from(limit).unwrap_or(i64::MAX));
-        let sql = format!(
-            "WITH scored AS ( \
-               SELECT m.id, sum(q.idf * (t.f * ({k1} + 1)) \
-                   / (t.f + {k1} * (1 - {b} + {b} * m.kw_len / {avgdl}))) AS score \
-               FROM memories m \
-               CROSS JOIN LATERAL ( \
-                 SELECT u.lexeme, (SELECT coalesce(sum(CASE w WHEN 'A' THEN {wa} \
-                     WHEN 'B' THEN {wb} WHEN 'C' THEN {wc} ELSE 0 END), 0) \
-                   FROM unnest(u.weights) AS w) AS f \
-                 FROM unnest(m.tsv) AS u(lexeme, positions, weights) \
-                 WHERE u.lexeme = ANY({wanted})) t \
-               JOIN unnest({wanted}::text[], {idf}::float8[]) AS q(lexeme, idf) \
-                 ON q.lexeme = t.lexeme \
-               WHERE {condition} AND m.tsv @@ {tsquery}::text::tsquery AND t.f > 0 \
-               GROUP BY m.id \
-               ORDER BY score DESC, m.id DESC LIMIT {limit}) \
-             SELECT m.id, {FACTOR_COLUMNS}, s.score FROM scored s JOIN memories m ON m.id = s.id \
-             ORDER BY s.score DESC, s.id DESC"
-        );
-        let found = tx
-            .query(&sql, &params.refs())
-            .map_err(|e| pg_err("searching keywords", e))?;
-        found
-            .iter()
-            .map(|row| {
-                Ok(Hit {
-                    id: MemoryId(get(row, 0)?),
-                    score: get(row, 5)?,
-                    factors: factors_from_row(row, 1)?,
-                })
-            })
-            .collect()
+        let query = postings::Query {
+            lexemes: &lexemes,
+            rows_with: &rows_with,
+            rows,
+            avgdl,
+        };
+        postings::top_k(tx, filter, &query, limit)
     })
 }

@@ -1,0 +1,339 @@
+//! The keyword search's top k, found without scoring every memory that
+//! holds a query term: a threshold algorithm over impact-ordered postings
+//! (`kw_postings`, migration 4), with every returned score computed
+//! exactly by `rank::bm25_term`'s formula.
+//!
+//! # Why it is exact
+//! A term's postings fall into groups by the term's occurrences in each
+//! field (`fa`, `fb`, `fc`: one frequency `f`). Within a group, a memory's
+//! BM25 contribution only falls as its length grows, whatever the
+//! corpus's average length: so the group read in ascending length is read
+//! best first, and a group read up to some row bounds every row not read
+//! by that row's contribution. A round reads each group up to a depth
+//! (whole lists for rare terms) and then:
+//! - every memory read is bounded: its known contributions, plus for each
+//!   term not read for it the best it could have in a group not read past
+//!   its own length;
+//! - the memories are scored exactly (and filtered) in the database in
+//!   descending bound, until the next bound is below the `limit`-th score;
+//! - a memory never read scores at most the sum over terms of the best
+//!   unread row of each term.
+//!
+//! When that sum is below the `limit`-th score (or every list was read to
+//! its end), the top `limit` is exact; otherwise the next round reads
+//! deeper (the last reads everything). Bounds are compared with a
+//! relative margin of [`MARGIN`], so rounding never drops a memory.
+
+use std::collections::HashMap;
+
+use cairn_core::rank::{bm25_term, BM25_B, BM25_FIELD_WEIGHTS, BM25_K1};
+use cairn_core::store::{Filter, Hit};
+use cairn_core::{MemoryId, Result};
+use postgres::Transaction;
+use uuid::Uuid;
+
+use crate::sql::{factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS};
+
+/// Terms held by at most this many memories have their whole list read
+/// in the first round (reading it costs less than a second round).
+const WHOLE_LIST_ROWS: f64 = 4096.0;
+
+/// Rows read per group by each round, the last reading everything.
+const DEPTHS: [Option<i64>; 4] = [Some(256), Some(2048), Some(16384), None];
+
+/// The relative margin of every comparison of a bound with a score.
+const MARGIN: f64 = 1e-9;
+
+/// BM25's corpus statistics and a query's terms, as the search uses them.
+pub(crate) struct Query<'a> {
+    /// The stems, in the query's order (no repeats).
+    pub(crate) lexemes: &'a [String],
+    /// How many memories hold each stem (all tenants).
+    pub(crate) rows_with: &'a [f64],
+    /// How many memories there are (all tenants).
+    pub(crate) rows: f64,
+    /// Their average length.
+    pub(crate) avgdl: f64,
+}
+
+impl Query<'_> {
+    /// Term `t`'s contribution at weighted frequency `f` and length `len`.
+    fn score(&self, t: usize, f: f64, len: i32) -> f64 {
+        bm25_term(self.rows, self.rows_with[t], f, f64::from(len), self.avgdl)
+    }
+}
+
+/// One (term, field counts) group of postings, and how far it was read.
+struct Group {
+    term: usize,
+    counts: [i16; 3],
+    /// The weighted frequency of its rows.
+    f: f64,
+    /// The first row not read, `(len, id)`; `None` once read to the end.
+    next: Option<(i32, Uuid)>,
+}
+
+/// A memory read from the postings: its length and, per term, the
+/// weighted frequency read (`None`: not read).
+struct Seen {
+    len: i32,
+    f: Vec<Option<f64>>,
+}
+
+/// The top `limit` memories `filter` lets through by BM25 over `query`'s
+/// terms, best first (ties by descending id).
+pub(crate) fn top_k(
+    tx: &mut Transaction<'_>,
+    filter: &Filter,
+    query: &Query<'_>,
+    limit: usize,
+) -> Result<Vec<Hit>> {
+    let mut groups = read_groups(tx, &filter.tenant, query.lexemes)?;
+    groups.retain(|g| g.f > 0.0);
+    if groups.is_empty() || limit == 0 {
+        return Ok(Vec::new());
+    }
+    for depth in DEPTHS {
+        let seen = read_rows(tx, &filter.tenant, query, &mut groups, depth)?;
+        let (hits, complete) = best_of(tx, filter, query, &groups, &seen, limit)?;
+        if complete || depth.is_none() {
+            return Ok(hits);
+        }
+    }
+    unreachable!("the last depth reads every row")
+}
+
+/// The groups of each term (its postings' distinct field counts) in the
+/// tenant's postings: a skip scan of the primary key, one probe a group.
+fn read_groups(tx: &mut Transaction<'_>, tenant: &str, lexemes: &[String]) -> Result<Vec<Group>> {
+    let rows = tx
+        .query(
+            "WITH RECURSIVE g(n, fa, fb, fc) AS ( \
+               SELECT q.n::int, f.fa, f.fb, f.fc \
+               FROM unnest($2::text[]) WITH ORDINALITY AS q(lexeme, n) \
+               CROSS JOIN LATERAL (SELECT p.fa, p.fb, p.fc FROM kw_postings p \
+                 WHERE p.tenant = $1 AND p.lexeme = q.lexeme \
+                 ORDER BY p.fa, p.fb, p.fc LIMIT 1) f \
+               UNION ALL \
+               SELECT g.n, f.fa, f.fb, f.fc FROM g \
+               CROSS JOIN LATERAL (SELECT p.fa, p.fb, p.fc FROM kw_postings p \
+                 WHERE p.tenant = $1 AND p.lexeme = ($2::text[])[g.n] \
+                   AND (p.fa, p.fb, p.fc) > (g.fa, g.fb, g.fc) \
+                 ORDER BY p.fa, p.fb, p.fc LIMIT 1) f) \
+             SELECT n, fa, fb, fc FROM g",
+            &[&tenant, &lexemes],
+        )
+        .map_err(|e| pg_err("reading the keyword postings' groups", e))?;
+    rows.iter()
+        .map(|row| {
+            let n: i32 = get(row, 0)?;
+            let counts: [i16; 3] = [get(row, 1)?, get(row, 2)?, get(row, 3)?];
+            let f = counts
+                .iter()
+                .zip(BM25_FIELD_WEIGHTS)
+                .map(|(c, w)| f64::from(*c) * w)
+                .sum();
+            Ok(Group {
+                term: usize::try_from(n - 1).unwrap_or(0),
+                counts,
+                f,
+                next: None,
+            })
+        })
+        .collect()
+}
+
+/// Read each group's best `depth` rows (every row of a rare term, or of
+/// any term when `depth` is `None`), noting in each group the first row
+/// not read; the memories read, with what was read of each.
+fn read_rows(
+    tx: &mut Transaction<'_>,
+    tenant: &str,
+    query: &Query<'_>,
+    groups: &mut [Group],
+    depth: Option<i64>,
+) -> Result<HashMap<Uuid, Seen>> {
+    let depth_of = |g: &Group| match depth {
+        Some(d) if query.rows_with[g.term] > WHOLE_LIST_ROWS => Some(d),
+        _ => None,
+    };
+    // One row past the depth: whether the group goes on, and where.
+    let limits: Vec<Option<i64>> = groups.iter().map(|g| depth_of(g).map(|d| d + 1)).collect();
+    let lexemes: Vec<&str> = groups
+        .iter()
+        .map(|g| query.lexemes[g.term].as_str())
+        .collect();
+    let counts = |i: usize| -> Vec<i16> { groups.iter().map(|g| g.counts[i]).collect() };
+    let rows = tx
+        .query(
+            "SELECT k.i::int, p.len, p.memory_id \
+             FROM unnest($2::text[], $3::int2[], $4::int2[], $5::int2[], $6::int8[]) \
+               WITH ORDINALITY AS k(lexeme, fa, fb, fc, lim, i) \
+             CROSS JOIN LATERAL (SELECT p.len, p.memory_id FROM kw_postings p \
+               WHERE p.tenant = $1 AND p.lexeme = k.lexeme AND p.fa = k.fa \
+                 AND p.fb = k.fb AND p.fc = k.fc \
+               ORDER BY p.len, p.memory_id LIMIT k.lim) p",
+            &[
+                &tenant,
+                &lexemes,
+                &counts(0),
+                &counts(1),
+                &counts(2),
+                &limits,
+            ],
+        )
+        .map_err(|e| pg_err("reading keyword postings", e))?;
+    let mut by_group: Vec<Vec<(i32, Uuid)>> = vec![Vec::new(); groups.len()];
+    for row in &rows {
+        let i: i32 = get(row, 0)?;
+        let i = usize::try_from(i - 1).unwrap_or(0);
+        by_group[i].push((get(row, 1)?, get(row, 2)?));
+    }
+    let mut seen: HashMap<Uuid, Seen> = HashMap::new();
+    for ((g, mut read), limit) in groups.iter_mut().zip(by_group).zip(limits) {
+        g.next = None;
+        if limit.is_some_and(|l| read.len() as i64 >= l) {
+            // The row past the depth is the greatest read: not counted.
+            let last = read
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, r)| **r)
+                .map(|(i, _)| i);
+            g.next = last.map(|i| read.swap_remove(i));
+        }
+        for (len, id) in read {
+            let s = seen.entry(id).or_insert_with(|| Seen {
+                len,
+                f: vec![None; query.lexemes.len()],
+            });
+            s.f[g.term] = Some(g.f);
+        }
+    }
+    Ok(seen)
+}
+
+/// The best `limit` of the memories read that `filter` lets through,
+/// scored exactly, and whether no memory left unread could be among them.
+fn best_of(
+    tx: &mut Transaction<'_>,
+    filter: &Filter,
+    query: &Query<'_>,
+    groups: &[Group],
+    seen: &HashMap<Uuid, Seen>,
+    limit: usize,
+) -> Result<(Vec<Hit>, bool)> {
+    let terms = query.lexemes.len();
+    // Per term, the best a row not read could add.
+    let mut unread = vec![0.0f64; terms];
+    for g in groups {
+        if let Some((len, _)) = g.next {
+            unread[g.term] = unread[g.term].max(query.score(g.term, g.f, len));
+        }
+    }
+    let unseen: f64 = unread.iter().sum();
+    let everything_read = groups.iter().all(|g| g.next.is_none());
+    // Per term, its groups that go on past where they were read.
+    let mut open: Vec<Vec<&Group>> = (0..terms).map(|_| Vec::new()).collect();
+    for g in groups.iter().filter(|g| g.next.is_some()) {
+        open[g.term].push(g);
+    }
+    // Each memory read, bounded above.
+    let mut bounded: Vec<(f64, Uuid)> = seen
+        .iter()
+        .map(|(id, s)| {
+            let mut bound = 0.0;
+            for t in 0..terms {
+                bound += match s.f[t] {
+                    Some(f) => query.score(t, f, s.len),
+                    // In a group of this term not read past this row?
+                    None => open[t]
+                        .iter()
+                        .filter(|g| g.next.is_some_and(|n| n <= (s.len, *id)))
+                        .map(|g| query.score(t, g.f, s.len))
+                        .fold(0.0, f64::max),
+                };
+            }
+            (bound, *id)
+        })
+        .collect();
+    bounded.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    let mut hits: Vec<Hit> = Vec::new();
+    let threshold = |hits: &[Hit]| match hits.len() >= limit {
+        true => hits[limit - 1].score * (1.0 - MARGIN),
+        false => f64::NEG_INFINITY,
+    };
+    let mut at = 0;
+    let mut chunk = (limit * 2).max(32);
+    while at < bounded.len() && bounded[at].0 >= threshold(&hits) {
+        let floor = threshold(&hits);
+        let ids: Vec<Uuid> = bounded[at..(at + chunk).min(bounded.len())]
+            .iter()
+            .take_while(|(bound, _)| *bound >= floor)
+            .map(|(_, id)| *id)
+            .collect();
+        at += ids.len();
+        chunk *= 2;
+        hits.extend(score_exactly(tx, filter, query, &ids)?);
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
+        hits.truncate(limit);
+    }
+    let complete = everything_read || (hits.len() >= limit && unseen < threshold(&hits));
+    Ok((hits, complete))
+}
+
+/// The memories `ids` that `filter` lets through and that hold a query
+/// term, each scored by `rank::bm25_term`'s formula over its own words.
+fn score_exactly(
+    tx: &mut Transaction<'_>,
+    filter: &Filter,
+    query: &Query<'_>,
+    ids: &[Uuid],
+) -> Result<Vec<Hit>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let idfs: Vec<f64> = query
+        .rows_with
+        .iter()
+        .map(|n| cairn_core::rank::bm25_idf(query.rows, *n))
+        .collect();
+    let mut params = Params::default();
+    let condition = filter_sql(filter, &mut params);
+    let ids = params.push(ids.to_vec());
+    let wanted = params.push(query.lexemes.to_vec());
+    let idf = params.push(idfs);
+    let mut number = |x: f64| format!("{}::float8", params.push(x));
+    let [wa, wb, wc] = BM25_FIELD_WEIGHTS.map(&mut number);
+    let (k1, b, avgdl) = (number(BM25_K1), number(BM25_B), number(query.avgdl));
+    // Each matching stem's weighted frequency (one letter per occurrence:
+    // A content, B tags, C metadata), scored with the core's constants.
+    let sql = format!(
+        "SELECT m.id, {FACTOR_COLUMNS}, s.score FROM memories m \
+         CROSS JOIN LATERAL ( \
+           SELECT sum(q.idf * (t.f * ({k1} + 1)) \
+               / (t.f + {k1} * (1 - {b} + {b} * m.kw_len / {avgdl}))) AS score \
+           FROM ( \
+             SELECT u.lexeme, (SELECT coalesce(sum(CASE w WHEN 'A' THEN {wa} \
+                 WHEN 'B' THEN {wb} WHEN 'C' THEN {wc} ELSE 0 END), 0) \
+               FROM unnest(u.weights) AS w) AS f \
+             FROM unnest(m.tsv) AS u(lexeme, positions, weights) \
+             WHERE u.lexeme = ANY({wanted})) t \
+           JOIN unnest({wanted}::text[], {idf}::float8[]) AS q(lexeme, idf) \
+             ON q.lexeme = t.lexeme \
+           WHERE t.f > 0) s \
+         WHERE m.id = ANY({ids}) AND {condition} AND s.score IS NOT NULL"
+    );
+    let found = tx
+        .query(&sql, &params.refs())
+        .map_err(|e| pg_err("scoring keyword candidates", e))?;
+    found
+        .iter()
+        .map(|row| {
+            Ok(Hit {
+                id: MemoryId(get(row, 0)?),
+                score: get(row, 5)?,
+                factors: factors_from_row(row, 1)?,
+            })
+        })
+        .collect()
+}
