@@ -6,8 +6,6 @@
 //! impact-ordered postings (`postings.rs`), scoring only the memories
 //! that could be among them.
 
-use std::collections::HashMap;
-
 use cairn_core::store::{keyword_terms, Filter, Hit, TermRarity};
 use cairn_core::Result;
 use postgres::Transaction;
@@ -16,39 +14,56 @@ use crate::db::{Db, Scope};
 use crate::postings;
 use crate::sql::{get, pg_err};
 
-/// Each term with its stem, in order, by the configuration that indexed
-/// the memories (a term PostgreSQL makes no stem of is left out).
-fn stems(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Vec<(String, String)>> {
-    let rows = tx
-        .query(
-            "SELECT tsvector_to_array(to_tsvector('cairn_english', t)) \
-             FROM unnest($1::text[]) WITH ORDINALITY AS q(t, n) ORDER BY n",
-            &[&terms],
-        )
-        .map_err(|e| pg_err("stemming a query", e))?;
-    let mut stemmed = Vec::new();
-    for (row, term) in rows.iter().zip(terms) {
-        let stem: Vec<String> = get(row, 0)?;
-        stemmed.extend(stem.into_iter().next().map(|s| (term.clone(), s)));
-    }
-    Ok(stemmed)
+/// A query's terms as the keyword index holds them, and BM25's
+/// statistics over every memory of every tenant.
+struct Stemmed {
+    /// The terms PostgreSQL made a stem of, in order.
+    terms: Vec<String>,
+    /// Each one's stem.
+    lexemes: Vec<String>,
+    /// How many memories hold each stem (0: none).
+    rows_with: Vec<f64>,
+    /// How many memories there are.
+    rows: f64,
+    /// Their words, in all.
+    total_len: f64,
 }
 
-/// How many memories (of every tenant) hold each of `lexemes`; a lexeme no
-/// memory holds is absent.
-fn rows_with(tx: &mut Transaction<'_>, lexemes: &[String]) -> Result<HashMap<String, f64>> {
-    let mut with_term = HashMap::new();
-    for row in &tx
+/// Each term's stem by the configuration that indexed the memories (a term
+/// PostgreSQL makes no stem of is left out), with the statistics, in one
+/// statement.
+fn stem(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Stemmed> {
+    let rows = tx
         .query(
-            "SELECT lexeme, rows FROM kw_terms WHERE lexeme = ANY($1)",
-            &[&lexemes],
+            "SELECT q.n::int, s.lexeme, coalesce(t.rows, 0), c.rows, c.total_len \
+             FROM kw_corpus c \
+             LEFT JOIN (unnest($1::text[]) WITH ORDINALITY AS q(term, n) \
+               CROSS JOIN LATERAL (SELECT (tsvector_to_array( \
+                   to_tsvector('cairn_english', q.term)))[1] AS lexeme) s \
+               LEFT JOIN kw_terms t ON t.lexeme = s.lexeme) ON s.lexeme IS NOT NULL \
+             ORDER BY q.n",
+            &[&terms],
         )
-        .map_err(|e| pg_err("reading keyword statistics", e))?
-    {
-        let n: i64 = get(row, 1)?;
-        with_term.insert(get(row, 0)?, n.max(0) as f64);
+        .map_err(|e| pg_err("stemming a query and reading keyword statistics", e))?;
+    let mut out = Stemmed {
+        terms: Vec::new(),
+        lexemes: Vec::new(),
+        rows_with: Vec::new(),
+        rows: 0.0,
+        total_len: 0.0,
+    };
+    for row in &rows {
+        out.rows = get::<i64>(row, 3)?.max(0) as f64;
+        out.total_len = get::<i64>(row, 4)?.max(0) as f64;
+        let (Some(n), Some(lexeme)) = (get::<Option<i32>>(row, 0)?, get(row, 1)?) else {
+            continue;
+        };
+        out.terms
+            .push(terms[usize::try_from(n - 1).unwrap_or(0)].clone());
+        out.lexemes.push(lexeme);
+        out.rows_with.push(get::<i64>(row, 2)?.max(0) as f64);
     }
-    Ok(with_term)
+    Ok(out)
 }
 
 /// [`cairn_core::Store::keyword_rarity`].
@@ -60,19 +75,11 @@ pub(crate) fn rarity(db: &Db, query: &str) -> Result<Option<TermRarity>> {
     // As `keyword_search`: each term's stem, and BM25's statistics over
     // every memory of every tenant.
     db.tx(Scope::Unscoped, |tx| {
-        let (terms, lexemes): (Vec<String>, Vec<String>) = stems(tx, &terms)?.into_iter().unzip();
-        let corpus = tx
-            .query_one("SELECT rows FROM kw_corpus", &[])
-            .map_err(|e| pg_err("reading keyword statistics", e))?;
-        let rows: i64 = get(&corpus, 0)?;
-        let with_term = rows_with(tx, &lexemes)?;
+        let stemmed = stem(tx, &terms)?;
         Ok(Some(TermRarity {
-            rows: rows.max(0) as f64,
-            terms,
-            rows_with_term: lexemes
-                .iter()
-                .map(|l| with_term.get(l).copied().unwrap_or(0.0))
-                .collect(),
+            rows: stemmed.rows,
+            terms: stemmed.terms,
+            rows_with_term: stemmed.rows_with,
         }))
     })
 }
@@ -84,30 +91,18 @@ pub(crate) fn search(db: &Db, query: &str, filter: &Filter, limit: usize) -> Res
         return Ok(Vec::new());
     }
     db.tx(Scope::Tenant(&filter.tenant), |tx| {
-        let lexemes: Vec<String> = stems(tx, &terms)?.into_iter().map(|(_, l)| l).collect();
-        if lexemes.is_empty() {
+        let stemmed = stem(tx, &terms)?;
+        if stemmed.lexemes.is_empty() {
             return Ok(Vec::new());
         }
-        // BM25's statistics over every memory of every tenant.
-        let corpus = tx
-            .query_one("SELECT rows, total_len FROM kw_corpus", &[])
-            .map_err(|e| pg_err("reading keyword statistics", e))?;
-        let rows: i64 = get(&corpus, 0)?;
-        let total_len: i64 = get(&corpus, 1)?;
-        let rows = rows.max(0) as f64;
-        let avgdl = total_len.max(0) as f64 / rows.max(1.0);
-        let with_term = rows_with(tx, &lexemes)?;
         // A stem no memory holds counts as held by one (its idf is then
         // the highest); it finds nothing either way.
-        let rows_with: Vec<f64> = lexemes
-            .iter()
-            .map(|l| with_term.get(l).copied().unwrap_or(1.0))
-            .collect();
+        let rows_with: Vec<f64> = stemmed.rows_with.iter().map(|n| n.max(1.0)).collect();
         let query = postings::Query {
-            lexemes: &lexemes,
+            lexemes: &stemmed.lexemes,
             rows_with: &rows_with,
-            rows,
-            avgdl,
+            rows: stemmed.rows,
+            avgdl: stemmed.total_len / stemmed.rows.max(1.0),
         };
         postings::top_k(tx, filter, &query, limit)
     })

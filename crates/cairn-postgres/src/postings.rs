@@ -14,8 +14,9 @@
 //! - every memory read is bounded: its known contributions, plus for each
 //!   term not read for it the best it could have in a group not read past
 //!   its own length;
-//! - the memories are scored exactly (and filtered) in the database in
-//!   descending bound, until the next bound is below the `limit`-th score;
+//! - in descending bound, the memories are filtered in the database and
+//!   scored exactly from their own words (`tsvector`), until the next
+//!   bound is below the `limit`-th score;
 //! - a memory never read scores at most the sum over terms of the best
 //!   unread row of each term.
 //!
@@ -26,7 +27,7 @@
 
 use std::collections::HashMap;
 
-use cairn_core::rank::{bm25_term, BM25_B, BM25_FIELD_WEIGHTS, BM25_K1};
+use cairn_core::rank::{bm25_term, BM25_FIELD_WEIGHTS};
 use cairn_core::store::{Filter, Hit};
 use cairn_core::{MemoryId, Result};
 use postgres::Transaction;
@@ -66,7 +67,6 @@ impl Query<'_> {
 /// One (term, field counts) group of postings, and how far it was read.
 struct Group {
     term: usize,
-    counts: [i16; 3],
     /// The weighted frequency of its rows.
     f: f64,
     /// The first row not read, `(len, id)`; `None` once read to the end.
@@ -88,13 +88,14 @@ pub(crate) fn top_k(
     query: &Query<'_>,
     limit: usize,
 ) -> Result<Vec<Hit>> {
-    let mut groups = read_groups(tx, &filter.tenant, query.lexemes)?;
-    groups.retain(|g| g.f > 0.0);
-    if groups.is_empty() || limit == 0 {
+    if limit == 0 {
         return Ok(Vec::new());
     }
     for depth in DEPTHS {
-        let seen = read_rows(tx, &filter.tenant, query, &mut groups, depth)?;
+        let (groups, seen) = read(tx, &filter.tenant, query, depth)?;
+        if groups.is_empty() {
+            return Ok(Vec::new());
+        }
         let (hits, complete) = best_of(tx, filter, query, &groups, &seen, limit)?;
         if complete || depth.is_none() {
             return Ok(hits);
@@ -103,9 +104,24 @@ pub(crate) fn top_k(
     unreachable!("the last depth reads every row")
 }
 
-/// The groups of each term (its postings' distinct field counts) in the
-/// tenant's postings: a skip scan of the primary key, one probe a group.
-fn read_groups(tx: &mut Transaction<'_>, tenant: &str, lexemes: &[String]) -> Result<Vec<Group>> {
+/// Each term's groups in the tenant's postings (their distinct field
+/// counts, by a skip scan of the primary key: one probe a group), each
+/// group's best `depth` rows (every row of a rare term, or of any term
+/// when `depth` is `None`), and the memories read, with what was read of
+/// each. Groups whose rows score nothing (no weighted occurrence) are
+/// left out.
+fn read(
+    tx: &mut Transaction<'_>,
+    tenant: &str,
+    query: &Query<'_>,
+    depth: Option<i64>,
+) -> Result<(Vec<Group>, HashMap<Uuid, Seen>)> {
+    // One row past the depth: whether the group goes on, and where.
+    let limits: Vec<Option<i64>> = query
+        .rows_with
+        .iter()
+        .map(|n| depth.filter(|_| *n > WHOLE_LIST_ROWS).map(|d| d + 1))
+        .collect();
     let rows = tx
         .query(
             "WITH RECURSIVE g(n, fa, fb, fc) AS ( \
@@ -120,88 +136,43 @@ fn read_groups(tx: &mut Transaction<'_>, tenant: &str, lexemes: &[String]) -> Re
                  WHERE p.tenant = $1 AND p.lexeme = ($2::text[])[g.n] \
                    AND (p.fa, p.fb, p.fc) > (g.fa, g.fb, g.fc) \
                  ORDER BY p.fa, p.fb, p.fc LIMIT 1) f) \
-             SELECT n, fa, fb, fc FROM g",
-            &[&tenant, &lexemes],
-        )
-        .map_err(|e| pg_err("reading the keyword postings' groups", e))?;
-    rows.iter()
-        .map(|row| {
-            let n: i32 = get(row, 0)?;
-            let counts: [i16; 3] = [get(row, 1)?, get(row, 2)?, get(row, 3)?];
-            let f = counts
-                .iter()
-                .zip(BM25_FIELD_WEIGHTS)
-                .map(|(c, w)| f64::from(*c) * w)
-                .sum();
-            Ok(Group {
-                term: usize::try_from(n - 1).unwrap_or(0),
-                counts,
-                f,
-                next: None,
-            })
-        })
-        .collect()
-}
-
-/// Read each group's best `depth` rows (every row of a rare term, or of
-/// any term when `depth` is `None`), noting in each group the first row
-/// not read; the memories read, with what was read of each.
-fn read_rows(
-    tx: &mut Transaction<'_>,
-    tenant: &str,
-    query: &Query<'_>,
-    groups: &mut [Group],
-    depth: Option<i64>,
-) -> Result<HashMap<Uuid, Seen>> {
-    let depth_of = |g: &Group| match depth {
-        Some(d) if query.rows_with[g.term] > WHOLE_LIST_ROWS => Some(d),
-        _ => None,
-    };
-    // One row past the depth: whether the group goes on, and where.
-    let limits: Vec<Option<i64>> = groups.iter().map(|g| depth_of(g).map(|d| d + 1)).collect();
-    let lexemes: Vec<&str> = groups
-        .iter()
-        .map(|g| query.lexemes[g.term].as_str())
-        .collect();
-    let counts = |i: usize| -> Vec<i16> { groups.iter().map(|g| g.counts[i]).collect() };
-    let rows = tx
-        .query(
-            "SELECT k.i::int, p.len, p.memory_id \
-             FROM unnest($2::text[], $3::int2[], $4::int2[], $5::int2[], $6::int8[]) \
-               WITH ORDINALITY AS k(lexeme, fa, fb, fc, lim, i) \
+             SELECT g.n, g.fa, g.fb, g.fc, r.len, r.memory_id FROM g \
              CROSS JOIN LATERAL (SELECT p.len, p.memory_id FROM kw_postings p \
-               WHERE p.tenant = $1 AND p.lexeme = k.lexeme AND p.fa = k.fa \
-                 AND p.fb = k.fb AND p.fc = k.fc \
-               ORDER BY p.len, p.memory_id LIMIT k.lim) p",
-            &[
-                &tenant,
-                &lexemes,
-                &counts(0),
-                &counts(1),
-                &counts(2),
-                &limits,
-            ],
+               WHERE p.tenant = $1 AND p.lexeme = ($2::text[])[g.n] AND p.fa = g.fa \
+                 AND p.fb = g.fb AND p.fc = g.fc \
+               ORDER BY p.len, p.memory_id LIMIT ($3::int8[])[g.n]) r",
+            &[&tenant, &query.lexemes, &limits],
         )
         .map_err(|e| pg_err("reading keyword postings", e))?;
-    let mut by_group: Vec<Vec<(i32, Uuid)>> = vec![Vec::new(); groups.len()];
+    let mut groups: Vec<Group> = Vec::new();
+    let mut read: Vec<Vec<(i32, Uuid)>> = Vec::new();
+    let mut index: HashMap<(i32, [i16; 3]), usize> = HashMap::new();
     for row in &rows {
-        let i: i32 = get(row, 0)?;
-        let i = usize::try_from(i - 1).unwrap_or(0);
-        by_group[i].push((get(row, 1)?, get(row, 2)?));
+        let n: i32 = get(row, 0)?;
+        let counts: [i16; 3] = [get(row, 1)?, get(row, 2)?, get(row, 3)?];
+        let at = *index.entry((n, counts)).or_insert_with(|| {
+            groups.push(Group {
+                term: usize::try_from(n - 1).unwrap_or(0),
+                f: weighted(counts.map(f64::from)),
+                next: None,
+            });
+            read.push(Vec::new());
+            groups.len() - 1
+        });
+        read[at].push((get(row, 4)?, get(row, 5)?));
     }
     let mut seen: HashMap<Uuid, Seen> = HashMap::new();
-    for ((g, mut read), limit) in groups.iter_mut().zip(by_group).zip(limits) {
-        g.next = None;
-        if limit.is_some_and(|l| read.len() as i64 >= l) {
+    for (g, mut rows) in groups.iter_mut().zip(read) {
+        if limits[g.term].is_some_and(|l| rows.len() as i64 >= l) {
             // The row past the depth is the greatest read: not counted.
-            let last = read
+            let last = rows
                 .iter()
                 .enumerate()
                 .max_by_key(|(_, r)| **r)
                 .map(|(i, _)| i);
-            g.next = last.map(|i| read.swap_remove(i));
+            g.next = last.map(|i| rows.swap_remove(i));
         }
-        for (len, id) in read {
+        for (len, id) in rows {
             let s = seen.entry(id).or_insert_with(|| Seen {
                 len,
                 f: vec![None; query.lexemes.len()],
@@ -209,7 +180,18 @@ fn read_rows(
             s.f[g.term] = Some(g.f);
         }
     }
-    Ok(seen)
+    groups.retain(|g| g.f > 0.0);
+    Ok((groups, seen))
+}
+
+/// The weighted frequency of a stem occurring `counts` times in each
+/// field (`rank::BM25_FIELD_WEIGHTS`).
+fn weighted(counts: [f64; 3]) -> f64 {
+    counts
+        .iter()
+        .zip(BM25_FIELD_WEIGHTS)
+        .map(|(c, w)| c * w)
+        .sum()
 }
 
 /// The best `limit` of the memories read that `filter` lets through,
@@ -282,7 +264,8 @@ fn best_of(
 }
 
 /// The memories `ids` that `filter` lets through and that hold a query
-/// term, each scored by `rank::bm25_term`'s formula over its own words.
+/// term, each scored by `rank::bm25_term` over its own words: the query
+/// stems' occurrences by field, read from its `tsvector`.
 fn score_exactly(
     tx: &mut Transaction<'_>,
     filter: &Filter,
@@ -292,48 +275,52 @@ fn score_exactly(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let idfs: Vec<f64> = query
-        .rows_with
-        .iter()
-        .map(|n| cairn_core::rank::bm25_idf(query.rows, *n))
-        .collect();
     let mut params = Params::default();
     let condition = filter_sql(filter, &mut params);
     let ids = params.push(ids.to_vec());
     let wanted = params.push(query.lexemes.to_vec());
-    let idf = params.push(idfs);
-    let mut number = |x: f64| format!("{}::float8", params.push(x));
-    let [wa, wb, wc] = BM25_FIELD_WEIGHTS.map(&mut number);
-    let (k1, b, avgdl) = (number(BM25_K1), number(BM25_B), number(query.avgdl));
-    // Each matching stem's weighted frequency (one letter per occurrence:
-    // A content, B tags, C metadata), scored with the core's constants.
     let sql = format!(
-        "SELECT m.id, {FACTOR_COLUMNS}, s.score FROM memories m \
-         CROSS JOIN LATERAL ( \
-           SELECT sum(q.idf * (t.f * ({k1} + 1)) \
-               / (t.f + {k1} * (1 - {b} + {b} * m.kw_len / {avgdl}))) AS score \
-           FROM ( \
-             SELECT u.lexeme, (SELECT coalesce(sum(CASE w WHEN 'A' THEN {wa} \
-                 WHEN 'B' THEN {wb} WHEN 'C' THEN {wc} ELSE 0 END), 0) \
-               FROM unnest(u.weights) AS w) AS f \
-             FROM unnest(m.tsv) AS u(lexeme, positions, weights) \
-             WHERE u.lexeme = ANY({wanted})) t \
-           JOIN unnest({wanted}::text[], {idf}::float8[]) AS q(lexeme, idf) \
-             ON q.lexeme = t.lexeme \
-           WHERE t.f > 0) s \
-         WHERE m.id = ANY({ids}) AND {condition} AND s.score IS NOT NULL"
+        "SELECT m.id, {FACTOR_COLUMNS}, m.kw_len, w.lexemes, w.fa, w.fb, w.fc \
+         FROM memories m CROSS JOIN LATERAL ( \
+           SELECT array_agg(u.lexeme) AS lexemes, \
+                  array_agg(cardinality(array_positions(u.weights, 'A'))) AS fa, \
+                  array_agg(cardinality(array_positions(u.weights, 'B'))) AS fb, \
+                  array_agg(cardinality(array_positions(u.weights, 'C'))) AS fc \
+           FROM unnest(m.tsv) AS u(lexeme, positions, weights) \
+           WHERE u.lexeme = ANY({wanted})) w \
+         WHERE m.id = ANY({ids}) AND {condition}"
     );
     let found = tx
         .query(&sql, &params.refs())
         .map_err(|e| pg_err("scoring keyword candidates", e))?;
-    found
-        .iter()
-        .map(|row| {
-            Ok(Hit {
+    let mut hits = Vec::new();
+    for row in &found {
+        let len: i32 = get(row, 5)?;
+        let lexemes: Option<Vec<String>> = get(row, 6)?;
+        let counts: [Option<Vec<i32>>; 3] = [get(row, 7)?, get(row, 8)?, get(row, 9)?];
+        let (Some(lexemes), [Some(fa), Some(fb), Some(fc)]) = (lexemes, counts) else {
+            continue;
+        };
+        // Summed in the query's order, as `rank::bm25_term`'s callers do.
+        let mut score = 0.0;
+        let mut matched = false;
+        for (t, wanted) in query.lexemes.iter().enumerate() {
+            let Some(i) = lexemes.iter().position(|l| l == wanted) else {
+                continue;
+            };
+            let f = weighted([fa[i], fb[i], fc[i]].map(f64::from));
+            if f > 0.0 {
+                matched = true;
+                score += query.score(t, f, len);
+            }
+        }
+        if matched {
+            hits.push(Hit {
                 id: MemoryId(get(row, 0)?),
-                score: get(row, 5)?,
+                score,
                 factors: factors_from_row(row, 1)?,
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    Ok(hits)
 }
