@@ -224,11 +224,11 @@ fn best_of(
         .iter()
         .map(|(id, s)| {
             let mut bound = 0.0;
-            for t in 0..terms {
-                bound += match s.f[t] {
-                    Some(f) => query.score(t, f, s.len),
+            for (t, (read, groups)) in s.f.iter().zip(&open).enumerate() {
+                bound += match read {
+                    Some(f) => query.score(t, *f, s.len),
                     // In a group of this term not read past this row?
-                    None => open[t]
+                    None => groups
                         .iter()
                         .filter(|g| g.next.is_some_and(|n| n <= (s.len, *id)))
                         .map(|g| query.score(t, g.f, s.len))
