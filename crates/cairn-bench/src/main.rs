@@ -72,7 +72,8 @@ enum Cmd {
         /// Queries per size.
         #[arg(long, default_value_t = 1000)]
         queries: usize,
-        /// Keep the store files in this directory (for `fresh`).
+        /// Keep the store files in this directory (for `fresh`); with
+        /// `--postgres`, keep the schemas too (their names are printed).
         #[arg(long)]
         keep: Option<PathBuf>,
         /// Measure PostgreSQL instead of SQLite: the database's URL (each
@@ -423,10 +424,13 @@ fn fill(
     Ok(seconds)
 }
 
-/// A PostgreSQL schema of the benchmark's own, dropped when done.
+/// A PostgreSQL schema of the benchmark's own, dropped when done unless
+/// `keep` is set.
 pub(crate) struct PgSchema {
     url: String,
     name: String,
+    /// Leave the schema in place (`store --keep`), to query it afterwards.
+    pub(crate) keep: bool,
 }
 
 impl PgSchema {
@@ -445,6 +449,7 @@ impl PgSchema {
         PgSchema {
             url: url.to_string(),
             name: format!("bench_{what}_{}", std::process::id()),
+            keep: false,
         }
     }
 
@@ -462,6 +467,10 @@ impl PgSchema {
 
 impl Drop for PgSchema {
     fn drop(&mut self) {
+        if self.keep {
+            eprintln!("kept the PostgreSQL schema {}", self.name);
+            return;
+        }
         // The URL without Cairn's own parameters.
         let base = self.url.split('?').next().unwrap_or(&self.url);
         if let Ok(mut client) = postgres::Client::connect(base, postgres::NoTls) {
@@ -517,7 +526,8 @@ fn store(
         let embedder = Arc::new(SyntheticEmbedder::new(corpus.clone()));
         let (store, sqlite, schema): (Arc<dyn Store>, _, _) = match postgres {
             Some(url) => {
-                let schema = PgSchema::new(url, &format!("store_{n}"));
+                let mut schema = PgSchema::new(url, &format!("store_{n}"));
+                schema.keep = keep.is_some();
                 (Arc::new(schema.open()?), None, Some(schema))
             }
             None => {

@@ -206,9 +206,10 @@ pub(crate) fn defer_vector_index(db: &Db, rows: usize) -> Result<bool> {
 }
 
 /// After a load: the vector index built if [`defer_vector_index`]
-/// dropped it, and fresh statistics, so that the planner does not take a
+/// dropped it, fresh statistics, so that the planner does not take a
 /// store just loaded for the empty one it last sampled (autovacuum's
-/// analyze comes later, if at all before the first queries).
+/// analyze comes later, if at all before the first queries), and the
+/// keyword postings vacuumed.
 pub(crate) fn finish(db: &Db, index_deferred: bool) -> Result<()> {
     let pool = db.pool()?;
     if index_deferred {
@@ -218,5 +219,8 @@ pub(crate) fn finish(db: &Db, index_deferred: bool) -> Result<()> {
         pool.as_owner(tx)?;
         tx.batch_execute("ANALYZE memories, versions")
             .map_err(|e| pg_err("analysing the loaded tables", e))
-    })
+    })?;
+    // Keyword search reads the postings by index alone once their pages
+    // are marked all-visible, which only a vacuum does.
+    pool.outside_tx("VACUUM (ANALYZE) kw_postings")
 }

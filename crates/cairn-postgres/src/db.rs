@@ -191,6 +191,26 @@ impl Pool {
         Ok(out)
     }
 
+    /// Run `sql` (one statement) outside any transaction, as the tables'
+    /// owner: `VACUUM`, which no transaction may hold.
+    pub(crate) fn outside_tx(&self, sql: &str) -> Result<()> {
+        let mut conn = self
+            .pool
+            .get()
+            .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
+        if self.app_role {
+            conn.batch_execute("SET ROLE NONE")
+                .map_err(|e| pg_err("acting as the schema's owner", e))?;
+        }
+        let out = conn.batch_execute(sql).map_err(|e| pg_err(sql, e));
+        if self.app_role {
+            // Back to the application role before the pool lends it again.
+            conn.batch_execute(&format!("SET ROLE {APP_ROLE}"))
+                .map_err(|e| pg_err(format!("acting as {APP_ROLE} again"), e))?;
+        }
+        out
+    }
+
     /// Within a transaction, act as the tables' owner until it ends (to
     /// make or drop an index).
     pub(crate) fn as_owner(&self, tx: &mut Transaction<'_>) -> Result<()> {

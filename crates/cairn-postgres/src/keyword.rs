@@ -1,56 +1,69 @@
 //! The keyword side of a [`crate::PostgresStore`]: a query's terms
-//! stemmed as the memories were, candidates found by the GIN index, and
-//! scores by `rank::bm25_term`'s formula over statistics of every memory
-//! (`kw_corpus`, `kw_terms`), as the other backends score. The terms'
-//! `idf` (`rank::bm25_idf`) and the formula's constants come from the
-//! core; the database applies the formula to each candidate and sends only
-//! the best `limit`.
+//! stemmed as the memories were, and scores by `rank::bm25_term`'s formula
+//! over statistics of every memory (`kw_corpus`, `kw_terms`), as the other
+//! backends score. The terms' `idf` (`rank::bm25_idf`) and the formula's
+//! constants come from the core; the best `limit` are found over the
+//! impact-ordered postings (`postings.rs`), scoring only the memories
+//! that could be among them.
 
-use std::collections::HashMap;
-
-use cairn_core::rank::{bm25_idf, BM25_B, BM25_FIELD_WEIGHTS, BM25_K1};
 use cairn_core::store::{keyword_terms, Filter, Hit, TermRarity};
-use cairn_core::{MemoryId, Result};
+use cairn_core::Result;
 use postgres::Transaction;
 
 use crate::db::{Db, Scope};
-use crate::sql::{
-    any_lexeme_query, factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS,
-};
+use crate::postings;
+use crate::sql::{get, pg_err};
 
-/// Each term with its stem, in order, by the configuration that indexed
-/// the memories (a term PostgreSQL makes no stem of is left out).
-fn stems(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Vec<(String, String)>> {
-    let rows = tx
-        .query(
-            "SELECT tsvector_to_array(to_tsvector('cairn_english', t)) \
-             FROM unnest($1::text[]) WITH ORDINALITY AS q(t, n) ORDER BY n",
-            &[&terms],
-        )
-        .map_err(|e| pg_err("stemming a query", e))?;
-    let mut stemmed = Vec::new();
-    for (row, term) in rows.iter().zip(terms) {
-        let stem: Vec<String> = get(row, 0)?;
-        stemmed.extend(stem.into_iter().next().map(|s| (term.clone(), s)));
-    }
-    Ok(stemmed)
+/// A query's terms as the keyword index holds them, and BM25's
+/// statistics over every memory of every tenant.
+struct Stemmed {
+    /// The terms PostgreSQL made a stem of, in order.
+    terms: Vec<String>,
+    /// Each one's stem.
+    lexemes: Vec<String>,
+    /// How many memories hold each stem (0: none).
+    rows_with: Vec<f64>,
+    /// How many memories there are.
+    rows: f64,
+    /// Their words, in all.
+    total_len: f64,
 }
 
-/// How many memories (of every tenant) hold each of `lexemes`; a lexeme no
-/// memory holds is absent.
-fn rows_with(tx: &mut Transaction<'_>, lexemes: &[String]) -> Result<HashMap<String, f64>> {
-    let mut with_term = HashMap::new();
-    for row in &tx
+/// Each term's stem by the configuration that indexed the memories (a term
+/// PostgreSQL makes no stem of is left out), with the statistics, in one
+/// statement.
+fn stem(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Stemmed> {
+    let rows = tx
         .query(
-            "SELECT lexeme, rows FROM kw_terms WHERE lexeme = ANY($1)",
-            &[&lexemes],
+            "SELECT q.n::int, s.lexeme, coalesce(t.rows, 0), c.rows, c.total_len \
+             FROM kw_corpus c \
+             LEFT JOIN (unnest($1::text[]) WITH ORDINALITY AS q(term, n) \
+               CROSS JOIN LATERAL (SELECT (tsvector_to_array( \
+                   to_tsvector('cairn_english', q.term)))[1] AS lexeme) s \
+               LEFT JOIN kw_terms t ON t.lexeme = s.lexeme) ON s.lexeme IS NOT NULL \
+             ORDER BY q.n",
+            &[&terms],
         )
-        .map_err(|e| pg_err("reading keyword statistics", e))?
-    {
-        let n: i64 = get(row, 1)?;
-        with_term.insert(get(row, 0)?, n.max(0) as f64);
+        .map_err(|e| pg_err("stemming a query and reading keyword statistics", e))?;
+    let mut out = Stemmed {
+        terms: Vec::new(),
+        lexemes: Vec::new(),
+        rows_with: Vec::new(),
+        rows: 0.0,
+        total_len: 0.0,
+    };
+    for row in &rows {
+        out.rows = get::<i64>(row, 3)?.max(0) as f64;
+        out.total_len = get::<i64>(row, 4)?.max(0) as f64;
+        let (Some(n), Some(lexeme)) = (get::<Option<i32>>(row, 0)?, get(row, 1)?) else {
+            continue;
+        };
+        out.terms
+            .push(terms[usize::try_from(n - 1).unwrap_or(0)].clone());
+        out.lexemes.push(lexeme);
+        out.rows_with.push(get::<i64>(row, 2)?.max(0) as f64);
     }
-    Ok(with_term)
+    Ok(out)
 }
 
 /// [`cairn_core::Store::keyword_rarity`].
@@ -62,19 +75,11 @@ pub(crate) fn rarity(db: &Db, query: &str) -> Result<Option<TermRarity>> {
     // As `keyword_search`: each term's stem, and BM25's statistics over
     // every memory of every tenant.
     db.tx(Scope::Unscoped, |tx| {
-        let (terms, lexemes): (Vec<String>, Vec<String>) = stems(tx, &terms)?.into_iter().unzip();
-        let corpus = tx
-            .query_one("SELECT rows FROM kw_corpus", &[])
-            .map_err(|e| pg_err("reading keyword statistics", e))?;
-        let rows: i64 = get(&corpus, 0)?;
-        let with_term = rows_with(tx, &lexemes)?;
+        let stemmed = stem(tx, &terms)?;
         Ok(Some(TermRarity {
-            rows: rows.max(0) as f64,
-            terms,
-            rows_with_term: lexemes
-                .iter()
-                .map(|l| with_term.get(l).copied().unwrap_or(0.0))
-                .collect(),
+            rows: stemmed.rows,
+            terms: stemmed.terms,
+            rows_with_term: stemmed.rows_with,
         }))
     })
 }
@@ -86,68 +91,19 @@ pub(crate) fn search(db: &Db, query: &str, filter: &Filter, limit: usize) -> Res
         return Ok(Vec::new());
     }
     db.tx(Scope::Tenant(&filter.tenant), |tx| {
-        let lexemes: Vec<String> = stems(tx, &terms)?.into_iter().map(|(_, l)| l).collect();
-        if lexemes.is_empty() {
+        let stemmed = stem(tx, &terms)?;
+        if stemmed.lexemes.is_empty() {
             return Ok(Vec::new());
         }
-        // BM25's statistics over every memory of every tenant.
-        let corpus = tx
-            .query_one("SELECT rows, total_len FROM kw_corpus", &[])
-            .map_err(|e| pg_err("reading keyword statistics", e))?;
-        let rows: i64 = get(&corpus, 0)?;
-        let total_len: i64 = get(&corpus, 1)?;
-        let rows = rows.max(0) as f64;
-        let avgdl = total_len.max(0) as f64 / rows.max(1.0);
-        let with_term = rows_with(tx, &lexemes)?;
-        let idfs: Vec<f64> = lexemes
-            .iter()
-            .map(|l| bm25_idf(rows, with_term.get(l).copied().unwrap_or(1.0)))
-            .collect();
-        // The candidates (the GIN index finds them), each matching stem's
-        // weighted frequency (one letter per occurrence: A content, B tags,
-        // C metadata), scored by `rank::bm25_term`'s formula with the
-        // core's constants, and cut to the best `limit` in the database:
-        // only those cross the wire.
-        let mut params = Params::default();
-        let condition = filter_sql(filter, &mut params);
-        let tsquery = params.push(any_lexeme_query(&lexemes));
-        let wanted = params.push(lexemes.clone());
-        let idf = params.push(idfs);
-        let mut number = |x: f64| format!("{}::float8", params.push(x));
-        let [wa, wb, wc] = BM25_FIELD_WEIGHTS.map(&mut number);
-        let (k1, b, avgdl) = (number(BM25_K1), number(BM25_B), number(avgdl));
-        let limit = params.push(i64::try_from(limit).unwrap_or(i64::MAX));
-        let sql = format!(
-            "WITH scored AS ( \
-               SELECT m.id, sum(q.idf * (t.f * ({k1} + 1)) \
-                   / (t.f + {k1} * (1 - {b} + {b} * m.kw_len / {avgdl}))) AS score \
-               FROM memories m \
-               CROSS JOIN LATERAL ( \
-                 SELECT u.lexeme, (SELECT coalesce(sum(CASE w WHEN 'A' THEN {wa} \
-                     WHEN 'B' THEN {wb} WHEN 'C' THEN {wc} ELSE 0 END), 0) \
-                   FROM unnest(u.weights) AS w) AS f \
-                 FROM unnest(m.tsv) AS u(lexeme, positions, weights) \
-                 WHERE u.lexeme = ANY({wanted})) t \
-               JOIN unnest({wanted}::text[], {idf}::float8[]) AS q(lexeme, idf) \
-                 ON q.lexeme = t.lexeme \
-               WHERE {condition} AND m.tsv @@ {tsquery}::text::tsquery AND t.f > 0 \
-               GROUP BY m.id \
-               ORDER BY score DESC, m.id DESC LIMIT {limit}) \
-             SELECT m.id, {FACTOR_COLUMNS}, s.score FROM scored s JOIN memories m ON m.id = s.id \
-             ORDER BY s.score DESC, s.id DESC"
-        );
-        let found = tx
-            .query(&sql, &params.refs())
-            .map_err(|e| pg_err("searching keywords", e))?;
-        found
-            .iter()
-            .map(|row| {
-                Ok(Hit {
-                    id: MemoryId(get(row, 0)?),
-                    score: get(row, 5)?,
-                    factors: factors_from_row(row, 1)?,
-                })
-            })
-            .collect()
+        // A stem no memory holds counts as held by one (its idf is then
+        // the highest); it finds nothing either way.
+        let rows_with: Vec<f64> = stemmed.rows_with.iter().map(|n| n.max(1.0)).collect();
+        let query = postings::Query {
+            lexemes: &stemmed.lexemes,
+            rows_with: &rows_with,
+            rows: stemmed.rows,
+            avgdl: stemmed.total_len / stemmed.rows.max(1.0),
+        };
+        postings::top_k(tx, filter, &query, limit)
     })
 }

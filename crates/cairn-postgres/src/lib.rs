@@ -35,13 +35,15 @@
 //! - **Keywords.** A memory's words are the core's terms
 //!   (`store::query_terms`) of its content, tags and metadata values,
 //!   stemmed by PostgreSQL's Snowball English stemmer with no stop words
-//!   into a weighted `tsvector` (A, B, C) with a GIN index. The index finds
-//!   the candidates; scores are `rank::bm25_term`'s formula over
-//!   statistics of every memory of every tenant (`kw_corpus`, `kw_terms`,
-//!   kept by triggers in the same transaction), so PostgreSQL ranks as
-//!   SQLite's FTS5 and the in-memory store do. The terms' `idf` and the
-//!   formula's constants come from the core; the query applies the
-//!   formula and returns only the best candidates. `tsvector` limits apply: a word's occurrences
+//!   into a weighted `tsvector` (A, B, C), and postings per tenant and
+//!   stem ordered by impact (`kw_postings`). Scores are
+//!   `rank::bm25_term`'s formula over statistics of every memory of every
+//!   tenant (`kw_corpus`, `kw_terms`; triggers keep them and the postings
+//!   in the same transaction), so PostgreSQL ranks as SQLite's FTS5 and
+//!   the in-memory store do. The top k is found by a threshold algorithm
+//!   over the postings (`postings.rs`) without scoring every memory that
+//!   holds a term, and each returned score is computed exactly in the
+//!   database with the core's constants. `tsvector` limits apply: a word's occurrences
 //!   beyond 256, and positions past 16,383, are not counted.
 //! - **Writes.** Every `WriteBatch` is one transaction (64 inserts or more
 //!   go by binary `COPY` through a staging table: `bulk.rs`);
@@ -90,6 +92,7 @@ mod db;
 mod keys;
 mod keyword;
 mod options;
+mod postings;
 mod read;
 mod schema;
 mod sql;

@@ -26,6 +26,7 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "receipts_by_tenant",
         include_str!("migrations/0004_receipts_by_tenant.sql"),
     ),
+    (5, "postings", include_str!("migrations/0005_postings.sql")),
 ];
 
 /// The latest schema version this build knows.
@@ -138,7 +139,8 @@ pub(crate) fn prepare(client: &mut Client, schema: &str, app_role: bool) -> Resu
             "GRANT USAGE ON SCHEMA \"{schema}\" TO {APP_ROLE};
              GRANT SELECT ON cairn_migrations TO {APP_ROLE};
              GRANT SELECT, INSERT, UPDATE, DELETE
-                 ON meta, memories, versions, deletions, api_keys, kw_corpus, kw_terms, collections
+                 ON meta, memories, versions, deletions, api_keys, kw_corpus, kw_terms, kw_postings,
+                    collections
                  TO {APP_ROLE};"
         ))
         .map_err(|e| pg_err(format!("granting {APP_ROLE} its rights"), e))?;

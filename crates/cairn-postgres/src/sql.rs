@@ -241,16 +241,6 @@ pub(crate) fn prefix_range(prefix: &str) -> Option<(Uuid, Uuid)> {
     Some((pad('0')?, pad('f')?))
 }
 
-/// A `tsquery` matching any of these stems. Each is quoted as a lexeme
-/// (quotes doubled, backslashes escaped), so no text is ever syntax.
-pub(crate) fn any_lexeme_query(lexemes: &[String]) -> String {
-    lexemes
-        .iter()
-        .map(|l| format!("'{}'", l.replace('\\', "\\\\").replace('\'', "''")))
-        .collect::<Vec<_>>()
-        .join(" | ")
-}
-
 /// Whether PostgreSQL reports this error as one that passes: the server
 /// unreachable, shutting down or out of connections, a lock or a
 /// serialisation conflict. These are [`Error::Unavailable`] (HTTP 503).
@@ -310,13 +300,5 @@ mod tests {
         assert_eq!(hi.to_string(), "0193aaaa-bbff-ffff-ffff-ffffffffffff");
         assert!(prefix_range("xyz").is_none());
         assert!(prefix_range("").is_some());
-    }
-
-    #[test]
-    fn lexemes_are_quoted() {
-        assert_eq!(
-            any_lexeme_query(&["fox".into(), "o'k\\".into()]),
-            r"'fox' | 'o''k\\'"
-        );
     }
 }

@@ -54,9 +54,16 @@ pub(crate) fn ensure_index(pool: &Pool) -> Result<()> {
         if present {
             return Ok(());
         }
-        // The graph is built in memory when it fits: far faster.
-        tx.batch_execute("SET LOCAL maintenance_work_mem = '1GB'")
-            .map_err(|e| pg_err("setting the index build's memory", e))?;
+        // The graph is built in memory when it fits (far faster), by as
+        // many processes as the server lets parallel work use (pgvector
+        // builds HNSW in parallel; PostgreSQL still scales the workers to
+        // the table's size).
+        tx.batch_execute(
+            "SET LOCAL maintenance_work_mem = '1GB'; \
+             SELECT set_config('max_parallel_maintenance_workers', \
+                 current_setting('max_parallel_workers'), true)",
+        )
+        .map_err(|e| pg_err("setting the index build's memory and workers", e))?;
         index_dimension(pool, tx, model.dim)
     })
 }

@@ -13,6 +13,7 @@ use cairn_core::Store;
 use cairn_postgres::{PostgresOptions, PostgresStore};
 
 mod bulk;
+mod keyword;
 mod rls;
 mod server;
 

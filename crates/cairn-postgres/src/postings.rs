@@ -1,0 +1,326 @@
+//! The keyword search's top k, found without scoring every memory that
+//! holds a query term: a threshold algorithm over impact-ordered postings
+//! (`kw_postings`, migration 5), with every returned score computed
+//! exactly by `rank::bm25_term`'s formula.
+//!
+//! # Why it is exact
+//! A term's postings fall into groups by the term's occurrences in each
+//! field (`fa`, `fb`, `fc`: one frequency `f`). Within a group, a memory's
+//! BM25 contribution only falls as its length grows, whatever the
+//! corpus's average length: so the group read in ascending length is read
+//! best first, and a group read up to some row bounds every row not read
+//! by that row's contribution. A round reads each group up to a depth
+//! (whole lists for rare terms) and then:
+//! - every memory read is bounded: its known contributions, plus for each
+//!   term not read for it the best it could have in a group not read past
+//!   its own length;
+//! - in descending bound, the memories are filtered in the database and
+//!   scored exactly from their own words (`tsvector`), until the next
+//!   bound is below the `limit`-th score;
+//! - a memory never read scores at most the sum over terms of the best
+//!   unread row of each term.
+//!
+//! When that sum is below the `limit`-th score (or every list was read to
+//! its end), the top `limit` is exact; otherwise the next round reads
+//! deeper (the last reads everything). Bounds are compared with a
+//! relative margin of [`MARGIN`], so rounding never drops a memory.
+
+use std::collections::HashMap;
+
+use cairn_core::rank::{bm25_term, BM25_FIELD_WEIGHTS};
+use cairn_core::store::{Filter, Hit};
+use cairn_core::{MemoryId, Result};
+use postgres::Transaction;
+use uuid::Uuid;
+
+use crate::sql::{factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS};
+
+/// Terms held by at most this many memories have their whole list read
+/// in the first round (reading it costs less than a second round).
+const WHOLE_LIST_ROWS: f64 = 4096.0;
+
+/// Rows read per group by each round, the last reading everything.
+const DEPTHS: [Option<i64>; 4] = [Some(256), Some(2048), Some(16384), None];
+
+/// The relative margin of every comparison of a bound with a score.
+const MARGIN: f64 = 1e-9;
+
+/// BM25's corpus statistics and a query's terms, as the search uses them.
+pub(crate) struct Query<'a> {
+    /// The stems, in the query's order (no repeats).
+    pub(crate) lexemes: &'a [String],
+    /// How many memories hold each stem (all tenants).
+    pub(crate) rows_with: &'a [f64],
+    /// How many memories there are (all tenants).
+    pub(crate) rows: f64,
+    /// Their average length.
+    pub(crate) avgdl: f64,
+}
+
+impl Query<'_> {
+    /// Term `t`'s contribution at weighted frequency `f` and length `len`.
+    fn score(&self, t: usize, f: f64, len: i32) -> f64 {
+        bm25_term(self.rows, self.rows_with[t], f, f64::from(len), self.avgdl)
+    }
+}
+
+/// One (term, field counts) group of postings, and how far it was read.
+struct Group {
+    term: usize,
+    /// The weighted frequency of its rows.
+    f: f64,
+    /// The first row not read, `(len, id)`; `None` once read to the end.
+    next: Option<(i32, Uuid)>,
+}
+
+/// A memory read from the postings: its length and, per term, the
+/// weighted frequency read (`None`: not read).
+struct Seen {
+    len: i32,
+    f: Vec<Option<f64>>,
+}
+
+/// The top `limit` memories `filter` lets through by BM25 over `query`'s
+/// terms, best first (ties by descending id).
+pub(crate) fn top_k(
+    tx: &mut Transaction<'_>,
+    filter: &Filter,
+    query: &Query<'_>,
+    limit: usize,
+) -> Result<Vec<Hit>> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    for depth in DEPTHS {
+        let (groups, seen) = read(tx, &filter.tenant, query, depth)?;
+        if groups.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (hits, complete) = best_of(tx, filter, query, &groups, &seen, limit)?;
+        if complete || depth.is_none() {
+            return Ok(hits);
+        }
+    }
+    unreachable!("the last depth reads every row")
+}
+
+/// Each term's groups in the tenant's postings (their distinct field
+/// counts, by a skip scan of the primary key: one probe a group), each
+/// group's best `depth` rows (every row of a rare term, or of any term
+/// when `depth` is `None`), and the memories read, with what was read of
+/// each. Groups whose rows score nothing (no weighted occurrence) are
+/// left out.
+fn read(
+    tx: &mut Transaction<'_>,
+    tenant: &str,
+    query: &Query<'_>,
+    depth: Option<i64>,
+) -> Result<(Vec<Group>, HashMap<Uuid, Seen>)> {
+    // One row past the depth: whether the group goes on, and where.
+    let limits: Vec<Option<i64>> = query
+        .rows_with
+        .iter()
+        .map(|n| depth.filter(|_| *n > WHOLE_LIST_ROWS).map(|d| d + 1))
+        .collect();
+    let rows = tx
+        .query(
+            "WITH RECURSIVE g(n, fa, fb, fc) AS ( \
+               SELECT q.n::int, f.fa, f.fb, f.fc \
+               FROM unnest($2::text[]) WITH ORDINALITY AS q(lexeme, n) \
+               CROSS JOIN LATERAL (SELECT p.fa, p.fb, p.fc FROM kw_postings p \
+                 WHERE p.tenant = $1 AND p.lexeme = q.lexeme \
+                 ORDER BY p.fa, p.fb, p.fc LIMIT 1) f \
+               UNION ALL \
+               SELECT g.n, f.fa, f.fb, f.fc FROM g \
+               CROSS JOIN LATERAL (SELECT p.fa, p.fb, p.fc FROM kw_postings p \
+                 WHERE p.tenant = $1 AND p.lexeme = ($2::text[])[g.n] \
+                   AND (p.fa, p.fb, p.fc) > (g.fa, g.fb, g.fc) \
+                 ORDER BY p.fa, p.fb, p.fc LIMIT 1) f) \
+             SELECT g.n, g.fa, g.fb, g.fc, r.len, r.memory_id FROM g \
+             CROSS JOIN LATERAL (SELECT p.len, p.memory_id FROM kw_postings p \
+               WHERE p.tenant = $1 AND p.lexeme = ($2::text[])[g.n] AND p.fa = g.fa \
+                 AND p.fb = g.fb AND p.fc = g.fc \
+               ORDER BY p.len, p.memory_id LIMIT ($3::int8[])[g.n]) r",
+            &[&tenant, &query.lexemes, &limits],
+        )
+        .map_err(|e| pg_err("reading keyword postings", e))?;
+    let mut groups: Vec<Group> = Vec::new();
+    let mut read: Vec<Vec<(i32, Uuid)>> = Vec::new();
+    let mut index: HashMap<(i32, [i16; 3]), usize> = HashMap::new();
+    for row in &rows {
+        let n: i32 = get(row, 0)?;
+        let counts: [i16; 3] = [get(row, 1)?, get(row, 2)?, get(row, 3)?];
+        let at = *index.entry((n, counts)).or_insert_with(|| {
+            groups.push(Group {
+                term: usize::try_from(n - 1).unwrap_or(0),
+                f: weighted(counts.map(f64::from)),
+                next: None,
+            });
+            read.push(Vec::new());
+            groups.len() - 1
+        });
+        read[at].push((get(row, 4)?, get(row, 5)?));
+    }
+    let mut seen: HashMap<Uuid, Seen> = HashMap::new();
+    for (g, mut rows) in groups.iter_mut().zip(read) {
+        if limits[g.term].is_some_and(|l| rows.len() as i64 >= l) {
+            // The row past the depth is the greatest read: not counted.
+            let last = rows
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, r)| **r)
+                .map(|(i, _)| i);
+            g.next = last.map(|i| rows.swap_remove(i));
+        }
+        for (len, id) in rows {
+            let s = seen.entry(id).or_insert_with(|| Seen {
+                len,
+                f: vec![None; query.lexemes.len()],
+            });
+            s.f[g.term] = Some(g.f);
+        }
+    }
+    groups.retain(|g| g.f > 0.0);
+    Ok((groups, seen))
+}
+
+/// The weighted frequency of a stem occurring `counts` times in each
+/// field (`rank::BM25_FIELD_WEIGHTS`).
+fn weighted(counts: [f64; 3]) -> f64 {
+    counts
+        .iter()
+        .zip(BM25_FIELD_WEIGHTS)
+        .map(|(c, w)| c * w)
+        .sum()
+}
+
+/// The best `limit` of the memories read that `filter` lets through,
+/// scored exactly, and whether no memory left unread could be among them.
+fn best_of(
+    tx: &mut Transaction<'_>,
+    filter: &Filter,
+    query: &Query<'_>,
+    groups: &[Group],
+    seen: &HashMap<Uuid, Seen>,
+    limit: usize,
+) -> Result<(Vec<Hit>, bool)> {
+    let terms = query.lexemes.len();
+    // Per term, the best a row not read could add.
+    let mut unread = vec![0.0f64; terms];
+    for g in groups {
+        if let Some((len, _)) = g.next {
+            unread[g.term] = unread[g.term].max(query.score(g.term, g.f, len));
+        }
+    }
+    let unseen: f64 = unread.iter().sum();
+    let everything_read = groups.iter().all(|g| g.next.is_none());
+    // Per term, its groups that go on past where they were read.
+    let mut open: Vec<Vec<&Group>> = (0..terms).map(|_| Vec::new()).collect();
+    for g in groups.iter().filter(|g| g.next.is_some()) {
+        open[g.term].push(g);
+    }
+    // Each memory read, bounded above.
+    let mut bounded: Vec<(f64, Uuid)> = seen
+        .iter()
+        .map(|(id, s)| {
+            let mut bound = 0.0;
+            for (t, (read, groups)) in s.f.iter().zip(&open).enumerate() {
+                bound += match read {
+                    Some(f) => query.score(t, *f, s.len),
+                    // In a group of this term not read past this row?
+                    None => groups
+                        .iter()
+                        .filter(|g| g.next.is_some_and(|n| n <= (s.len, *id)))
+                        .map(|g| query.score(t, g.f, s.len))
+                        .fold(0.0, f64::max),
+                };
+            }
+            (bound, *id)
+        })
+        .collect();
+    bounded.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    let mut hits: Vec<Hit> = Vec::new();
+    let threshold = |hits: &[Hit]| match hits.len() >= limit {
+        true => hits[limit - 1].score * (1.0 - MARGIN),
+        false => f64::NEG_INFINITY,
+    };
+    let mut at = 0;
+    let mut chunk = (limit * 2).max(32);
+    while at < bounded.len() && bounded[at].0 >= threshold(&hits) {
+        let floor = threshold(&hits);
+        let ids: Vec<Uuid> = bounded[at..(at + chunk).min(bounded.len())]
+            .iter()
+            .take_while(|(bound, _)| *bound >= floor)
+            .map(|(_, id)| *id)
+            .collect();
+        at += ids.len();
+        chunk *= 2;
+        hits.extend(score_exactly(tx, filter, query, &ids)?);
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
+        hits.truncate(limit);
+    }
+    let complete = everything_read || (hits.len() >= limit && unseen < threshold(&hits));
+    Ok((hits, complete))
+}
+
+/// The memories `ids` that `filter` lets through and that hold a query
+/// term, each scored by `rank::bm25_term` over its own words: the query
+/// stems' occurrences by field, read from its `tsvector`.
+fn score_exactly(
+    tx: &mut Transaction<'_>,
+    filter: &Filter,
+    query: &Query<'_>,
+    ids: &[Uuid],
+) -> Result<Vec<Hit>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut params = Params::default();
+    let condition = filter_sql(filter, &mut params);
+    let ids = params.push(ids.to_vec());
+    let wanted = params.push(query.lexemes.to_vec());
+    let sql = format!(
+        "SELECT m.id, {FACTOR_COLUMNS}, m.kw_len, w.lexemes, w.fa, w.fb, w.fc \
+         FROM memories m CROSS JOIN LATERAL ( \
+           SELECT array_agg(u.lexeme) AS lexemes, \
+                  array_agg(cardinality(array_positions(u.weights, 'A'))) AS fa, \
+                  array_agg(cardinality(array_positions(u.weights, 'B'))) AS fb, \
+                  array_agg(cardinality(array_positions(u.weights, 'C'))) AS fc \
+           FROM unnest(m.tsv) AS u(lexeme, positions, weights) \
+           WHERE u.lexeme = ANY({wanted})) w \
+         WHERE m.id = ANY({ids}) AND {condition}"
+    );
+    let found = tx
+        .query(&sql, &params.refs())
+        .map_err(|e| pg_err("scoring keyword candidates", e))?;
+    let mut hits = Vec::new();
+    for row in &found {
+        let len: i32 = get(row, 5)?;
+        let lexemes: Option<Vec<String>> = get(row, 6)?;
+        let counts: [Option<Vec<i32>>; 3] = [get(row, 7)?, get(row, 8)?, get(row, 9)?];
+        let (Some(lexemes), [Some(fa), Some(fb), Some(fc)]) = (lexemes, counts) else {
+            continue;
+        };
+        // Summed in the query's order, as `rank::bm25_term`'s callers do.
+        let mut score = 0.0;
+        let mut matched = false;
+        for (t, wanted) in query.lexemes.iter().enumerate() {
+            let Some(i) = lexemes.iter().position(|l| l == wanted) else {
+                continue;
+            };
+            let f = weighted([fa[i], fb[i], fc[i]].map(f64::from));
+            if f > 0.0 {
+                matched = true;
+                score += query.score(t, f, len);
+            }
+        }
+        if matched {
+            hits.push(Hit {
+                id: MemoryId(get(row, 0)?),
+                score,
+                factors: factors_from_row(row, 1)?,
+            });
+        }
+    }
+    Ok(hits)
+}
