@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 mod cli;
+mod conflicts;
 mod conversation;
 mod crash;
 mod foreign;

@@ -66,7 +66,7 @@ pub use read::{
     context, get, list, recall, stats, ContextInput, ListInput, ListOutput, RecallHit, RecallInput,
     RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,
 };
-pub use selection::{ListSort, Selection};
+pub use selection::{as_of, ListSort, Selection};
 pub use slots::{
     archive_candidates, slot_archive, slot_export, slot_import, slot_list, slot_merge, slot_names,
     slot_read, slot_restore, slot_save, slot_search, slot_select, slot_set, slot_tree, slot_zero,
@@ -77,6 +77,7 @@ pub use slots::{
 pub use transfer::{export, import};
 pub use view::{MemoryView, SimilarView};
 pub use write::{
+    ConflictView,
     forget, remember, scope_label, tag, update, DedupView, ForgetInput, ForgetOutput,
     RememberInput, RememberOutput, TagInput, TagOutput, UpdateInput, UpdateOutput,
 };

@@ -24,11 +24,13 @@ use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, S
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
+mod conflicts;
 mod listing;
 mod pending;
 pub mod secrets;
 mod slots;
 mod threads;
+pub use conflicts::{engine_conflicts_prefer_newer, engine_conflicts_supersede_and_flag};
 pub use listing::check_sources_superseded_and_expiry;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
 pub use slots::{
@@ -2170,6 +2172,20 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_packing(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_conflicts_prefer_newer() {
+                {
+                    let fixture = $make;
+                    c::engine_conflicts_prefer_newer(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_conflicts_supersede_and_flag() {
+                {
+                    let fixture = $make;
+                    c::engine_conflicts_supersede_and_flag(c::Fixture::store(&fixture))
                 }
             }
             #[test]
