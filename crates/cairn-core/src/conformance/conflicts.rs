@@ -20,9 +20,9 @@ use crate::store::{Filter, Store};
 /// Long enough that one changed word leaves the lexical cosine above the
 /// dedup threshold (0.92).
 const OLD: &str = "the nightly backup of the atlas billing database runs from the primary \
-                   replica at night and keeps its copies in the cold storage bucket for 30 days";
+                   replica at night and keeps its copies in the cold storage bucket for 30 days, checked by the platform team every single morning";
 const NEW: &str = "the nightly backup of the atlas billing database runs from the primary \
-                   replica at night and keeps its copies in the cold storage bucket for 45 days";
+                   replica at night and keeps its copies in the cold storage bucket for 45 days, checked by the platform team every single morning";
 const QUESTION: &str = "how long are atlas billing backup copies kept";
 
 /// An engine whose clock moves one second per reading, from [`T0`].
