@@ -329,7 +329,10 @@ fn assemble(
                 .get(crate::engine::CONTESTED_BY)
                 .and_then(|v| v.as_str())
                 .map(|id| {
-                    let short = id.parse().ok().and_then(|i: MemoryId| shorts.get(&i).cloned());
+                    let short = id
+                        .parse()
+                        .ok()
+                        .and_then(|i: MemoryId| shorts.get(&i).cloned());
                     short.unwrap_or_else(|| id.to_string())
                 }),
         };

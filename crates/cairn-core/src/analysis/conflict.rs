@@ -35,10 +35,36 @@ pub const CUE_COSINE: f32 = 0.5;
 
 /// Words that say a statement corrects or updates an earlier one.
 const CUE_WORDS: &[&str] = &[
-    "now", "moved", "moving", "changed", "instead", "switched", "switching", "anymore",
-    "actually", "correction", "replaced", "renamed", "migrated", "postponed", "rescheduled",
-    "became", "new", "update", "updated", "nowadays", "currently", "today", "longer", "left",
-    "quit", "retired", "upgraded", "downgraded", "cancelled", "canceled",
+    "now",
+    "moved",
+    "moving",
+    "changed",
+    "instead",
+    "switched",
+    "switching",
+    "anymore",
+    "actually",
+    "correction",
+    "replaced",
+    "renamed",
+    "migrated",
+    "postponed",
+    "rescheduled",
+    "became",
+    "new",
+    "update",
+    "updated",
+    "nowadays",
+    "currently",
+    "today",
+    "longer",
+    "left",
+    "quit",
+    "retired",
+    "upgraded",
+    "downgraded",
+    "cancelled",
+    "canceled",
 ];
 
 /// Phrases that say the same (matched in the lower-cased text).
@@ -56,12 +82,12 @@ const CUE_PHRASES: &[&str] = &[
 
 /// Words too common to say what a statement is about.
 const STOP: &[&str] = &[
-    "the", "a", "an", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being",
-    "has", "have", "had", "do", "does", "did", "of", "in", "on", "at", "to", "for", "from",
-    "by", "with", "as", "it", "its", "this", "that", "these", "those", "there", "here", "i",
-    "we", "you", "he", "she", "they", "my", "our", "your", "his", "her", "their", "me", "us",
-    "them", "not", "no", "so", "if", "then", "than", "also", "just", "very", "will", "would",
-    "can", "could", "should", "now", "new", "all", "any", "some", "what", "which", "who",
+    "the", "a", "an", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "has",
+    "have", "had", "do", "does", "did", "of", "in", "on", "at", "to", "for", "from", "by", "with",
+    "as", "it", "its", "this", "that", "these", "those", "there", "here", "i", "we", "you", "he",
+    "she", "they", "my", "our", "your", "his", "her", "their", "me", "us", "them", "not", "no",
+    "so", "if", "then", "than", "also", "just", "very", "will", "would", "can", "could", "should",
+    "now", "new", "all", "any", "some", "what", "which", "who",
 ];
 
 /// The correction cue of `text`, if it has one (the first found).
@@ -137,18 +163,22 @@ pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict
     let shared: Vec<String> = a.intersection(&b).cloned().collect();
     let change = compare_values(older, newer);
     let cue = correction_cue(newer).filter(|_| correction_cue(older).is_none());
-    let same_subject = cosine >= SAME_SUBJECT_COSINE
-        || (!shared.is_empty() && cosine >= SHARED_TERM_COSINE);
+    let same_subject =
+        cosine >= SAME_SUBJECT_COSINE || (!shared.is_empty() && cosine >= SHARED_TERM_COSINE);
     let kept_value = {
         let (va, vb) = (value_slots(older), value_slots(newer));
-        va.values.iter().any(|v| vb.values.contains(v) || vb.words.contains(v))
+        va.values
+            .iter()
+            .any(|v| vb.values.contains(v) || vb.words.contains(v))
     };
     let replaced = change.as_ref().is_some_and(ValueChange::is_replacement)
         && (kept_value || cosine >= NO_SHARED_VALUE_COSINE);
     let cued = cue.is_some()
         && !shared.is_empty()
         && cosine >= CUE_COSINE
-        && change.as_ref().is_none_or(|c| !c.added.is_empty() || c.negation);
+        && change
+            .as_ref()
+            .is_none_or(|c| !c.added.is_empty() || c.negation);
     ((same_subject && replaced) || cued).then_some(Conflict {
         change,
         cue,
@@ -188,7 +218,11 @@ mod tests {
     fn unrelated_or_elaborating_statements_do_not_conflict() {
         // Different subjects, though a value differs.
         assert_eq!(
-            detect_conflict("Alice likes green tea", "Deploys run from GitHub Actions", 0.2),
+            detect_conflict(
+                "Alice likes green tea",
+                "Deploys run from GitHub Actions",
+                0.2
+            ),
             None
         );
         // More detail, nothing replaced.
@@ -211,14 +245,21 @@ mod tests {
     fn the_same_value_on_a_distant_subject_is_no_conflict() {
         // A replaced value, but too far apart and nothing shared.
         assert_eq!(
-            detect_conflict("Alice owns the billing service", "Bob reviews frontend code", 0.6),
+            detect_conflict(
+                "Alice owns the billing service",
+                "Bob reviews frontend code",
+                0.6
+            ),
             None
         );
     }
 
     #[test]
     fn cues_are_words_and_phrases() {
-        assert_eq!(correction_cue("The launch was pushed back a week"), Some("pushed back"));
+        assert_eq!(
+            correction_cue("The launch was pushed back a week"),
+            Some("pushed back")
+        );
         assert_eq!(correction_cue("I no longer use vim"), Some("no longer"));
         assert_eq!(correction_cue("Update: the key rotated"), Some("update:"));
         assert_eq!(correction_cue("We use Rust instead"), Some("instead"));

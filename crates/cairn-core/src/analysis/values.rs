@@ -17,30 +17,164 @@ use std::fmt;
 /// Words that negate a statement. A statement with one and its
 /// counterpart without say opposite things.
 const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot",
-    "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "won't",
-    "wouldn't", "shouldn't", "couldn't", "hasn't", "haven't", "hadn't", "mustn't", "nowhere",
+    "not",
+    "no",
+    "never",
+    "none",
+    "nobody",
+    "nothing",
+    "neither",
+    "nor",
+    "without",
+    "cannot",
+    "can't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "won't",
+    "wouldn't",
+    "shouldn't",
+    "couldn't",
+    "hasn't",
+    "haven't",
+    "hadn't",
+    "mustn't",
+    "nowhere",
 ];
 
 /// Capitalised words that are not names: function words that begin
 /// sentences, and discourse words ("Update:", "Now").
 const NOT_NAMES: &[&str] = &[
-    "a", "an", "the", "i", "we", "you", "he", "she", "it", "they", "my", "our", "your", "his",
-    "her", "its", "their", "this", "that", "these", "those", "there", "here", "in", "on", "at",
-    "for", "of", "to", "from", "by", "with", "and", "but", "or", "so", "if", "when", "then",
-    "also", "now", "update", "note", "edit", "correction", "actually", "today", "yesterday",
-    "tomorrow", "currently", "please", "yes", "ok", "okay", "after", "before", "since", "as",
-    "all", "every", "each", "some", "our", "is", "are", "was", "were", "be", "do", "does",
-    "what", "which", "who", "where", "why", "how", "let's", "i'm", "we're", "it's",
+    "a",
+    "an",
+    "the",
+    "i",
+    "we",
+    "you",
+    "he",
+    "she",
+    "it",
+    "they",
+    "my",
+    "our",
+    "your",
+    "his",
+    "her",
+    "its",
+    "their",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "here",
+    "in",
+    "on",
+    "at",
+    "for",
+    "of",
+    "to",
+    "from",
+    "by",
+    "with",
+    "and",
+    "but",
+    "or",
+    "so",
+    "if",
+    "when",
+    "then",
+    "also",
+    "now",
+    "update",
+    "note",
+    "edit",
+    "correction",
+    "actually",
+    "today",
+    "yesterday",
+    "tomorrow",
+    "currently",
+    "please",
+    "yes",
+    "ok",
+    "okay",
+    "after",
+    "before",
+    "since",
+    "as",
+    "all",
+    "every",
+    "each",
+    "some",
+    "our",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "do",
+    "does",
+    "what",
+    "which",
+    "who",
+    "where",
+    "why",
+    "how",
+    "let's",
+    "i'm",
+    "we're",
+    "it's",
 ];
 
 /// Number words, weekdays and months written in lower case: values too.
 const VALUE_WORDS: &[&str] = &[
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million",
-    "billion", "half", "double", "twice", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday", "january", "february", "march", "april", "june", "july", "august",
-    "september", "october", "november", "december",
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "hundred",
+    "thousand",
+    "million",
+    "billion",
+    "half",
+    "double",
+    "twice",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
 
 /// What a text's value slots are.
@@ -64,8 +198,27 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
         t.trim_matches(|c: char| {
             matches!(
                 c,
-                '.' | ',' | ';' | ':' | '!' | '?' | '"' | '\'' | '(' | ')' | '[' | ']' | '{'
-                    | '}' | '`' | '*' | '“' | '”' | '‘' | '’' | '«' | '»'
+                '.' | ','
+                    | ';'
+                    | ':'
+                    | '!'
+                    | '?'
+                    | '"'
+                    | '\''
+                    | '('
+                    | ')'
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '`'
+                    | '*'
+                    | '“'
+                    | '”'
+                    | '‘'
+                    | '’'
+                    | '«'
+                    | '»'
             )
         })
     })
@@ -87,7 +240,9 @@ fn is_value_form(word: &str) -> bool {
         || word.contains('/')
         || word.contains('\\')
         || word.contains('_')
-        || word.chars().any(|c| matches!(c, '$' | '€' | '£' | '¥' | '@' | '#'))
+        || word
+            .chars()
+            .any(|c| matches!(c, '$' | '€' | '£' | '¥' | '@' | '#'))
         || (word.contains('.') && inner('.'))
         || word
             .char_indices()
@@ -214,7 +369,10 @@ mod tests {
             values("set max_connections to two hundred on Friday"),
             ["friday", "hundred", "max_connections", "two"]
         );
-        assert_eq!(values("call fetchUser with $40 budget"), ["$40", "fetchuser"]);
+        assert_eq!(
+            values("call fetchUser with $40 budget"),
+            ["$40", "fetchuser"]
+        );
         assert!(values("we like small tidy commits.").is_empty());
     }
 
@@ -258,9 +416,15 @@ mod tests {
                 "atlas staging runs on a Hetzner box",
                 "atlas staging runs on a Hetzner box in Falkenstein",
             ),
-            ("Postgres is our main database", "our main database is postgres"),
+            (
+                "Postgres is our main database",
+                "our main database is postgres",
+            ),
             ("We deploy with Kamal", "Deployments are done with Kamal."),
-            ("the team prefers small commits", "the team likes small commits"),
+            (
+                "the team prefers small commits",
+                "the team likes small commits",
+            ),
         ] {
             assert!(mergeable(old, new), "{old} / {new}");
         }
@@ -269,7 +433,8 @@ mod tests {
 
     #[test]
     fn dropping_a_value_is_not_an_elaboration() {
-        let change = compare_values("runs in Falkenstein on a Hetzner box", "runs on a box").unwrap();
+        let change =
+            compare_values("runs in Falkenstein on a Hetzner box", "runs on a box").unwrap();
         assert!(!change.is_elaboration());
         assert!(!change.is_replacement());
         assert_eq!(change.to_string(), "falkenstein, hetzner → ∅");

@@ -77,8 +77,7 @@ pub use slots::{
 pub use transfer::{export, import};
 pub use view::{MemoryView, SimilarView};
 pub use write::{
-    ConflictView,
-    forget, remember, scope_label, tag, update, DedupView, ForgetInput, ForgetOutput,
+    forget, remember, scope_label, tag, update, ConflictView, DedupView, ForgetInput, ForgetOutput,
     RememberInput, RememberOutput, TagInput, TagOutput, UpdateInput, UpdateOutput,
 };
 

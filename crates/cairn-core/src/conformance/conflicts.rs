@@ -10,8 +10,8 @@ use std::sync::Arc;
 use super::{LexicalEmbedder, T0};
 use crate::api::as_of;
 use crate::engine::{
-    Cairn, ConflictAction, ConflictPolicy, RecallRequest, RememberRequest, SearchMode,
-    WriteStatus, CONTESTED_BY, CONTESTED_WEIGHT,
+    Cairn, ConflictAction, ConflictPolicy, RecallRequest, RememberRequest, SearchMode, WriteStatus,
+    CONTESTED_BY, CONTESTED_WEIGHT,
 };
 use crate::history::{ChangeKind, LOCAL_ACTOR};
 use crate::memory::{MemoryId, MemoryType};
@@ -71,7 +71,11 @@ pub fn engine_conflicts_prefer_newer(store: Arc<dyn Store>) {
     let c = &new.conflicts[0];
     assert_eq!((c.id, c.action), (old.id, ConflictAction::Contested));
     assert!(c.reason.contains("30 → 45"), "{}", c.reason);
-    assert!(c.similarity >= crate::rank::DEDUP_THRESHOLD, "{}", c.similarity);
+    assert!(
+        c.similarity >= crate::rank::DEDUP_THRESHOLD,
+        "{}",
+        c.similarity
+    );
 
     let older = cairn.get("default", &old.id.to_string()).unwrap();
     let newer = cairn.get("default", &new.id.to_string()).unwrap();
@@ -89,7 +93,11 @@ pub fn engine_conflicts_prefer_newer(store: Arc<dyn Store>) {
         .is_some_and(|r| r.starts_with(&format!("contested by {}", new.id))));
 
     let now = top(&cairn, Filter::new("default", 0));
-    assert_eq!(now[..2], [new.id, old.id], "the newer first, the older kept");
+    assert_eq!(
+        now[..2],
+        [new.id, old.id],
+        "the newer first, the older kept"
+    );
     let mut then = Filter::new("default", 0);
     as_of(&mut then, older.created_at);
     assert_eq!(top(&cairn, then), [old.id], "as of the older's time");
@@ -129,7 +137,10 @@ pub fn engine_conflicts_supersede_and_flag(store: Arc<dyn Store>) {
         .remember(fact(&third, Some(ConflictPolicy::Supersede)))
         .unwrap();
     let ids: Vec<MemoryId> = sup.conflicts.iter().map(|c| c.id).collect();
-    assert!(ids.contains(&old.id) && ids.contains(&flagged.id), "{ids:?}");
+    assert!(
+        ids.contains(&old.id) && ids.contains(&flagged.id),
+        "{ids:?}"
+    );
     assert!(sup
         .conflicts
         .iter()

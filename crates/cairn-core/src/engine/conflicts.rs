@@ -182,7 +182,9 @@ pub(crate) fn apply_conflicts(
                 );
             }
             ConflictAction::Superseded => {
-                batch.updates.push((superseded(old.clone(), new, now), None));
+                batch
+                    .updates
+                    .push((superseded(old.clone(), new, now), None));
                 batch.changes.push(
                     Change::new(old.id, ChangeKind::Superseded, actor, now)
                         .because(format!("superseded by {new}: {}", c.reason)),
