@@ -10,6 +10,7 @@ use cairn_core::api::{
     self, Caller, ContextInput, ForgetInput, ListInput, ListSort, MemoryView, RecallInput,
     RememberInput, RememberOutput, Selection, UpdateInput,
 };
+use cairn_core::engine::ConflictAction;
 use cairn_core::project::detect_project;
 use cairn_core::redact::Redactor;
 use cairn_core::{
@@ -312,6 +313,10 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
             })?;
     }
     Ok(Cairn::new(store, embedder)
+        .with_conflict_policy(crate::config::conflict_policy(match &cli.command {
+            Command::Serve(a) => a.config.as_deref(),
+            _ => None,
+        })?)
         .with_redaction(redaction)
         .with_chat(chat)
         .with_reranker(providers.reranker())
@@ -475,6 +480,7 @@ fn selection(f: &FilterArgs) -> Selection {
         since: f.since.clone(),
         until: f.until.clone(),
         valid_at: f.valid_at.clone(),
+        as_of: f.as_of.clone(),
         include_expired: f.include_expired,
         include_superseded: f.include_superseded,
         only_superseded: f.only_superseded,
@@ -518,6 +524,7 @@ fn remember(cairn: &Cairn, a: RememberArgs, json: bool) -> Result<()> {
         ttl: a.ttl,
         supersedes: a.supersedes,
         dedup: Some(!a.no_dedup),
+        conflicts: a.conflicts,
         source: a.source,
         redact: Some(!a.no_redact),
     };
@@ -568,6 +575,21 @@ fn print_remembered(cairn: &Cairn, out: &RememberOutput) {
         println!(
             "superseded {} (weight 0.1, hidden from recall)",
             short(cairn, old)
+        );
+    }
+    for c in &out.conflicts {
+        println!(
+            "{} {} [{}] {} ({}; {})",
+            paint("conflicts with", out::YELLOW),
+            c.short_id,
+            c.kind,
+            c.content,
+            c.reason,
+            match c.action {
+                ConflictAction::Flagged => "flagged only",
+                ConflictAction::Contested => "marked contested, ranked below the new one",
+                ConflictAction::Superseded => "superseded, hidden from recall",
+            }
         );
     }
     if !out.similar.is_empty() {

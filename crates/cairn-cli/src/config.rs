@@ -29,6 +29,9 @@ struct File {
     limits: LimitsFile,
     #[serde(default)]
     consolidate: ConsolidateFile,
+    /// What a write's conflict with an older memory does, for every
+    /// command (see [`conflict_policy`]).
+    conflicts: Option<String>,
     /// Model providers, for every command (see [`provider_settings`]).
     #[serde(default)]
     providers: cairn_providers::ProvidersFile,
@@ -221,6 +224,33 @@ pub fn provider_settings(config: Option<&Path>) -> Result<ProviderSettings> {
     Ok(ProviderSettings::resolve(&file, |name| {
         std::env::var(name).ok()
     })?)
+}
+
+/// The conflict policy writes follow when a request names none:
+/// `CAIRN_CONFLICTS`, else the `conflicts` key of `config` (else
+/// `CAIRN_CONFIG`'s), else the core's default.
+pub fn conflict_policy(config: Option<&Path>) -> Result<cairn_core::ConflictPolicy> {
+    if let Some(v) = std::env::var("CAIRN_CONFLICTS")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
+        return Ok(v
+            .parse()
+            .map_err(|e| Error::invalid(format!("CAIRN_CONFLICTS: {e}")))?);
+    }
+    let env_path = std::env::var_os("CAIRN_CONFIG")
+        .filter(|p| !p.is_empty())
+        .map(std::path::PathBuf::from);
+    let named = match config.or(env_path.as_deref()) {
+        Some(path) => read(path)?.conflicts,
+        None => None,
+    };
+    match named {
+        Some(v) => Ok(v
+            .parse()
+            .map_err(|e| Error::invalid(format!("conflicts: {e}")))?),
+        None => Ok(Default::default()),
+    }
 }
 
 fn read(path: &Path) -> Result<File> {

@@ -79,6 +79,11 @@ pub struct ContextItem {
     pub updated_at: Timestamp,
     /// Times used.
     pub access_count: u64,
+    /// The newer memory that contests this one (its value changed since:
+    /// see [`crate::engine::ConflictPolicy`]); the line says it is
+    /// outdated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contested_by: Option<String>,
 }
 
 /// An assembled context.
@@ -177,6 +182,9 @@ fn item_line(item: &ContextItem, now: Timestamp) -> String {
         notes.push("global".into());
     }
     notes.push(format!("updated {}", ago(item.updated_at, now)));
+    if let Some(by) = &item.contested_by {
+        notes.push(format!("outdated: contested by {by}, which is current"));
+    }
     if item.reason == Reason::Stale {
         notes.push("stale: review, update or forget".into());
     }
@@ -316,6 +324,17 @@ fn assemble(
             tokens: 0,
             updated_at: m.updated_at,
             access_count: m.access_count,
+            contested_by: m
+                .metadata
+                .get(crate::engine::CONTESTED_BY)
+                .and_then(|v| v.as_str())
+                .map(|id| {
+                    let short = id
+                        .parse()
+                        .ok()
+                        .and_then(|i: MemoryId| shorts.get(&i).cloned());
+                    short.unwrap_or_else(|| id.to_string())
+                }),
         };
         item.tokens = count_tokens(&item_line(&item, now));
         let group_cost = if items.iter().any(|i| i.kind == item.kind) {

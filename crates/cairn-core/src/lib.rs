@@ -55,8 +55,8 @@ pub use embed::{Embedder, ModelInfo};
 /// memories are added. Humans' tables show shorter ones (8 characters).
 pub const SHORT_ID_MIN: usize = 13;
 pub use engine::{
-    Cairn, RecallRequest, Recalled, RememberOutcome, RememberRequest, SearchMode, UpdateRequest,
-    WriteStatus,
+    Cairn, ConflictPolicy, RecallRequest, Recalled, RememberOutcome, RememberRequest, SearchMode,
+    UpdateRequest, WriteStatus,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use memory::{

@@ -47,6 +47,11 @@ pub struct RememberParams {
     /// hidden from recall and kept for history.
     #[serde(default)]
     pub supersedes: Option<String>,
+    /// What a conflict with an older memory (same subject, changed value
+    /// or a correction) does: `flag`, `prefer-newer` or `supersede`
+    /// (default: the server's policy).
+    #[serde(default)]
+    pub conflicts: Option<String>,
 }
 
 /// Which memories a `recall` or `list` sees.
@@ -80,6 +85,10 @@ pub struct FilterParams {
     /// Only the messages of this topic of a conversation.
     #[serde(default)]
     pub topic: Option<String>,
+    /// What was believed true at this time (RFC 3339 or YYYY-MM-DD):
+    /// memories written by then and valid then, superseded since or not.
+    #[serde(default)]
+    pub as_of: Option<String>,
 }
 
 /// Arguments of `recall`. (Not `deny_unknown_fields`: serde does not
@@ -484,6 +493,7 @@ impl FilterParams {
             session: self.session,
             conversation: self.conversation,
             topic: self.topic,
+            as_of: self.as_of,
             ..Default::default()
         }
     }
@@ -502,6 +512,7 @@ impl From<RememberParams> for RememberInput {
             ttl: p.ttl,
             supersedes: p.supersedes,
             dedup: None,
+            conflicts: p.conflicts,
             source: Some("mcp".into()),
             // An agent cannot opt out: the server's setting decides.
             redact: None,

@@ -55,6 +55,13 @@ pub struct RememberArgs {
     /// Store even if a near-identical memory exists.
     #[arg(long)]
     pub no_dedup: bool,
+    /// What a conflict with an older memory (the same subject with a
+    /// changed value, or a correction) does: flag (report only),
+    /// prefer-newer (the older is marked contested, its validity closed,
+    /// ranked below) or supersede [default: CAIRN_CONFLICTS, the config's
+    /// `conflicts`, else prefer-newer].
+    #[arg(long, value_name = "POLICY")]
+    pub conflicts: Option<String>,
     /// Origin of the memory [default: manual].
     #[arg(long)]
     pub source: Option<String>,
@@ -106,6 +113,11 @@ pub struct FilterArgs {
     /// Valid at this time (RFC 3339 or YYYY-MM-DD).
     #[arg(long)]
     pub valid_at: Option<String>,
+    /// What was believed true at this time (RFC 3339 or YYYY-MM-DD): the
+    /// memories written by then and valid then, superseded or contested
+    /// since or not.
+    #[arg(long, value_name = "TIME")]
+    pub as_of: Option<String>,
     /// Include expired memories.
     #[arg(long)]
     pub include_expired: bool,

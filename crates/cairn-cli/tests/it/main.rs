@@ -8,6 +8,7 @@
 mod backup;
 mod cli;
 mod concurrent_start;
+mod conflicts;
 mod conversation;
 mod crash;
 mod defaults;

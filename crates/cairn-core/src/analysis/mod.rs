@@ -5,6 +5,7 @@
 //! beside its code. [`parse`] bundles the per-message analysis: entities,
 //! intents, sentiment and salience.
 
+pub mod conflict;
 pub mod entities;
 pub mod intent;
 pub mod salience;
@@ -13,6 +14,7 @@ pub mod sentences;
 pub mod sentiment;
 pub mod summary;
 pub mod temporal;
+pub mod values;
 
 use serde::{Deserialize, Serialize};
 

@@ -71,7 +71,7 @@ pub use read::{
     RecallOutput, StatsOutput, DEFAULT_CONTEXT_BUDGET, GLOBAL_LABEL, MAX_PAGE, MIN_CONTEXT_BUDGET,
     NOTHING_RELEVANT,
 };
-pub use selection::{ListSort, Selection};
+pub use selection::{as_of, ListSort, Selection};
 pub use slots::{
     archive_candidates, slot_archive, slot_export, slot_import, slot_list, slot_merge, slot_names,
     slot_read, slot_restore, slot_save, slot_search, slot_select, slot_set, slot_tree, slot_zero,
@@ -82,7 +82,7 @@ pub use slots::{
 pub use transfer::{export, import};
 pub use view::{MemoryView, SimilarView};
 pub use write::{
-    forget, remember, scope_label, tag, update, DedupView, ForgetInput, ForgetOutput,
+    forget, remember, scope_label, tag, update, ConflictView, DedupView, ForgetInput, ForgetOutput,
     RememberInput, RememberOutput, TagInput, TagOutput, UpdateInput, UpdateOutput,
 };
 

@@ -36,6 +36,10 @@ pub struct Selection {
     /// Valid at this time (RFC 3339 or YYYY-MM-DD): what was true then
     /// (with `include_superseded`, what was true then and is not now).
     pub valid_at: Option<String>,
+    /// What was believed true at this time (RFC 3339 or YYYY-MM-DD): the
+    /// memories written by then and valid then (`valid_to` after it),
+    /// those superseded or contested since included.
+    pub as_of: Option<String>,
     /// Include memories whose TTL has passed.
     pub include_expired: bool,
     /// Include memories replaced by newer ones.
@@ -71,6 +75,7 @@ impl Selection {
             || self.since.is_some()
             || self.until.is_some()
             || self.valid_at.is_some()
+            || self.as_of.is_some()
             || self.thread().ok().flatten().is_some()
             || !self.slots.is_empty()
     }
@@ -163,6 +168,9 @@ impl Selection {
             filter.valid_after = Some(at);
             filter.valid_before = Some(at + 1);
         }
+        if let Some(at) = time("as_of", &self.as_of)? {
+            as_of(&mut filter, at);
+        }
         filter.thread = self.thread()?;
         filter.slots = self
             .slots
@@ -174,6 +182,17 @@ impl Selection {
         filter.only_superseded = self.only_superseded;
         Ok(filter)
     }
+}
+
+/// Narrow `filter` to what was believed true at `at`: written by then
+/// (created at or before it), valid then (validity `[valid_from or
+/// created_at, valid_to)` holds `at`), superseded since or not.
+pub fn as_of(filter: &mut Filter, at: Timestamp) {
+    let until = at.saturating_add(1);
+    filter.created_before = Some(filter.created_before.map_or(until, |b| b.min(until)));
+    filter.valid_after = Some(filter.valid_after.map_or(at, |a| a.max(at)));
+    filter.valid_before = Some(filter.valid_before.map_or(until, |b| b.min(until)));
+    filter.include_superseded = true;
 }
 
 /// A time given as text, with the field named in the error.

@@ -7,8 +7,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{non_empty, Caller, MemoryView, Selection, SimilarView};
-use crate::engine::{redaction_counts, Cairn, RememberRequest, UpdateRequest, WriteStatus};
-use crate::memory::MemoryId;
+use crate::engine::{
+    redaction_counts, Cairn, ConflictAction, ConflictPolicy, RememberRequest, UpdateRequest,
+    WriteStatus,
+};
+use crate::memory::{MemoryId, MemoryType};
 use crate::rank::DEDUP_THRESHOLD;
 use crate::store::ScopeFilter;
 use crate::time::parse_duration;
@@ -39,8 +42,13 @@ pub struct RememberInput {
     /// Id or unique prefix of the memory this one replaces.
     pub supersedes: Option<String>,
     /// Merge into a near-identical memory instead of adding one (default
-    /// true).
+    /// true; a text that changes a number, version, date, amount, name,
+    /// host, path, identifier or negation is never merged).
     pub dedup: Option<bool>,
+    /// What a conflict with an older memory does: `flag`, `prefer-newer`
+    /// or `supersede` (default: the server's, `prefer-newer` unless
+    /// configured).
+    pub conflicts: Option<String>,
     /// Where it came from (default `manual`).
     pub source: Option<String>,
     /// Replace secrets and personal data (keys, tokens, passwords,
@@ -93,9 +101,35 @@ pub struct RememberOutput {
     /// Related memories (similarity 0.75–0.92) that may contradict it: if
     /// one is now wrong, supersede or forget it.
     pub similar: Vec<SimilarView>,
+    /// The older memories it conflicts with (the same subject with a
+    /// changed value, or a correction), why, and what the conflict policy
+    /// did to each.
+    pub conflicts: Vec<ConflictView>,
     /// Secrets replaced before it was stored, by kind (`email`: 2, …).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub redacted: BTreeMap<String, usize>,
+}
+
+/// An older memory a write conflicts with.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ConflictView {
+    /// Full id.
+    pub id: String,
+    /// Short id.
+    pub short_id: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: MemoryType,
+    /// Its text.
+    pub content: String,
+    /// Cosine similarity with the memory written.
+    pub similarity: f32,
+    /// Why they conflict: the changed values, the correction cue, the
+    /// shared subject.
+    pub reason: String,
+    /// `flagged`, `contested` (its validity closed, ranked below the new
+    /// one) or `superseded`.
+    pub action: ConflictAction,
 }
 
 /// Remember a memory. A superseding memory inherits the type, project and
@@ -138,6 +172,9 @@ pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<
         .transpose()?;
     req.supersedes = old.as_ref().map(|o| o.id.to_string());
     req.dedup = input.dedup.unwrap_or(true);
+    req.conflicts = non_empty(input.conflicts.as_deref())
+        .map(|p| p.parse::<ConflictPolicy>())
+        .transpose()?;
     req.source = non_empty(input.source.as_deref());
     req.actor.clone_from(&caller.actor);
     req.redact = input.redact.unwrap_or(true);
@@ -145,6 +182,7 @@ pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<
     let outcome = cairn.remember(req)?;
     let mut ids: Vec<MemoryId> = vec![outcome.id];
     ids.extend(outcome.similar.iter().map(|s| s.id));
+    ids.extend(outcome.conflicts.iter().map(|c| c.id));
     let mut shorts = if outcome.status == WriteStatus::Pending {
         // Not stored yet: no prefix can be checked for uniqueness.
         vec![outcome.id.to_string()].into_iter()
@@ -165,13 +203,27 @@ pub fn remember(cairn: &Cairn, caller: &Caller, input: RememberInput) -> Result<
         similar: outcome
             .similar
             .into_iter()
-            .zip(shorts)
+            .zip(shorts.by_ref())
             .map(|(s, short_id)| SimilarView {
                 id: s.id.to_string(),
                 short_id,
                 kind: s.kind,
                 content: s.content,
                 similarity: s.similarity,
+            })
+            .collect(),
+        conflicts: outcome
+            .conflicts
+            .into_iter()
+            .zip(shorts)
+            .map(|(c, short_id)| ConflictView {
+                id: c.id.to_string(),
+                short_id,
+                kind: c.kind,
+                content: c.content,
+                similarity: c.similarity,
+                reason: c.reason,
+                action: c.action,
             })
             .collect(),
         redacted: redaction_counts(&outcome.redacted),

@@ -29,6 +29,7 @@ mod engine_checks;
 mod erasure;
 mod hostile;
 mod isolation;
+mod conflicts;
 mod listing;
 mod pending;
 mod records;
@@ -52,6 +53,7 @@ pub use hostile::{engine_hostile_input_stays_with_its_tenant, hostile_texts};
 pub use isolation::{
     check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant,
 };
+pub use conflicts::{engine_conflicts_prefer_newer, engine_conflicts_supersede_and_flag};
 pub use listing::check_sources_superseded_and_expiry;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
 pub use records::{
@@ -592,6 +594,20 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_packing(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_conflicts_prefer_newer() {
+                {
+                    let fixture = $make;
+                    c::engine_conflicts_prefer_newer(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_conflicts_supersede_and_flag() {
+                {
+                    let fixture = $make;
+                    c::engine_conflicts_supersede_and_flag(c::Fixture::store(&fixture))
                 }
             }
             #[test]

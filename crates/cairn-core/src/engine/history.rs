@@ -51,7 +51,9 @@ impl Cairn {
     }
 
     /// Restore version `number` of a memory as a new version (`reverted`):
-    /// its text, type, project, slot, tags, metadata and importance. The id,
+    /// its text, type, project, slot, tags, metadata and importance, and,
+    /// unless it is superseded, its weight and validity (undoing a
+    /// contest, [`crate::engine::ConflictPolicy::PreferNewer`]). The id,
     /// times, access counts, expiry and supersession stay as they are.
     pub fn revert(
         &self,
@@ -78,6 +80,13 @@ impl Cairn {
         restored.tags.clone_from(&old.tags);
         restored.metadata.clone_from(&old.metadata);
         restored.importance = old.importance;
+        // A memory contested by a newer one (weight lowered, validity
+        // closed) is restored whole; a superseded one stays superseded.
+        if current.superseded_by.is_none() {
+            restored.weight = old.weight;
+            restored.valid_from = old.valid_from;
+            restored.valid_to = old.valid_to;
+        }
         restored.updated_at = self.now();
         self.rewrite(
             &current,

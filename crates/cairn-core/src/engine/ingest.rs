@@ -540,6 +540,14 @@ impl Cairn {
             WriteStatus::Created => {
                 line.decision = Decision::Stored;
                 line.reason = format!("stored as a {} (rule {})", routed.kind, routed.rule);
+                for c in &outcome.conflicts {
+                    line.reason.push_str(&format!(
+                        "; conflicts with {} ({}; {})",
+                        c.id,
+                        c.reason,
+                        c.action.as_str()
+                    ));
+                }
             }
             WriteStatus::Pending => {
                 line.decision = Decision::Pending;

@@ -8,6 +8,7 @@
 //! `update.rs`, `transfer.rs` (import, export,
 //! reindex). This file holds the engine itself: ids, reads, deletes.
 
+mod conflicts;
 mod consolidate;
 mod conversation;
 mod erase;
@@ -26,6 +27,10 @@ mod window;
 
 use std::sync::Arc;
 
+pub use conflicts::{
+    ConflictAction, ConflictPolicy, ConflictingMemory, CONTESTED_BY, CONTESTED_REASON,
+    CONTESTED_WEIGHT,
+};
 pub use consolidate::{
     ConsolidateRequest, ConsolidatedGroup, ConsolidationReport, CONSOLIDATED_TAG,
     DEFAULT_KEEP_GROUPS, DEFAULT_MAX_GROUPS, SUMMARY_TOKENS,
@@ -69,6 +74,7 @@ pub struct Cairn {
     chat: Option<Arc<dyn ChatProvider>>,
     reranker: Option<Arc<dyn Reranker>>,
     recipe: EmbedRecipe,
+    conflicts: ConflictPolicy,
 }
 
 impl Cairn {
@@ -85,7 +91,21 @@ impl Cairn {
             chat: None,
             reranker: None,
             recipe: EmbedRecipe::NAMES,
+            conflicts: ConflictPolicy::default(),
         }
+    }
+
+    /// Replace what a write's conflict with an older memory does when the
+    /// request does not say ([`ConflictPolicy`]; default
+    /// [`ConflictPolicy::PreferNewer`]).
+    pub fn with_conflict_policy(mut self, policy: ConflictPolicy) -> Self {
+        self.conflicts = policy;
+        self
+    }
+
+    /// The conflict policy writes follow when their request names none.
+    pub fn conflict_policy(&self) -> ConflictPolicy {
+        self.conflicts
     }
 
     /// Replace what a memory's vector is made from (measurements: see

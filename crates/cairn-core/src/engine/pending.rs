@@ -158,6 +158,7 @@ impl Cairn {
             status: WriteStatus::Pending,
             similar: Vec::new(),
             superseded: None,
+            conflicts: Vec::new(),
             merged_similarity: None,
             redacted: Default::default(),
         })

@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{superseded, Cairn, Redactions};
+use super::conflicts::{apply_conflicts, creation_note, find_conflicts, ConflictingMemory};
+use super::{superseded, Cairn, ConflictPolicy, Redactions};
+use crate::analysis::values::mergeable;
 use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
 use crate::memory::{
     normalize_project, normalize_slot_name, normalize_tags, validate_content, validate_unit,
@@ -35,7 +37,12 @@ pub struct RememberRequest {
     /// Id or id prefix of a memory this one replaces.
     pub supersedes: Option<String>,
     /// Merge into a near-identical memory instead of adding (default on).
+    /// Never merged whatever the cosine: a text that changes a value slot
+    /// of the other ([`crate::analysis::values::mergeable`]).
     pub dedup: bool,
+    /// What a conflict with an older memory does; `None`: the engine's
+    /// policy ([`Cairn::with_conflict_policy`]).
+    pub conflicts: Option<ConflictPolicy>,
     /// Origin; default `manual`.
     pub source: Option<String>,
     /// Who writes it (see [`crate::history::Change::actor`]).
@@ -67,6 +74,7 @@ impl RememberRequest {
             ttl_ms: None,
             supersedes: None,
             dedup: true,
+            conflicts: None,
             source: None,
             actor: LOCAL_ACTOR.to_string(),
             thread: None,
@@ -83,7 +91,8 @@ impl RememberRequest {
 pub enum WriteStatus {
     /// A new memory.
     Created,
-    /// Merged into a near-identical memory (cosine ≥ 0.92), whose id is kept.
+    /// Merged into a near-identical memory (cosine ≥ 0.92, no value slot
+    /// changed), whose id is kept.
     Deduplicated,
     /// Kept in the store until the embedding endpoint answers again
     /// (it failed after its retries): written, with this id, by `cairn
@@ -118,6 +127,10 @@ pub struct RememberOutcome {
     pub similar: Vec<SimilarMemory>,
     /// The memory this one superseded.
     pub superseded: Option<MemoryId>,
+    /// The memories the new one conflicts with (the same subject with a
+    /// changed value, or a correction), why, and what the conflict policy
+    /// did to each.
+    pub conflicts: Vec<ConflictingMemory>,
     /// When deduplicated: the cosine similarity with the memory merged
     /// into (at least [`DEDUP_THRESHOLD`]).
     pub merged_similarity: Option<f32>,
@@ -224,36 +237,53 @@ impl Cairn {
             slot,
             search_context: None,
         };
-        if may_dedup {
-            let seen = neighbours.iter().find(|(m, sim)| {
-                m.kind == memory.kind
-                    && m.project == memory.project
-                    && m.slot == memory.slot
-                    && classify_similarity(*sim) == Similarity::Duplicate
-            });
-            let duplicate = match seen {
-                Some((existing, sim)) => Some((existing.clone(), *sim)),
-                None => match self.store.insert_unless_duplicate(
-                    memory.clone(),
-                    vector.clone(),
-                    DEDUP_THRESHOLD,
-                    &req.actor,
-                )? {
-                    Inserted::New => None,
-                    Inserted::Duplicate { id, similarity } => {
-                        Some((self.load(&memory.tenant, id)?, similarity))
+        // A near-identical memory of the same type and scope is merged
+        // into, unless the texts differ in a value slot.
+        let same_place = |m: &Memory, sim: f32| {
+            m.kind == memory.kind
+                && m.project == memory.project
+                && m.slot == memory.slot
+                && classify_similarity(sim) == Similarity::Duplicate
+        };
+        let (duplicates, changed): (Vec<_>, Vec<_>) = neighbours
+            .iter()
+            .filter(|(m, sim)| may_dedup && same_place(m, *sim))
+            .partition(|(m, _)| mergeable(&m.content, &memory.content));
+        if let Some((existing, sim)) = duplicates.first() {
+            let existing = existing.clone();
+            return self.merge(existing, memory, given, vector, *sim, &req.actor);
+        }
+        let policy = req.conflicts.unwrap_or(self.conflicts);
+        let conflicts = find_conflicts(
+            &memory.content,
+            &neighbours,
+            old.as_ref().map(|o| o.id),
+            policy,
+        );
+        // The store checks again for a duplicate inside its insert, unless
+        // a changed value stands at the dedup threshold (the store would
+        // take it for one) or conflicts must be written with the memory.
+        let mut inserted = false;
+        if may_dedup && changed.is_empty() && conflicts.is_empty() {
+            match self.store.insert_unless_duplicate(
+                memory.clone(),
+                vector.clone(),
+                DEDUP_THRESHOLD,
+                &req.actor,
+            )? {
+                Inserted::New => inserted = true,
+                Inserted::Duplicate { id, similarity } => {
+                    let existing = self.load(&memory.tenant, id)?;
+                    if mergeable(&existing.content, &memory.content) {
+                        return self.merge(existing, memory, given, vector, similarity, &req.actor);
                     }
-                },
-            };
-            if let Some((existing, similarity)) = duplicate {
-                return self.merge(existing, memory, given, vector, similarity, &req.actor);
+                }
             }
-        } else {
+        }
+        let mut batch = WriteBatch::default();
+        if !inserted {
             let mut created = Change::new(memory.id, ChangeKind::Created, &req.actor, now);
-            let mut batch = WriteBatch {
-                inserts: vec![(memory.clone(), vector)],
-                ..Default::default()
-            };
+            let mut memory = memory.clone();
             if let Some(o) = &old {
                 created = created.because(format!("supersedes {}", o.id));
                 batch
@@ -263,14 +293,28 @@ impl Cairn {
                     Change::new(o.id, ChangeKind::Superseded, &req.actor, now)
                         .because(format!("superseded by {}", memory.id)),
                 );
+            } else if policy == ConflictPolicy::Supersede {
+                memory.supersedes = conflicts.first().map(|(m, _)| m.id);
             }
+            if let Some(note) = creation_note(&conflicts) {
+                created = match &created.reason {
+                    Some(r) => created.clone().because(format!("{r}; {note}")),
+                    None => created.because(note),
+                };
+            }
+            batch.inserts.push((memory, vector));
             batch.changes.push(created);
+        }
+        apply_conflicts(&mut batch, &conflicts, memory.id, now, &req.actor);
+        if !batch.inserts.is_empty() || !batch.updates.is_empty() {
             self.store.write(batch)?;
         }
+        let in_conflict: Vec<MemoryId> = conflicts.iter().map(|(m, _)| m.id).collect();
         let similar = neighbours
             .into_iter()
             .filter(|(m, sim)| {
                 Some(m.id) != old.as_ref().map(|o| o.id)
+                    && !in_conflict.contains(&m.id)
                     && classify_similarity(*sim) != Similarity::Unrelated
             })
             .map(|(m, sim)| SimilarMemory {
@@ -285,6 +329,7 @@ impl Cairn {
             status: WriteStatus::Created,
             similar,
             superseded: old.map(|o| o.id),
+            conflicts: conflicts.into_iter().map(|(_, c)| c).collect(),
             merged_similarity: None,
             redacted: Redactions::new(),
         })
@@ -328,6 +373,7 @@ impl Cairn {
             status: WriteStatus::Deduplicated,
             similar: Vec::new(),
             superseded: None,
+            conflicts: Vec::new(),
             merged_similarity: Some(similarity),
             redacted: Redactions::new(),
         })

@@ -1,0 +1,228 @@
+//! What a write does with the memories it conflicts with: the conflict
+//! policy, and the changes it makes to the older memories.
+//!
+//! Detection is [`crate::analysis::conflict::detect_conflict`] over the
+//! write's nearest memories; the policy decides what follows. Every change
+//! to an older memory is a recorded version ([`ChangeKind::Updated`] or
+//! [`ChangeKind::Superseded`], with the reason), so `cairn history` shows
+//! it and `cairn revert` undoes it.
+
+use schemars::JsonSchema;
+
+use super::superseded;
+use crate::analysis::conflict::detect_conflict;
+use crate::history::{Change, ChangeKind};
+use crate::memory::{Memory, MemoryId, MemoryType, Timestamp};
+use crate::store::WriteBatch;
+use crate::{Error, Result};
+
+/// The weight an older memory keeps when a newer one contests it under
+/// [`ConflictPolicy::PreferNewer`]: half, so that for the same question
+/// the newer (weight 1) ranks first, while the older still comes back,
+/// below it, for a reader to judge (a superseded memory keeps
+/// [`super::SUPERSEDED_WEIGHT`] and leaves default recall).
+pub const CONTESTED_WEIGHT: f64 = 0.5;
+
+/// The metadata key naming the memory that contests this one.
+pub const CONTESTED_BY: &str = "contested_by";
+
+/// The metadata key giving why it was contested.
+pub const CONTESTED_REASON: &str = "contested_reason";
+
+/// What a write does with an older memory it conflicts with.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConflictPolicy {
+    /// Report the conflict in the write's answer; change nothing.
+    Flag,
+    /// Report it, and mark the older memory as contested by the newer:
+    /// its validity closes at the newer one's time (`valid_to`), its
+    /// weight drops to [`CONTESTED_WEIGHT`] and its metadata names the
+    /// newer (`contested_by`, `contested_reason`); it stays in recall,
+    /// below the newer. The default: detection is offline and can be
+    /// wrong, so the older is demoted and marked, never hidden — the
+    /// current value comes first and nothing disappears on a false alarm.
+    #[default]
+    PreferNewer,
+    /// Report it, and supersede the older memory as an explicit
+    /// `supersedes` would: it leaves default recall (kept for history
+    /// and `--as-of`), its validity closed at the newer one's time.
+    Supersede,
+}
+
+impl ConflictPolicy {
+    /// The policy's name, as parsed by `from_str`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConflictPolicy::Flag => "flag",
+            ConflictPolicy::PreferNewer => "prefer-newer",
+            ConflictPolicy::Supersede => "supersede",
+        }
+    }
+}
+
+impl std::str::FromStr for ConflictPolicy {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "flag" => Ok(ConflictPolicy::Flag),
+            "prefer-newer" | "newer" => Ok(ConflictPolicy::PreferNewer),
+            "supersede" => Ok(ConflictPolicy::Supersede),
+            _ => Err(Error::invalid(format!(
+                "unknown conflict policy `{s}`; use flag, prefer-newer or supersede"
+            ))),
+        }
+    }
+}
+
+/// What was done to a conflicting memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConflictAction {
+    /// Reported only.
+    Flagged,
+    /// Marked as contested by the new memory (see
+    /// [`ConflictPolicy::PreferNewer`]).
+    Contested,
+    /// Superseded by the new memory.
+    Superseded,
+}
+
+impl ConflictAction {
+    /// The action's name, as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConflictAction::Flagged => "flagged",
+            ConflictAction::Contested => "contested",
+            ConflictAction::Superseded => "superseded",
+        }
+    }
+}
+
+/// An existing memory a write conflicts with, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ConflictingMemory {
+    /// Its id.
+    pub id: MemoryId,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: MemoryType,
+    /// Its text.
+    pub content: String,
+    /// Cosine similarity with the new memory.
+    pub similarity: f32,
+    /// Why they conflict (see [`crate::analysis::conflict::Conflict::reason`]).
+    pub reason: String,
+    /// What was done to it.
+    pub action: ConflictAction,
+}
+
+/// The memories among `neighbours` (with their cosines to the new text)
+/// that `content` conflicts with, with what `policy` does to each. Left
+/// out: `except` (the memory explicitly superseded) and memories already
+/// superseded.
+pub(crate) fn find_conflicts(
+    content: &str,
+    neighbours: &[(Memory, f32)],
+    except: Option<MemoryId>,
+    policy: ConflictPolicy,
+) -> Vec<(Memory, ConflictingMemory)> {
+    let action = match policy {
+        ConflictPolicy::Flag => ConflictAction::Flagged,
+        ConflictPolicy::PreferNewer => ConflictAction::Contested,
+        ConflictPolicy::Supersede => ConflictAction::Superseded,
+    };
+    neighbours
+        .iter()
+        .filter(|(m, _)| Some(m.id) != except && m.superseded_by.is_none())
+        .filter_map(|(m, sim)| {
+            let conflict = detect_conflict(&m.content, content, *sim)?;
+            Some((
+                m.clone(),
+                ConflictingMemory {
+                    id: m.id,
+                    kind: m.kind,
+                    content: m.content.clone(),
+                    similarity: *sim,
+                    reason: conflict.reason(),
+                    action,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Add to `batch` what the conflicts' actions change in the older
+/// memories, the new memory `new` written at `now` by `actor`.
+pub(crate) fn apply_conflicts(
+    batch: &mut WriteBatch,
+    conflicts: &[(Memory, ConflictingMemory)],
+    new: MemoryId,
+    now: Timestamp,
+    actor: &str,
+) {
+    for (old, c) in conflicts {
+        match c.action {
+            ConflictAction::Flagged => {}
+            ConflictAction::Contested => {
+                let mut m = old.clone();
+                m.weight = m.weight.min(CONTESTED_WEIGHT);
+                m.valid_to = Some(m.valid_to.map_or(now, |t| t.min(now)));
+                m.metadata
+                    .insert(CONTESTED_BY.into(), new.to_string().into());
+                m.metadata
+                    .insert(CONTESTED_REASON.into(), c.reason.clone().into());
+                m.updated_at = now;
+                batch.updates.push((m, None));
+                batch.changes.push(
+                    Change::new(old.id, ChangeKind::Updated, actor, now)
+                        .because(format!("contested by {new}: {}", c.reason)),
+                );
+            }
+            ConflictAction::Superseded => {
+                batch
+                    .updates
+                    .push((superseded(old.clone(), new, now), None));
+                batch.changes.push(
+                    Change::new(old.id, ChangeKind::Superseded, actor, now)
+                        .because(format!("superseded by {new}: {}", c.reason)),
+                );
+            }
+        }
+    }
+}
+
+/// The reason recorded on the new memory's creation: which memories it
+/// conflicts with.
+pub(crate) fn creation_note(conflicts: &[(Memory, ConflictingMemory)]) -> Option<String> {
+    let parts: Vec<String> = conflicts
+        .iter()
+        .map(|(_, c)| format!("conflicts with {} ({})", c.id, c.reason))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policies_parse_by_name() {
+        for p in [
+            ConflictPolicy::Flag,
+            ConflictPolicy::PreferNewer,
+            ConflictPolicy::Supersede,
+        ] {
+            assert_eq!(p.as_str().parse::<ConflictPolicy>().unwrap(), p);
+        }
+        assert_eq!(
+            "PREFER_NEWER".parse::<ConflictPolicy>().unwrap(),
+            ConflictPolicy::PreferNewer
+        );
+        let e = "merge".parse::<ConflictPolicy>().unwrap_err().to_string();
+        assert!(e.contains("flag, prefer-newer or supersede"), "{e}");
+        assert_eq!(ConflictPolicy::default(), ConflictPolicy::PreferNewer);
+    }
+}
