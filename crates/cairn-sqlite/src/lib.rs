@@ -40,8 +40,8 @@ mod sync;
 pub mod vector_index;
 mod write;
 
-pub use durability::Durability;
 pub use backup::SqliteBackupFile;
+pub use durability::Durability;
 pub use sql::fts_query;
 pub use store::{
     SqliteStore, BULK_WRITE, BUSY_TIMEOUT, CACHE_KIB, MAX_KEYWORD_POSTINGS, MAX_QUERY_TERMS,

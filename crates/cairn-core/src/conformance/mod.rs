@@ -25,17 +25,17 @@ use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
 mod batches;
+mod conflicts;
 mod engine_checks;
 mod erasure;
 mod hostile;
 mod isolation;
-mod conflicts;
 mod listing;
 mod pending;
 mod records;
 mod redaction;
-mod search;
 mod relevance;
+mod search;
 pub mod secrets;
 mod slots;
 mod threads;
@@ -43,6 +43,7 @@ pub use batches::{
     check_batched_reads, check_bulk_writes, check_insert_unless_duplicate, check_keys,
     check_restore,
 };
+pub use conflicts::{engine_conflicts_prefer_newer, engine_conflicts_supersede_and_flag};
 pub use engine_checks::{
     engine_concurrent_dedup, engine_dedup_and_warnings, engine_history, engine_import_export,
     engine_model_mismatch, engine_recall_scopes_and_prefixes, engine_reindex_covers_every_tenant,
@@ -53,7 +54,6 @@ pub use hostile::{engine_hostile_input_stays_with_its_tenant, hostile_texts};
 pub use isolation::{
     check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant,
 };
-pub use conflicts::{engine_conflicts_prefer_newer, engine_conflicts_supersede_and_flag};
 pub use listing::check_sources_superseded_and_expiry;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
 pub use records::{
@@ -62,11 +62,11 @@ pub use records::{
     check_wrong_dimension_is_a_clear_error,
 };
 pub use redaction::engine_secrets_never_reach_the_store_through_any_field;
+pub use relevance::engine_relevance_floor;
 pub use search::{
     check_access_expiry_stats, check_bm25_matches_the_formula, check_exact_vector_search,
     check_hit_factors, check_keyword_search, check_model, check_vector_search,
 };
-pub use relevance::engine_relevance_floor;
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
