@@ -48,6 +48,7 @@ fn top(cairn: &Cairn, filter: Filter) -> Vec<MemoryId> {
         reference: None,
         entity: None,
         profile: Default::default(),
+        min_relevance: None,
     };
     cairn
         .recall(&req)
