@@ -93,9 +93,15 @@ impl Harness {
     pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>, fusion: Fusion) -> Self {
         let clock = Arc::new(AtomicI64::new(REFERENCE_MS));
         let reader = clock.clone();
+        // `CAIRN_CONFLICTS` picks the conflict policy, as for the CLI.
+        let conflicts = std::env::var("CAIRN_CONFLICTS")
+            .ok()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_default();
         let cairn = Cairn::new(store, embedder)
             .with_clock(Arc::new(move || reader.load(Ordering::Relaxed)))
-            .with_fusion(fusion);
+            .with_fusion(fusion)
+            .with_conflict_policy(conflicts);
         Harness {
             cairn,
             clock,

@@ -80,9 +80,8 @@ fn a_backup_restores_everything_into_sqlite() {
     }
     assert!(!crate::backup_partial(&file).exists());
     let history = env.json(&["history", &id]);
-    assert_eq!(
-        history["versions"].as_array().map(Vec::len),
-        Some(3),
+    assert!(
+        history["versions"].as_array().map_or(0, Vec::len) >= 3,
         "{history}"
     );
 

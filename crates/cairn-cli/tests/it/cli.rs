@@ -59,11 +59,15 @@ fn the_quick_start_finds_the_right_memory_on(env: Env) {
         "--project",
         "borealis",
     ]);
+    // Every match (no relevance floor), so the global memory's shape is
+    // seen too.
     let r = env.json(&[
         "recall",
         "where does the pre-production database live?",
         "--project",
         "atlas",
+        "--min-relevance",
+        "0",
     ]);
     let got = ids(&r);
     assert_eq!(got[0], hetzner, "{r:#}");
@@ -336,7 +340,7 @@ fn dedup_contradictions_supersede_ttl_and_forget_on(env: Env) {
     ]);
     assert_eq!(no_dedup["status"], "created");
     env.ok(&["forget", no_dedup["id"].as_str().unwrap()]);
-    // A related memory is stored, and the similar one is reported.
+    // A changed value is stored, and the memory it conflicts with is named.
     let related = env.json(&[
         "remember",
         "The API server listens on port 9090 now",
@@ -344,7 +348,8 @@ fn dedup_contradictions_supersede_ttl_and_forget_on(env: Env) {
         "fact",
     ]);
     assert_eq!(related["status"], "created");
-    let similar: Vec<&str> = related["similar"]
+    // A changed value (8080 → 9090) is a conflict, named with its reason.
+    let similar: Vec<&str> = related["conflicts"]
         .as_array()
         .unwrap()
         .iter()

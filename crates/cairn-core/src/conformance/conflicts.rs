@@ -48,7 +48,7 @@ fn top(cairn: &Cairn, filter: Filter) -> Vec<MemoryId> {
         reference: None,
         entity: None,
         profile: Default::default(),
-        min_relevance: None,
+        min_relevance: Some(0.0),
     };
     cairn
         .recall(&req)

@@ -75,6 +75,10 @@ pub struct Cairn {
     reranker: Option<Arc<dyn Reranker>>,
     recipe: EmbedRecipe,
     conflicts: ConflictPolicy,
+    /// Held by a write that cannot leave its duplicate check to the
+    /// store's transaction (a changed value or a conflict beside it): the
+    /// check and the write are then one step within this process.
+    write_lock: Arc<std::sync::Mutex<()>>,
 }
 
 impl Cairn {
@@ -92,6 +96,7 @@ impl Cairn {
             reranker: None,
             recipe: EmbedRecipe::NAMES,
             conflicts: ConflictPolicy::default(),
+            write_lock: Arc::default(),
         }
     }
 

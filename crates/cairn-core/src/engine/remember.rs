@@ -264,6 +264,22 @@ impl Cairn {
         // a changed value stands at the dedup threshold (the store would
         // take it for one) or conflicts must be written with the memory.
         let mut inserted = false;
+        let _held;
+        if may_dedup && !(changed.is_empty() && conflicts.is_empty()) {
+            // The store's own check would stop at the changed value: check
+            // again for the same text under the engine's lock instead.
+            _held = self.write_lock.lock().unwrap_or_else(|e| e.into_inner());
+            let hits = self.store.vector_search_exact(&vector, &filter, 8)?;
+            let twin = self
+                .exact_similarities(&req.tenant, &vector, &hits)?
+                .into_iter()
+                .find(|(m, sim)| {
+                    same_place(m, *sim) && m.content == memory.content
+                });
+            if let Some((existing, sim)) = twin {
+                return self.merge(existing, memory, given, vector, sim, &req.actor);
+            }
+        }
         if may_dedup && changed.is_empty() && conflicts.is_empty() {
             match self.store.insert_unless_duplicate(
                 memory.clone(),

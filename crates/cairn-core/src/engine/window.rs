@@ -243,6 +243,10 @@ impl Cairn {
                 .map(|(i, m)| (m, 1.0 - i as f64 / n))
                 .collect());
         } else {
+            // Rules and procedures are always candidates: the floor only
+            // keeps unrelated memories of the other kinds out.
+            let procedural = !filter.types.is_empty()
+                && filter.types.iter().all(|t| t.tier() == Tier::Procedural);
             self.search(&RecallRequest {
                 query: query.to_string(),
                 filter,
@@ -251,7 +255,7 @@ impl Cairn {
                 reference: None,
                 entity: None,
                 profile: Profile::Cairn,
-                min_relevance: None,
+                min_relevance: procedural.then_some(0.0),
             })?
         };
         let best = found

@@ -77,7 +77,8 @@ async fn remember_dedup_contradiction_supersede_and_recall() {
     )
     .await;
     assert_eq!(related["status"], "created");
-    let similar: Vec<&str> = related["similar"]
+    // A changed value (8080 → 9090) is a conflict, named with its reason.
+    let similar: Vec<&str> = related["conflicts"]
         .as_array()
         .unwrap()
         .iter()
