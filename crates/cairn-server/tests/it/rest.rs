@@ -438,7 +438,7 @@ async fn a_key_sees_only_its_tenant() {
     let r = bob
         .post(
             "/v1/recall",
-            json!({"query": "alice deploys Fridays staging", "all_projects": true}),
+            json!({"query": "alice deploys Fridays staging", "all_projects": true, "min_relevance": 0}),
         )
         .await;
     let ids: Vec<&str> = r.body["results"]
