@@ -604,7 +604,7 @@ async fn no_route(uri: axum::http::Uri) -> ApiError {
         StatusCode::NOT_FOUND,
         "no_route",
         format!(
-            "no route {}; see the REST API in the README (/v1/memories, /v1/recall, /v1/context, /v1/stats, /v1/conversations, /v1/messages, /v1/sessions, /v1/slots, /v1/keys)",
+            "no route {}; see /docs or docs/SERVER.md (/v1/memories, /v1/recall, /v1/context, /v1/stats, /v1/conversations, /v1/messages, /v1/sessions, /v1/slots, /v1/keys)",
             uri.path()
         ),
     )
