@@ -122,7 +122,7 @@ async fn remember_dedup_contradiction_supersede_and_recall() {
     let global = call(
         &client,
         "recall",
-        json!({"query": "API server port", "project": "other-project"}),
+        json!({"query": "tabs or spaces in Go code?", "project": "other-project"}),
     )
     .await;
     assert_eq!(global["results"].as_array().unwrap().len(), 1, "{global}");

@@ -100,8 +100,15 @@ async fn hostile_input_stays_with_its_tenant(store: Arc<dyn Store>) {
         make_key(&cairn, "default", "write"),
         make_key(&cairn, "mallory", "write"),
     );
+    // Unlimited rates: the test reads every route after every hostile write.
+    let unlimited = cairn_server::RateLimits {
+        writes: 0,
+        recalls: 0,
+        reads: 0,
+    };
     let app = router(
-        AppState::new(CairnMcp::new(cairn, McpConfig::new("default"))),
+        AppState::new(CairnMcp::new(cairn, McpConfig::new("default")))
+            .with_rate_limits(unlimited, Default::default()),
         CancellationToken::new(),
     );
     let victim = Tenant {
