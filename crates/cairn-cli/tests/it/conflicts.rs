@@ -31,7 +31,7 @@ fn a_changed_value_is_a_new_memory_naming_the_old_and_as_of_gives_the_old() {
     assert_ne!(new["id"], old["id"]);
     let conflict = &new["conflicts"][0];
     assert_eq!(conflict["id"], old_id.as_str(), "{new}");
-    assert_eq!(conflict["action"], "contested");
+    assert_eq!(conflict["action"], "flagged", "the default policy only names it");
     let reason = conflict["reason"].as_str().unwrap();
     assert!(reason.contains("16") && reason.contains("17"), "{reason}");
 
@@ -48,12 +48,27 @@ fn a_changed_value_is_a_new_memory_naming_the_old_and_as_of_gives_the_old() {
         "{then}"
     );
 
-    // The older keeps its text, is marked, and its history says why.
-    let older = env.json(&["get", &old_id]);
-    assert_eq!(older["content"], OLD);
-    assert_eq!(older["metadata"]["contested_by"], new["id"]);
+    // With prefer-newer, the older keeps its text, is marked, and its
+    // history says why.
+    let newest = env.json(&[
+        "remember",
+        "The atlas production database is PostgreSQL 18 on db-prod-7",
+        "--conflicts",
+        "prefer-newer",
+    ]);
+    let new_id = new["id"].as_str().unwrap();
+    let contested = newest["conflicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == new_id)
+        .unwrap_or_else(|| panic!("{newest}"));
+    assert_eq!(contested["action"], "contested");
+    let older = env.json(&["get", new_id]);
+    assert_eq!(older["content"], NEW);
+    assert_eq!(older["metadata"]["contested_by"], newest["id"]);
     assert!(older["valid_to"].is_string(), "{older}");
-    let history = env.ok(&["history", &old_id]);
+    let history = env.ok(&["history", new_id]);
     assert!(history.contains("contested by"), "{history}");
 }
 
