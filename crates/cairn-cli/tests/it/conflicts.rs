@@ -31,7 +31,10 @@ fn a_changed_value_is_a_new_memory_naming_the_old_and_as_of_gives_the_old() {
     assert_ne!(new["id"], old["id"]);
     let conflict = &new["conflicts"][0];
     assert_eq!(conflict["id"], old_id.as_str(), "{new}");
-    assert_eq!(conflict["action"], "flagged", "the default policy only names it");
+    assert_eq!(
+        conflict["action"], "flagged",
+        "the default policy only names it"
+    );
     let reason = conflict["reason"].as_str().unwrap();
     assert!(reason.contains("16") && reason.contains("17"), "{reason}");
 

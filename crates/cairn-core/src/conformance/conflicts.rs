@@ -58,14 +58,16 @@ fn top(cairn: &Cairn, filter: Filter) -> Vec<MemoryId> {
         .collect()
 }
 
-/// Prefer-newer (the default): a changed value is a new memory naming the
+/// Prefer-newer: a changed value is a new memory naming the
 /// older, which is marked contested (validity closed, weight lowered) and
 /// ranks below; `as_of` the older's time gives the older alone; reverting
 /// the older undoes the contest; a true restatement still merges.
 pub fn engine_conflicts_prefer_newer(store: Arc<dyn Store>) {
     let cairn = ticking(store.clone());
     let old = cairn.remember(fact(OLD, None)).unwrap();
-    let new = cairn.remember(fact(NEW, None)).unwrap();
+    let new = cairn
+        .remember(fact(NEW, Some(ConflictPolicy::PreferNewer)))
+        .unwrap();
     assert_eq!(new.status, WriteStatus::Created, "a changed value merged");
     assert_ne!(new.id, old.id);
     assert_eq!(new.conflicts.len(), 1, "{:?}", new.conflicts);

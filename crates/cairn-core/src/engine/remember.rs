@@ -273,9 +273,7 @@ impl Cairn {
             let twin = self
                 .exact_similarities(&req.tenant, &vector, &hits)?
                 .into_iter()
-                .find(|(m, sim)| {
-                    same_place(m, *sim) && m.content == memory.content
-                });
+                .find(|(m, sim)| same_place(m, *sim) && m.content == memory.content);
             if let Some((existing, sim)) = twin {
                 return self.merge(existing, memory, given, vector, sim, &req.actor);
             }

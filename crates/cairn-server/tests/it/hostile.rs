@@ -77,16 +77,25 @@ async fn every_read_answers(reader: &Tenant, id: &str, context: &str) {
     assert_eq!(status, StatusCode::OK, "{context}: export");
     let mut asks: Vec<(&str, serde_json::Value)> = ["hybrid", "keyword", "semantic"]
         .into_iter()
-        .map(|mode| ("/v1/recall", json!({"query": "staging database", "mode": mode})))
+        .map(|mode| {
+            (
+                "/v1/recall",
+                json!({"query": "staging database", "mode": mode}),
+            )
+        })
         .collect();
     asks.push(("/v1/context", json!({"topic": "staging database"})));
     asks.push(("/v1/prompt", json!({"query": "staging database"})));
     for (route, body) in asks {
         let (status, text) = reader.send("POST", route, Some(body.to_string())).await;
-        assert_eq!(status, StatusCode::OK, "{context}: {route} {body}: {text:.300}");
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "{context}: {route} {body}: {text:.300}"
+        );
     }
-    let body = json!({"query": "staging database", "mode": "keyword", "min_relevance": 0})
-        .to_string();
+    let body =
+        json!({"query": "staging database", "mode": "keyword", "min_relevance": 0}).to_string();
     let (_, text) = reader.send("POST", "/v1/recall", Some(body)).await;
     assert!(
         text.contains(id),
