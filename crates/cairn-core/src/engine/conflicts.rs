@@ -225,6 +225,6 @@ mod tests {
         );
         let e = "merge".parse::<ConflictPolicy>().unwrap_err().to_string();
         assert!(e.contains("flag, prefer-newer or supersede"), "{e}");
-        assert_eq!(ConflictPolicy::default(), ConflictPolicy::PreferNewer);
+        assert_eq!(ConflictPolicy::default(), ConflictPolicy::Flag);
     }
 }
