@@ -833,6 +833,11 @@ export interface components {
              */
             salience: number;
             /**
+             * @description The Markdown headings it sits under, outermost first (not part of
+             *     its text).
+             */
+            section?: string[];
+            /**
              * Format: float
              * @description Its similarity.
              */
@@ -885,6 +890,34 @@ export interface components {
              * @description What they take compressed.
              */
             stored_bytes: number;
+        };
+        /** @description What was done to a conflicting memory. */
+        ConflictAction: "flagged" | "contested" | "superseded";
+        /** @description An older memory a write conflicts with. */
+        ConflictView: {
+            /**
+             * @description `flagged`, `contested` (its validity closed, ranked below the new
+             *     one) or `superseded`.
+             */
+            action: components["schemas"]["ConflictAction"];
+            /** @description Its text. */
+            content: string;
+            /** @description Full id. */
+            id: string;
+            /**
+             * @description Why they conflict: the changed values, the correction cue, the
+             *     shared subject.
+             */
+            reason: string;
+            /** @description Short id. */
+            short_id: string;
+            /**
+             * Format: float
+             * @description Cosine similarity with the memory written.
+             */
+            similarity: number;
+            /** @description Its type. */
+            type: components["schemas"]["MemoryType"];
         };
         /** @description One group consolidated (or, dry, that would be). */
         ConsolidatedGroupView: {
@@ -984,6 +1017,12 @@ export interface components {
             access_count: number;
             /** @description Text (shortened past [`MAX_ITEM_CHARS`]). */
             content: string;
+            /**
+             * @description The newer memory that contests this one (its value changed since:
+             *     see [`crate::engine::ConflictPolicy`]); the line says it is
+             *     outdated.
+             */
+            contested_by?: string | null;
             /** @description Id. */
             id: string;
             /** @description Project (`None` = global). */
@@ -1158,8 +1197,12 @@ export interface components {
             label?: string | null;
             /** @description `read`, `write` or `admin`. */
             role: string;
-            /** @description The tenant the key acts for. */
-            tenant: string;
+            /**
+             * @description The tenant the key acts for; when left out, the store's default
+             *     tenant ([`DEFAULT_TENANT`](crate::DEFAULT_TENANT)), the one a local
+             *     user (the CLI, `cairn mcp`, `serve --no-auth`) reads and writes.
+             */
+            tenant?: string | null;
         };
         /** @description How a memory merged into an existing one. */
         DedupView: {
@@ -1260,6 +1303,13 @@ export interface components {
              * @default false
              */
             all_projects?: boolean;
+            /**
+             * @description What was believed true at this time (RFC 3339 or YYYY-MM-DD): the
+             *     memories written by then and valid then (`valid_to` after it),
+             *     those superseded or contested since included.
+             * @default null
+             */
+            as_of?: string | null;
             /**
              * @description With a selection: false (default) only counts what would be
              *     deleted; true deletes.
@@ -1613,6 +1663,13 @@ export interface components {
              * @default false
              */
             all_projects?: boolean;
+            /**
+             * @description What was believed true at this time (RFC 3339 or YYYY-MM-DD): the
+             *     memories written by then and valid then (`valid_to` after it),
+             *     those superseded or contested since included.
+             * @default null
+             */
+            as_of?: string | null;
             /**
              * @description Only the messages of this conversation.
              * @default null
@@ -2335,7 +2392,15 @@ export interface components {
             project: string | null;
             /**
              * Format: double
-             * @description Final score, higher is better.
+             * @description How likely the memory is to answer the query, 0 to 1, from its own
+             *     evidence (closeness of meaning, the query's words it contains and
+             *     their rarity); absent when there was no query to judge it by.
+             */
+            relevance?: number | null;
+            /**
+             * Format: double
+             * @description Final score, higher is better: orders the results, means nothing
+             *     alone.
              */
             score: number;
             /**
@@ -2416,6 +2481,13 @@ export interface components {
              */
             all_projects?: boolean;
             /**
+             * @description What was believed true at this time (RFC 3339 or YYYY-MM-DD): the
+             *     memories written by then and valid then (`valid_to` after it),
+             *     those superseded or contested since included.
+             * @default null
+             */
+            as_of?: string | null;
+            /**
              * Format: uint
              * @description Token budget (cl100k) for the answer's lines: results past it are
              *     left out and counted in `omitted`.
@@ -2476,6 +2548,14 @@ export interface components {
              * @default null
              */
             limit?: number | null;
+            /**
+             * Format: double
+             * @description Leave out results less relevant than this, 0 to 1 (the result's
+             *     `relevance`); 0 returns every match. Default: the engine's floor
+             *     ([`crate::rank::relevance::RELEVANCE_FLOOR`] unless configured).
+             * @default null
+             */
+            min_relevance?: number | null;
             /**
              * @description How to match: `hybrid` (default), `keyword`, `semantic`,
              *     `temporal` (time words in the query become a time filter) or
@@ -2607,13 +2687,21 @@ export interface components {
         /** @description What to remember. */
         RememberInput: {
             /**
+             * @description What a conflict with an older memory does: `flag`, `prefer-newer`
+             *     or `supersede` (default: the server's, `prefer-newer` unless
+             *     configured).
+             * @default null
+             */
+            conflicts?: string | null;
+            /**
              * @description The text (at most 1 MiB).
              * @default
              */
             content?: string;
             /**
              * @description Merge into a near-identical memory instead of adding one (default
-             *     true).
+             *     true; a text that changes a number, version, date, amount, name,
+             *     host, path, identifier or negation is never merged).
              * @default null
              */
             dedup?: boolean | null;
@@ -2677,6 +2765,12 @@ export interface components {
         };
         /** @description What a remember did, and why. */
         RememberOutput: {
+            /**
+             * @description The older memories it conflicts with (the same subject with a
+             *     changed value, or a correction), why, and what the conflict policy
+             *     did to each.
+             */
+            conflicts: components["schemas"]["ConflictView"][];
             /** @description When deduplicated: how similar, against which threshold. */
             dedup?: components["schemas"]["DedupView"] | null;
             /** @description The memory written: new, or the near-identical one merged into. */
@@ -2777,7 +2871,8 @@ export interface components {
             boost: number;
             /**
              * Format: double
-             * @description Cosine similarity between query and memory, if in the vector list.
+             * @description Cosine similarity between query and memory, if in the vector list
+             *     or judged for relevance with the query embedded.
              */
             cosine: number | null;
             /**
@@ -2796,6 +2891,21 @@ export interface components {
              *     the memory was in it.
              */
             feedback_rank: number | null;
+            /** @description The query's terms the memory contains. */
+            matched_terms?: string[];
+            /**
+             * Format: double
+             * @description [`relevance::relevance`]: the probability (0–1) that the memory
+             *     answers the query, from `cosine` and `term_share`; `None` when
+             *     there was no query to judge it by (a listing).
+             */
+            relevance: number | null;
+            /**
+             * Format: double
+             * @description [`relevance_factor`] (none when the score does not weigh
+             *     relevance).
+             */
+            relevance_factor: number | null;
             /**
              * Format: double
              * @description The fused relevance score.
@@ -2811,6 +2921,12 @@ export interface components {
              * @description `rrf × boost × decay × scope_weight × weight × entities × time`.
              */
             score: number;
+            /**
+             * Format: double
+             * @description [`relevance::term_share`]: the share of the query's information
+             *     (its terms weighted by rarity) the memory's words cover.
+             */
+            term_share: number | null;
             /**
              * Format: double
              * @description [`time_match`] (1 when the query names no time).
@@ -3841,6 +3957,12 @@ export interface operations {
             query?: {
                 /** @description Every project (and global memories). */
                 all_projects?: boolean;
+                /**
+                 * @description What was believed true at this time (RFC 3339 or YYYY-MM-DD): the
+                 *     memories written by then and valid then (`valid_to` after it),
+                 *     those superseded or contested since included.
+                 */
+                as_of?: string | null;
                 /** @description Only the messages of this conversation. */
                 conversation?: string | null;
                 /** @description Continue after this page: the `next_cursor` of the previous one. */
@@ -3953,6 +4075,12 @@ export interface operations {
             query?: {
                 /** @description Every project (and global memories). */
                 all_projects?: boolean;
+                /**
+                 * @description What was believed true at this time (RFC 3339 or YYYY-MM-DD): the
+                 *     memories written by then and valid then (`valid_to` after it),
+                 *     those superseded or contested since included.
+                 */
+                as_of?: string | null;
                 /**
                  * @description With a selection: false (default) only counts what would be
                  *     deleted; true deletes.
