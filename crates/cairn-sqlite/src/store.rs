@@ -331,7 +331,7 @@ fn history_sql() -> String {
 }
 
 /// A store closed cleanly leaves no write-ahead log behind (see
-/// [`truncate_wal`]).
+/// `truncate_wal`).
 impl Drop for SqliteStore {
     fn drop(&mut self) {
         self.checkpointer.wait();

@@ -186,7 +186,7 @@ pub struct ValueSlots {
     /// Every word of the text, lower-cased (to tell whether a capitalised
     /// name of one text appears in the other in any case).
     pub words: BTreeSet<String>,
-    /// Whether the text is negated (holds a word of [`NEGATIONS`] or
+    /// Whether the text is negated (holds a word of `NEGATIONS` or
     /// ends a verb in `n't`).
     pub negated: bool,
 }
@@ -251,7 +251,7 @@ fn is_value_form(word: &str) -> bool {
 }
 
 /// The value slots of `text` (see [`ValueSlots`]). A value is a word of a
-/// value form ([`is_value_form`]), a capitalised word that is not a
+/// value form (`is_value_form`), a capitalised word that is not a
 /// function word (`Alice`, `PostgreSQL`, `Hetzner`, `Denver`), or a number
 /// word, weekday or month.
 pub fn value_slots(text: &str) -> ValueSlots {
