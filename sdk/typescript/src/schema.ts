@@ -26,7 +26,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus text: requests, latency, rate-limit rejections, memories by tenant */
+        /** Prometheus text: requests, latency, rate-limit rejections; memories by tenant for an admin key */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -3575,6 +3575,8 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     readyz: {

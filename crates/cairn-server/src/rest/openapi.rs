@@ -63,9 +63,13 @@ fn build() -> Value {
         "/metrics".into(),
         json!({"get": {
             "operationId": "metrics",
-            "summary": "Prometheus text: requests, latency, rate-limit rejections, memories by tenant",
+            "summary": "Prometheus text: requests, latency, rate-limit rejections; memories by tenant for an admin key",
             "security": [],
-            "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}}
+            "responses": {
+                "200": {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                "401": {"$ref": "#/components/responses/Error"},
+                "403": {"$ref": "#/components/responses/Error"}
+            }
         }}),
     );
     let mut schemas = inputs.take_definitions(true);
