@@ -170,6 +170,11 @@ pub fn list_keys(cairn: &Cairn, tenant: Option<&str>) -> Result<Vec<KeyView>> {
 
 /// Revoke a key by id; revoking a revoked key changes nothing.
 pub fn revoke_key(cairn: &Cairn, id: &str) -> Result<KeyView> {
+    // Anything but a key id's form (a NUL, which PostgreSQL refuses in
+    // text, say) names no key.
+    if !crate::keys::is_key_id(id) {
+        return Err(Error::KeyNotFound(id.to_string()));
+    }
     let store = cairn.store().key_store();
     let now = cairn.now();
     if !store.revoke_key(id, now)? {
