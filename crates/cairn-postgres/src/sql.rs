@@ -275,8 +275,13 @@ fn is_transient(e: &postgres::Error) -> bool {
 }
 
 /// A PostgreSQL error as Cairn's: passing conditions are
-/// [`Error::Unavailable`], the rest [`Error::Storage`]; the cause is kept.
+/// [`Error::Unavailable`]; a value PostgreSQL's text cannot hold (a NUL
+/// character, SQLSTATE 22021) is the caller's mistake,
+/// [`Error::InvalidInput`]; the rest [`Error::Storage`], the cause kept.
 pub(crate) fn pg_err(context: impl std::fmt::Display, e: postgres::Error) -> Error {
+    if e.code() == Some(&SqlState::CHARACTER_NOT_IN_REPERTOIRE) {
+        return Error::invalid("a value holds a NUL character, which no field of Cairn accepts");
+    }
     if is_transient(&e) {
         Error::unavailable_from(format!("PostgreSQL: {context}"), e)
     } else {

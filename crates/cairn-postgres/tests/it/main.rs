@@ -14,6 +14,7 @@ use cairn_postgres::{PostgresOptions, PostgresStore};
 
 mod bulk;
 mod keyword;
+mod nul;
 mod rls;
 mod server;
 
