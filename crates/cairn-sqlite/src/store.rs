@@ -313,23 +313,6 @@ impl SqliteStore {
     }
 }
 
-/// The versions of a memory, oldest first: the memory's columns (as the
-/// version keeps them, or the memory's row for its latest version), then
-/// number, change, actor, reason and time.
-fn history_sql() -> String {
-    let state: Vec<String> = snapshot_columns!()
-        .split(',')
-        .map(str::trim)
-        .map(|c| format!("CASE WHEN v.content IS NULL THEN m.{c} ELSE v.{c} END"))
-        .collect();
-    format!(
-        "SELECT m.id, m.tenant, {}, v.number, v.change, v.actor, v.reason, v.at \
-         FROM memories m JOIN versions v ON v.memory = m.rowid \
-         WHERE m.id = ?1 AND m.tenant = ?2 ORDER BY v.number",
-        state.join(", ")
-    )
-}
-
 /// A store closed cleanly leaves no write-ahead log behind (see
 /// `truncate_wal`).
 impl Drop for SqliteStore {

@@ -8,6 +8,7 @@
 
 mod docs;
 mod mcp;
+mod mcp_protocol;
 mod providers;
 
 use std::sync::Arc;
