@@ -30,9 +30,23 @@ struct State {
     /// By tenant and id: an id freed by a deletion may be taken by
     /// another tenant, whose deletion leaves a receipt of its own.
     receipts: BTreeMap<(String, MemoryId), DeletionReceipt>,
+    /// Each memory's keyword terms by field ([`field_terms`]), kept beside
+    /// it so that a keyword search tokenises the query, not every memory.
+    terms: BTreeMap<MemoryId, [Vec<String>; 3]>,
 }
 
 impl State {
+    /// Store `memory` with its vector, and its keyword terms.
+    fn put(&mut self, memory: Memory, vector: Vec<f32>) {
+        self.terms.insert(memory.id, field_terms(&memory));
+        self.memories.insert(memory.id, (memory, vector));
+    }
+
+    /// Each stored memory with its keyword terms.
+    fn with_terms(&self) -> impl Iterator<Item = (&Memory, &[Vec<String>; 3])> {
+        self.memories.values().map(|(m, _)| (m, &self.terms[&m.id]))
+    }
+
     fn record(&mut self, change: &Change, memory: &Memory) {
         let versions = self.versions.entry(change.id).or_default();
         versions.push(Version {
@@ -50,6 +64,7 @@ impl State {
         let Some((m, _)) = self.memories.remove(&id) else {
             return;
         };
+        self.terms.remove(&id);
         let versions = self.versions.remove(&id).map_or(0, |v| v.len());
         self.receipts.insert(
             (m.tenant.clone(), id),
@@ -305,14 +320,11 @@ impl Store for MemoryStore {
             state.record(change, m);
         }
         for (m, v) in batch.inserts {
-            state.memories.insert(m.id, (m, v));
+            state.put(m, v);
         }
         for (m, v) in batch.updates {
-            let entry = state.memories.get_mut(&m.id).expect("checked above");
-            entry.0 = m;
-            if let Some(v) = v {
-                entry.1 = v;
-            }
+            let (_, old) = state.memories.remove(&m.id).expect("checked above");
+            state.put(m, v.unwrap_or(old));
         }
         Ok(())
     }
@@ -421,7 +433,7 @@ impl Store for MemoryStore {
         }
         let created = Change::new(memory.id, ChangeKind::Created, actor, memory.updated_at);
         state.record(&created, &memory);
-        state.memories.insert(memory.id, (memory, vector));
+        state.put(memory, vector);
         Ok(Inserted::New)
     }
 
@@ -495,11 +507,7 @@ impl Store for MemoryStore {
         let state = self.read()?;
         // As FTS5: the row count, average length and rows per term are
         // those of every stored memory; the filter only picks the hits.
-        let fields: Vec<(&Memory, [Vec<String>; 3])> = state
-            .memories
-            .values()
-            .map(|(m, _)| (m, field_terms(m)))
-            .collect();
+        let fields: Vec<(&Memory, &[Vec<String>; 3])> = state.with_terms().collect();
         let rows = fields.len() as f64;
         let lengths: Vec<f64> = fields
             .iter()
@@ -550,11 +558,7 @@ impl Store for MemoryStore {
     fn keyword_rarity(&self, query: &str) -> Result<Option<TermRarity>> {
         let terms = keyword_terms(query);
         let state = self.read()?;
-        let fields: Vec<[Vec<String>; 3]> = state
-            .memories
-            .values()
-            .map(|(m, _)| field_terms(m))
-            .collect();
+        let fields: Vec<&[Vec<String>; 3]> = state.with_terms().map(|(_, f)| f).collect();
         Ok(Some(TermRarity {
             rows: fields.len() as f64,
             terms: terms.clone(),
@@ -623,7 +627,7 @@ impl Store for MemoryStore {
             if !versions.is_empty() {
                 state.versions.insert(m.id, versions);
             }
-            state.memories.insert(m.id, (m, v));
+            state.put(m, v);
         }
         for r in batch.receipts {
             state.receipts.insert((r.tenant.clone(), r.id), r);
