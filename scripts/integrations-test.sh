@@ -69,7 +69,8 @@ if [ "$WHICH" = all ] || [ "$WHICH" = typescript ]; then
     echo "--> TypeScript integration (Vercel AI SDK)"
     command -v npm >/dev/null || { echo "npm not found: the Vercel AI SDK integration needs Node >= 18" >&2; exit 1; }
     npm_ci() { (cd "$1" && npm ci --no-audit --no-fund --loglevel=error); }
-    [ -f sdk/typescript/dist/index.js ] || { npm_ci sdk/typescript && (cd sdk/typescript && npm run -s build); }
+    [ -d sdk/typescript/node_modules ] || npm_ci sdk/typescript
+    (cd sdk/typescript && npm run -s build)
     npm_ci integrations/vercel-ai
     (cd integrations/vercel-ai && npm test --silent)
 fi

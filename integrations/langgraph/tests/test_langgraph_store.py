@@ -32,6 +32,10 @@ def test_put_get_update_delete(cairn: Cairn) -> None:
     memories = list(cairn.list(tags=["langgraph"]))
     assert len(memories) == 1, "a second put on a key updates its memory"
     assert memories[0].content.startswith('{"likes": "ramen"')
+    tags = memories[0].tags
+    assert "langgraph" in tags and len(tags) == 4, "the marker, a tag per namespace prefix, the key's"
+    assert sum(t.startswith("lg-ns:") for t in tags) == 2 and sum(t.startswith("lg-key:") for t in tags) == 1
+    assert len(list(cairn.list(tags=[t for t in tags if t.startswith("lg-ns:")][:1]))) == 1
     assert len(cairn.history(memories[0].id).versions) == 2, "Cairn keeps the older value"
 
     # Labels differing only in case are different namespaces.
