@@ -51,7 +51,7 @@ export CAIRN_URL
 if [ "$WHICH" = all ] || [ "$WHICH" = python ]; then
     echo "--> Python integrations (LangGraph, LangChain, LlamaIndex, OpenAI Agents SDK)"
     VENV=target/integrations-venv
-    pins=integrations/requirements-test.txt
+    pins=integrations/requirements-test.txt  # every package pinned (from requirements-test.in)
     if [ ! -x "$VENV/bin/pytest" ] || ! cmp -s "$pins" "$VENV/requirements-test.txt"; then
         echo "creating $VENV"
         rm -rf "$VENV"
