@@ -79,6 +79,9 @@ scripts/schemathesis.sh
 step "SDKs against a live server (Python sync and async, TypeScript)"
 scripts/sdk-test.sh
 
+step "framework integrations against a live server (LangGraph, LangChain, LlamaIndex, OpenAI Agents SDK, Vercel AI SDK)"
+scripts/integrations-test.sh
+
 step "web UI end to end (headless Chromium + playwright-core, axe-core; screenshots in target/ui-screenshots)"
 scripts/ui-test.sh
 

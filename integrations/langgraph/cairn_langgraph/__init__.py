@@ -1,0 +1,10 @@
+"""Cairn as LangGraph's long-term memory store.
+
+    from cairn import Cairn
+    from cairn_langgraph import CairnStore
+    graph = builder.compile(store=CairnStore(Cairn(URL, api_key=KEY)))
+"""
+
+from .store import CairnStore, matches
+
+__all__ = ["CairnStore", "matches"]
