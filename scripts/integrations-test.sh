@@ -16,13 +16,7 @@ cd "$(dirname "$0")/.."
 start=$SECONDS
 
 scripts/fetch-model.sh >/dev/null
-if [ -z "${CAIRN_BIN:-}" ]; then
-    cargo build --locked -q -p cairn-cli
-    target_dir=${CARGO_TARGET_DIR:-target}
-    case $target_dir in /*) ;; *) target_dir=$PWD/$target_dir ;; esac
-    CAIRN_BIN="$target_dir/debug/cairn"
-fi
-export CAIRN_BIN
+. scripts/lib/cairn-bin.sh
 WHICH=${INTEGRATIONS:-all}
 
 # One server on a loopback port, on a store of its own.

@@ -16,6 +16,6 @@ if ! "$VENV/bin/python" -c "import mcp, importlib.metadata as m; assert m.versio
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_VERSION"
 fi
 
-cargo build --locked -q -p cairn-cli
+. scripts/lib/cairn-bin.sh
 scripts/fetch-model.sh >/dev/null
-"$VENV/bin/python" tests/python/e2e_mcp.py "$PWD/target/debug/cairn"
+"$VENV/bin/python" tests/python/e2e_mcp.py "$CAIRN_BIN"

@@ -18,9 +18,9 @@ if ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('sc
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$ST_VERSION"
 fi
 
-cargo build --locked -q -p cairn-cli
+. scripts/lib/cairn-bin.sh
 scripts/fetch-model.sh >/dev/null
-CAIRN=$PWD/target/debug/cairn
+CAIRN=$CAIRN_BIN
 work=$(mktemp -d)
 export CAIRN_DB=$work/cairn.db
 server=""

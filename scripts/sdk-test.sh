@@ -11,13 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/fetch-model.sh >/dev/null
-if [ -z "${CAIRN_BIN:-}" ]; then
-    cargo build --locked -q -p cairn-cli
-    target_dir=${CARGO_TARGET_DIR:-target}
-    case $target_dir in /*) ;; *) target_dir=$PWD/$target_dir ;; esac
-    CAIRN_BIN="$target_dir/debug/cairn"
-fi
-export CAIRN_BIN
+. scripts/lib/cairn-bin.sh
 SDK=${SDK:-all}
 
 if [ "$SDK" = all ] || [ "$SDK" = python ]; then

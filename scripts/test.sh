@@ -85,22 +85,26 @@ scripts/integrations-test.sh
 step "web UI end to end (headless Chromium + playwright-core, axe-core; screenshots in target/ui-screenshots)"
 scripts/ui-test.sh
 
-step "release build of the benchmarks"
-cargo build --release --locked -q -p cairn-bench
+# The smoke runs use the debug build the tests made (dependencies are
+# optimised in it): they show that each benchmark command works, and a
+# release build would double the suite's compile time. The figures in
+# docs/BENCHMARKS.md come from `cargo run --release -p cairn-bench`.
+. scripts/lib/cairn-bin.sh
+bench="$(cairn_target_dir)/debug/cairn-bench"
 
-step "benchmark smoke run (numbers are printed, not asserted)"
-cargo run --release --locked -q -p cairn-bench -- store --sizes 2000 --queries 50
-cargo run --release --locked -q -p cairn-bench -- mcp --memories 2000 --queries 50
-cargo run --release --locked -q -p cairn-bench -- index-recall --sizes 1500 --queries 50
+step "benchmark smoke run, debug build (numbers are printed, not asserted)"
+"$bench" store --sizes 2000 --queries 50
+"$bench" mcp --memories 2000 --queries 50
+"$bench" index-recall --sizes 1500 --queries 50
 
 # LoCoMo lives beside the repository (../shared/data), never in it.
 locomo=../shared/data/locomo10.json
 if [ -f "$locomo" ]; then
   step "LoCoMo smoke run: one conversation (scores printed, not asserted)"
-  cargo run --release --locked -q -p cairn-bench -- locomo "$locomo" --conversations 1
+  "$bench" locomo "$locomo" --conversations 1
 else
   step "LoCoMo smoke run skipped: $locomo not found"
 fi
 
 step "Cairn eval smoke run: 3 cases per kind among 600 distractors (scores printed, not asserted)"
-cargo run --release --locked -q -p cairn-bench -- eval eval --limit 3 --distractors 600
+"$bench" eval eval --limit 3 --distractors 600

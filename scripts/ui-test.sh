@@ -23,9 +23,9 @@ if ! command -v npm >/dev/null; then
 fi
 (cd tests/ui && npm ci --silent --no-audit --no-fund)
 
-cargo build --locked -q -p cairn-cli
+. scripts/lib/cairn-bin.sh
 scripts/fetch-model.sh >/dev/null
-CAIRN=$PWD/target/debug/cairn
+CAIRN=$CAIRN_BIN
 
 work=$(mktemp -d)
 server=""
