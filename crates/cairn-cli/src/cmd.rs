@@ -15,6 +15,7 @@ use cairn_core::project::detect_project;
 use cairn_core::redact::Redactor;
 use cairn_core::{
     Cairn, ChatProvider, Embedder, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT,
+    SHORT_ID_MIN,
 };
 use cairn_sqlite::SqliteStore;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -493,19 +494,26 @@ fn selection(f: &FilterArgs) -> Selection {
     }
 }
 
-/// Shortest unique prefixes (8+ characters) for a table, in one store call.
+/// Unique prefixes of one width for a table, as every front end shows
+/// them ([`SHORT_ID_MIN`]+ characters), in one store call.
 fn shorts(cairn: &Cairn, ids: &[MemoryId]) -> Result<Vec<String>> {
-    Ok(cairn.short_ids(tenant(), ids, 8)?)
+    Ok(cairn.short_ids(tenant(), ids, SHORT_ID_MIN)?)
+}
+
+/// [`shorts`] of ids given as text; one that is not an id stays whole.
+pub(crate) fn short_texts(cairn: &Cairn, ids: &[&str]) -> Vec<String> {
+    let parsed: Vec<MemoryId> = ids.iter().filter_map(|id| id.parse().ok()).collect();
+    let mut shorts = shorts(cairn, &parsed).unwrap_or_default().into_iter();
+    ids.iter()
+        .map(|id| match id.parse::<MemoryId>() {
+            Ok(_) => shorts.next().unwrap_or_else(|| id.to_string()),
+            Err(_) => id.to_string(),
+        })
+        .collect()
 }
 
 fn short(cairn: &Cairn, id: &str) -> String {
-    match id.parse::<MemoryId>() {
-        Ok(parsed) => shorts(cairn, &[parsed])
-            .ok()
-            .and_then(|mut s| s.pop())
-            .unwrap_or_else(|| id.to_string()),
-        Err(_) => id.to_string(),
-    }
+    short_texts(cairn, &[id]).remove(0)
 }
 
 fn ids_of(views: &[MemoryView]) -> Vec<MemoryId> {

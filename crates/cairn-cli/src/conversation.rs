@@ -75,7 +75,7 @@ pub fn run(cairn: &Cairn, action: ConversationAction, json: bool) -> Result<()> 
             if json {
                 return print_json(&tree);
             }
-            print_tree(&tree);
+            print_tree(cairn, &tree);
             Ok(())
         }
     }
@@ -137,6 +137,13 @@ fn log(cairn: &Cairn, project: Option<String>, record: MessageRecord, json: bool
     if json {
         return print_json(&logged);
     }
+    let ids: Vec<&str> = logged
+        .logged
+        .iter()
+        .map(|m| m.id.as_str())
+        .chain(logged.pending.iter().map(|m| m.id.as_str()))
+        .collect();
+    let mut shorts = crate::cmd::short_texts(cairn, &ids).into_iter();
     for m in &logged.logged {
         let topic = if m.new_topic {
             format!("new topic {}", m.topic)
@@ -146,15 +153,15 @@ fn log(cairn: &Cairn, project: Option<String>, record: MessageRecord, json: bool
         println!(
             "{} {} ({topic}, importance {:.2})",
             paint("logged", GREEN),
-            &m.id[..8],
+            shorts.next().unwrap_or_default(),
             m.importance
         );
     }
-    for m in &logged.pending {
+    for _ in &logged.pending {
         println!(
             "{} {}: {}",
             paint("kept pending", YELLOW),
-            &m.id[..8],
+            shorts.next().unwrap_or_default(),
             logged.pending_reason.as_deref().unwrap_or_default()
         );
     }
@@ -205,8 +212,14 @@ fn stats(cairn: &Cairn, conversation: Option<&str>, tokenizer: &str, json: bool)
     Ok(())
 }
 
-fn print_tree(tree: &ConversationTree) {
+fn print_tree(cairn: &Cairn, tree: &ConversationTree) {
     let c = &tree.conversation;
+    let ids: Vec<&str> = tree
+        .topic_list
+        .iter()
+        .flat_map(|t| t.messages.iter().map(|m| m.id.as_str()))
+        .collect();
+    let mut shorts = crate::cmd::short_texts(cairn, &ids).into_iter();
     println!(
         "{}  {} messages, {} topics, {} → {}",
         paint(&c.id, BOLD),
@@ -232,7 +245,7 @@ fn print_tree(tree: &ConversationTree) {
         for m in &t.messages {
             println!(
                 "│  {} {} {}",
-                paint(&m.id[..8], DIM),
+                paint(&shorts.next().unwrap_or_default(), DIM),
                 paint(&m.at[..16.min(m.at.len())], DIM),
                 m.content
             );

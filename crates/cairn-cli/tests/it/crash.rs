@@ -58,8 +58,14 @@ fn every_acknowledged_write_survives_kill_9() {
                 })
             })
             .collect();
-        // Kill at a different moment each round.
-        std::thread::sleep(Duration::from_millis(60 + (round * 37) % 300));
+        // Kill once this round has a write acknowledged (however loaded
+        // the machine), then at a different moment each round.
+        let before = acknowledged.lock().unwrap().len();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while acknowledged.lock().unwrap().len() == before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(20 + (round * 37) % 300));
         child.kill().expect("SIGKILL");
         child.wait().unwrap();
         stop.store(true, Ordering::Relaxed);

@@ -155,6 +155,14 @@ pub fn check_short_ids(store: Arc<dyn Store>) {
     assert_eq!(short(z, 8), "0193aaaa-bbbc");
     assert_eq!(short(x1, 8), x1, "35 shared characters: the full id");
     assert_eq!(short(x2, 8), x2);
+    let listing = cairn
+        .short_ids("default", &[y.parse().unwrap(), z.parse().unwrap()], 8)
+        .unwrap();
+    assert_eq!(
+        listing,
+        ["0193aaab-0000", "0193aaaa-bbbc"],
+        "one listing, one width: the longest any id needs"
+    );
     for id in [x1, x2, y, z] {
         let s = short(id, 8);
         assert_eq!(cairn.resolve("default", &s).unwrap().to_string(), id);

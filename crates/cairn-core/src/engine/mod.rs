@@ -265,15 +265,22 @@ impl Cairn {
         Ok(self.short_ids(tenant, &[id], min)?.remove(0))
     }
 
-    /// [`Cairn::short_id_at_least`] of many ids, with one store call.
+    /// [`Cairn::short_id_at_least`] of many ids, with one store call, all
+    /// of one length: that of the longest any of them needs, so that one
+    /// listing shows each id at the same width.
     pub fn short_ids(&self, tenant: &str, ids: &[MemoryId], min: usize) -> Result<Vec<String>> {
         // Only the neighbours in id order can share a longer prefix than
         // any other id.
         let neighbours = self.store.id_neighbours(tenant, ids)?;
-        Ok(ids
+        let shortest: Vec<String> = ids
             .iter()
             .zip(neighbours)
             .map(|(id, (before, after))| shortest_unique(*id, [before, after], min))
+            .collect();
+        let width = shortest.iter().map(String::len).max().unwrap_or(0);
+        Ok(ids
+            .iter()
+            .map(|id| id.to_string()[..width].to_string())
             .collect())
     }
 
