@@ -142,8 +142,13 @@ pub trait SharedState: Send + Sync {
     /// Hold the lease `name` for `holder` until `until`: taken when nobody
     /// holds it or its holder's time ran out at `now`, renewed when
     /// `holder` holds it. `false` when another holder's lease runs.
-    fn hold_lease(&self, name: &str, holder: &str, now: Timestamp, until: Timestamp)
-        -> Result<bool>;
+    fn hold_lease(
+        &self,
+        name: &str,
+        holder: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<bool>;
 
     /// Give up the lease `name` if `holder` holds it, so that another
     /// takes it at once.

@@ -91,8 +91,11 @@ impl SharedState for PgShared {
 
     fn end_ui_session(&self, hash: &[u8; 32]) -> Result<bool> {
         let n = self.db.client(|c| {
-            c.execute("DELETE FROM ui_sessions WHERE hash = $1", &[&hash.as_slice()])
-                .map_err(|e| pg_err("ending a web UI session", e))
+            c.execute(
+                "DELETE FROM ui_sessions WHERE hash = $1",
+                &[&hash.as_slice()],
+            )
+            .map_err(|e| pg_err("ending a web UI session", e))
         })?;
         Ok(n > 0)
     }

@@ -91,7 +91,11 @@ impl Lease {
     /// Give the lease up (blocks), so that another server takes it at once.
     pub fn release(&self, cairn: &Cairn) {
         *self.until.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        if let Err(e) = cairn.store().shared().release_lease(JOBS_LEASE, &self.holder) {
+        if let Err(e) = cairn
+            .store()
+            .shared()
+            .release_lease(JOBS_LEASE, &self.holder)
+        {
             tracing::warn!(error = %e, "the background jobs' lease could not be released");
         }
     }

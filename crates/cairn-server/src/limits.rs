@@ -284,8 +284,14 @@ mod tests {
         assert!(l.take(&c, "a", Class::Recall).unwrap().is_none());
         assert!(l.take(&c, "a", Class::Write).unwrap().unwrap().1.allowed);
         assert!(!l.take(&c, "a", Class::Write).unwrap().unwrap().1.allowed);
-        assert!(l.take(&c, "b", Class::Write).unwrap().unwrap().1.allowed, "another key");
-        assert!(l.take(&c, "a", Class::Read).unwrap().unwrap().1.allowed, "another class");
+        assert!(
+            l.take(&c, "b", Class::Write).unwrap().unwrap().1.allowed,
+            "another key"
+        );
+        assert!(
+            l.take(&c, "a", Class::Read).unwrap().unwrap().1.allowed,
+            "another class"
+        );
     }
 
     #[test]
@@ -303,7 +309,10 @@ mod tests {
         let (limit, _) = l.take(&c, "ci", Class::Write).unwrap().unwrap();
         assert_eq!(limit, 3);
         assert_eq!(l.take(&c, "ci", Class::Recall).unwrap().unwrap().0, 7);
-        assert!(l.take(&c, "ci", Class::Read).unwrap().is_none(), "0 is unlimited");
+        assert!(
+            l.take(&c, "ci", Class::Read).unwrap().is_none(),
+            "0 is unlimited"
+        );
         assert_eq!(l.take(&c, "other", Class::Write).unwrap().unwrap().0, 100);
         for _ in 0..2 {
             assert!(l.take(&c, "ci", Class::Write).unwrap().unwrap().1.allowed);

@@ -36,27 +36,44 @@ pub fn check_ui_sessions(store: Arc<dyn Store>) {
         "expired at its expiry time"
     );
     // A key's third session ends its oldest, nobody else's.
-    assert!(s.start_ui_session(&session(2, "kb", T0 + 1), caps, T0 + 1).unwrap());
-    assert!(s.start_ui_session(&session(3, "ka", T0 + 2), caps, T0 + 2).unwrap());
-    assert!(s.start_ui_session(&session(4, "ka", T0 + 3), caps, T0 + 3).unwrap());
+    assert!(s
+        .start_ui_session(&session(2, "kb", T0 + 1), caps, T0 + 1)
+        .unwrap());
+    assert!(s
+        .start_ui_session(&session(3, "ka", T0 + 2), caps, T0 + 2)
+        .unwrap());
+    assert!(s
+        .start_ui_session(&session(4, "ka", T0 + 3), caps, T0 + 3)
+        .unwrap());
     let now = T0 + 4;
-    assert!(s.ui_session(&[1; 32], now).unwrap().is_none(), "oldest ended");
+    assert!(
+        s.ui_session(&[1; 32], now).unwrap().is_none(),
+        "oldest ended"
+    );
     for live in [2, 3, 4] {
         assert!(s.ui_session(&[live; 32], now).unwrap().is_some(), "{live}");
     }
     // Four live in all: a fifth is refused and stores nothing.
-    assert!(s.start_ui_session(&session(5, "kc", now), caps, now).unwrap());
-    assert!(!s.start_ui_session(&session(6, "kd", now), caps, now).unwrap());
+    assert!(s
+        .start_ui_session(&session(5, "kc", now), caps, now)
+        .unwrap());
+    assert!(!s
+        .start_ui_session(&session(6, "kd", now), caps, now)
+        .unwrap());
     assert!(s.ui_session(&[6; 32], now).unwrap().is_none());
     // Ending one makes room; ending it again ends nothing.
     assert!(s.end_ui_session(&[5; 32]).unwrap());
     assert!(!s.end_ui_session(&[5; 32]).unwrap());
     assert!(s.ui_session(&[5; 32], now).unwrap().is_none());
-    assert!(s.start_ui_session(&session(6, "kd", now), caps, now).unwrap());
+    assert!(s
+        .start_ui_session(&session(6, "kd", now), caps, now)
+        .unwrap());
     // Once they expire, sign-in makes room by dropping them, and the
     // sweep drops the rest.
     let later = T0 + 3_600_003;
-    assert!(s.start_ui_session(&session(7, "ke", later), caps, later).unwrap());
+    assert!(s
+        .start_ui_session(&session(7, "ke", later), caps, later)
+        .unwrap());
     assert!(s.ui_session(&[7; 32], later).unwrap().is_some());
     let swept = s.sweep_shared(T0 + 10 * 3_600_000).unwrap();
     assert!(swept >= 1, "{swept}");
@@ -69,7 +86,16 @@ pub fn check_ui_sessions(store: Arc<dyn Store>) {
 pub fn check_rate_buckets(store: Arc<dyn Store>) {
     let s = store.shared();
     let (mut tokens, mut at) = (5.0, T0);
-    for now in [T0, T0, T0 + 1, T0 + 3, T0 + 3, T0 + 4, T0 + 40_000, T0 + 40_000] {
+    for now in [
+        T0,
+        T0,
+        T0 + 1,
+        T0 + 3,
+        T0 + 3,
+        T0 + 4,
+        T0 + 40_000,
+        T0 + 40_000,
+    ] {
         let want = refill_and_take(tokens, at, 5, now);
         let got = s.take_token("k1 write", 5, now).unwrap();
         assert_eq!(got.allowed, want.allowed, "at {now}");
@@ -81,7 +107,10 @@ pub fn check_rate_buckets(store: Arc<dyn Store>) {
         .filter(|_| s.take_token("k2 write", 5, T0).unwrap().allowed)
         .count();
     assert_eq!(allowed, 5);
-    assert!(s.take_token("k2 read", 5, T0).unwrap().allowed, "another bucket");
+    assert!(
+        s.take_token("k2 read", 5, T0).unwrap().allowed,
+        "another bucket"
+    );
     // A clock behind refills nothing.
     assert!(!s.take_token("k2 write", 5, T0 - 30_000).unwrap().allowed);
     // Idle buckets go with the sweep; a new one starts full.
@@ -94,13 +123,7 @@ pub fn check_rate_buckets(store: Arc<dyn Store>) {
             let store = store.clone();
             std::thread::spawn(move || {
                 (0..13)
-                    .filter(|_| {
-                        store
-                            .shared()
-                            .take_token("busy", 50, T0)
-                            .unwrap()
-                            .allowed
-                    })
+                    .filter(|_| store.shared().take_token("busy", 50, T0).unwrap().allowed)
                     .count()
             })
         })
@@ -116,9 +139,15 @@ pub fn check_leases(store: Arc<dyn Store>) {
     assert!(s.hold_lease("jobs", "a", T0, T0 + 1000).unwrap());
     assert!(!s.hold_lease("jobs", "b", T0 + 10, T0 + 1010).unwrap());
     assert!(s.hold_lease("other", "b", T0, T0 + 1000).unwrap(), "apart");
-    assert!(s.hold_lease("jobs", "a", T0 + 500, T0 + 1500).unwrap(), "renewed");
+    assert!(
+        s.hold_lease("jobs", "a", T0 + 500, T0 + 1500).unwrap(),
+        "renewed"
+    );
     assert!(!s.hold_lease("jobs", "b", T0 + 1200, T0 + 2200).unwrap());
-    assert!(s.hold_lease("jobs", "b", T0 + 1500, T0 + 2500).unwrap(), "ran out");
+    assert!(
+        s.hold_lease("jobs", "b", T0 + 1500, T0 + 2500).unwrap(),
+        "ran out"
+    );
     assert!(!s.hold_lease("jobs", "a", T0 + 1600, T0 + 2600).unwrap());
     // Releasing another's lease does nothing; releasing one's own frees it.
     s.release_lease("jobs", "a").unwrap();

@@ -150,10 +150,11 @@ impl Sessions {
         if per_minute == 0 {
             return Ok(Ok(()));
         }
-        let level = cairn
-            .store()
-            .shared()
-            .take_token(&format!("sign-in {who}"), per_minute, cairn.now())?;
+        let level = cairn.store().shared().take_token(
+            &format!("sign-in {who}"),
+            per_minute,
+            cairn.now(),
+        )?;
         let take = Take::of(per_minute, level);
         Ok(if take.allowed {
             Ok(())
@@ -164,7 +165,11 @@ impl Sessions {
 
     /// Start a session for the key `key_id` (its secret checked): the id
     /// to put in the cookie.
-    pub fn create(&self, cairn: &Cairn, key_id: &str) -> cairn_core::Result<Result<String, Refused>> {
+    pub fn create(
+        &self,
+        cairn: &Cairn,
+        key_id: &str,
+    ) -> cairn_core::Result<Result<String, Refused>> {
         let id = random_token();
         let now = cairn.now();
         let record = UiSessionRecord {
@@ -177,7 +182,10 @@ impl Sessions {
             max_sessions: self.limits.max_sessions,
             per_key: self.limits.per_key,
         };
-        let started = cairn.store().shared().start_ui_session(&record, caps, now)?;
+        let started = cairn
+            .store()
+            .shared()
+            .start_ui_session(&record, caps, now)?;
         Ok(if started { Ok(id) } else { Err(Refused::Full) })
     }
 
@@ -239,7 +247,11 @@ mod tests {
         let got = s.get(&cairn, &id).unwrap().unwrap();
         assert_eq!(got.key_id, "k");
         assert_ne!(got.csrf, id);
-        assert_ne!(got.csrf, hex(&hash(&id)), "the token is not the stored hash");
+        assert_ne!(
+            got.csrf,
+            hex(&hash(&id)),
+            "the token is not the stored hash"
+        );
         assert_eq!(got.csrf, s.get(&cairn, &id).unwrap().unwrap().csrf);
         assert!(s.get(&cairn, "nope").unwrap().is_none());
         s.end(&cairn, &id).unwrap();
