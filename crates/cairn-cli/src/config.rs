@@ -23,6 +23,7 @@ struct File {
     store: Option<String>,
     project: Option<String>,
     sweep_every: Option<String>,
+    job_lease: Option<String>,
     #[serde(default)]
     auth: AuthFile,
     #[serde(default)]
@@ -87,6 +88,8 @@ pub struct ServeSettings {
     pub store: Option<String>,
     pub project: Option<String>,
     pub sweep_every: Duration,
+    /// How long the background jobs' lease lasts unrenewed.
+    pub job_lease: Duration,
     /// How often old episodes are consolidated (`None`: never).
     pub consolidate_every: Option<Duration>,
     /// Groups each project keeps unconsolidated.
@@ -155,6 +158,8 @@ impl ServeSettings {
                 &text(&args.sweep_every, file.sweep_every, "1m"),
             )?
             .max(Duration::from_secs(1)),
+            job_lease: duration("job_lease", &text(&args.job_lease, file.job_lease, "30s"))?
+                .max(Duration::from_secs(1)),
             consolidate_every: if args.no_consolidate || file.consolidate.enabled == Some(false) {
                 None
             } else {

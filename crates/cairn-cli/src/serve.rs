@@ -128,6 +128,7 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
         sweep_every: s.sweep_every,
         consolidate_every: s.consolidate_every,
         consolidate_keep: s.consolidate_keep,
+        lease: s.job_lease,
         ..Jobs::default()
     };
     runtime()?.block_on(async move {

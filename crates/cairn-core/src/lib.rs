@@ -37,6 +37,7 @@ pub mod project;
 pub mod rank;
 pub mod redact;
 pub mod rerank;
+pub mod shared;
 pub mod store;
 pub mod template;
 pub mod time;

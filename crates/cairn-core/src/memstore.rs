@@ -84,6 +84,7 @@ pub struct MemoryStore {
     state: RwLock<State>,
     keys: MemoryKeys,
     threads: MemoryCollections,
+    shared: crate::shared::MemoryShared,
 }
 
 /// Collection records by tenant, kind and id.
@@ -281,6 +282,10 @@ impl Store for MemoryStore {
 
     fn collections(&self) -> &dyn CollectionStore {
         &self.threads
+    }
+
+    fn shared(&self) -> &dyn crate::shared::SharedState {
+        &self.shared
     }
 
     fn model(&self) -> Result<Option<ModelInfo>> {

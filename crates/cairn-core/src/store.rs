@@ -718,6 +718,11 @@ pub trait Store: Send + Sync {
     /// The store's sessions, conversations and topics (kept beside the
     /// memories, in the same file or database).
     fn collections(&self) -> &dyn crate::collections::CollectionStore;
+
+    /// What the servers on this store share: web UI sessions, rate
+    /// buckets, job leases (kept beside the memories, so that every process
+    /// on the store sees the same).
+    fn shared(&self) -> &dyn crate::shared::SharedState;
 }
 
 /// Caches a backend keeps to answer faster (SQLite: the in-memory vector

@@ -128,6 +128,12 @@ impl Db {
     ) -> Result<T> {
         self.pool()?.tx(scope, f)
     }
+
+    /// Run `f` on a connection outside any explicit transaction (see
+    /// [`Pool::client`]).
+    pub(crate) fn client<T>(&self, f: impl FnOnce(&mut Client) -> Result<T>) -> Result<T> {
+        self.pool()?.client(f)
+    }
 }
 
 /// Connections to one store's migrated schema.
@@ -189,6 +195,16 @@ impl Pool {
         tx.commit()
             .map_err(|e| pg_err("committing a transaction", e))?;
         Ok(out)
+    }
+
+    /// Run `f` on a pooled connection outside any explicit transaction:
+    /// one statement is its own transaction, at one round trip.
+    pub(crate) fn client<T>(&self, f: impl FnOnce(&mut Client) -> Result<T>) -> Result<T> {
+        let mut conn = self
+            .pool
+            .get()
+            .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
+        f(&mut conn)
     }
 
     /// Run `sql` (one statement) outside any transaction, as the tables'

@@ -95,6 +95,7 @@ mod options;
 mod postings;
 mod read;
 mod schema;
+mod shared;
 mod sql;
 mod store;
 mod vector;

@@ -27,6 +27,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         include_str!("migrations/0004_receipts_by_tenant.sql"),
     ),
     (5, "postings", include_str!("migrations/0005_postings.sql")),
+    (
+        6,
+        "shared_state",
+        include_str!("migrations/0006_shared_state.sql"),
+    ),
 ];
 
 /// The latest schema version this build knows.
@@ -141,6 +146,9 @@ pub(crate) fn prepare(client: &mut Client, schema: &str, app_role: bool) -> Resu
              GRANT SELECT, INSERT, UPDATE, DELETE
                  ON meta, memories, versions, deletions, api_keys, kw_corpus, kw_terms, kw_postings,
                     collections
+                 TO {APP_ROLE};
+             GRANT SELECT, INSERT, UPDATE, DELETE
+                 ON ui_sessions, rate_buckets, leases
                  TO {APP_ROLE};"
         ))
         .map_err(|e| pg_err(format!("granting {APP_ROLE} its rights"), e))?;

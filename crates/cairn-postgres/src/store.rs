@@ -16,6 +16,7 @@ use crate::collections::PgCollections;
 use crate::db::{Connect, Db, Scope};
 use crate::keys::PgKeys;
 use crate::options::{resolve, PostgresOptions};
+use crate::shared::PgShared;
 use crate::sql::pg_err;
 use crate::write::delete_where;
 use crate::{bulk, keyword, read, vector, write};
@@ -25,6 +26,7 @@ pub struct PostgresStore {
     db: Db,
     keys: PgKeys,
     threads: PgCollections,
+    shared: PgShared,
     /// Whether this process dropped the vector index for a bulk load (see
     /// `bulk.rs`) and owes the store its rebuild.
     index_deferred: AtomicBool,
@@ -68,6 +70,7 @@ impl PostgresStore {
         Ok(PostgresStore {
             keys: PgKeys { db: db.clone() },
             threads: PgCollections { db: db.clone() },
+            shared: PgShared { db: db.clone() },
             db,
             index_deferred: AtomicBool::new(false),
             ef_search: options.ef_search,
@@ -261,5 +264,9 @@ impl Store for PostgresStore {
 
     fn collections(&self) -> &dyn cairn_core::collections::CollectionStore {
         &self.threads
+    }
+
+    fn shared(&self) -> &dyn cairn_core::shared::SharedState {
+        &self.shared
     }
 }

@@ -179,25 +179,32 @@ async fn ui_request(state: AppState, mut req: Request, next: Next) -> Response {
             Some(local_user()),
             Some(state.sessions.open_csrf().to_string()),
         ),
-        Auth::Keys => match session::cookie(req.headers())
-            .map(|id| (id.to_string(), state.sessions.get(id)))
-        {
-            Some((id, Some(s))) => {
-                let cairn = state.cairn.clone();
-                let key = s.key.clone();
-                let who = tokio::task::spawn_blocking(move || api::authenticate(&cairn, &key))
-                    .await
-                    .unwrap_or_else(|e| Err(Error::storage(format!("task failed: {e}"))));
-                match who {
-                    Ok(who) => (Some(who), Some(s.csrf)),
-                    Err(e) if e.kind() == cairn_core::ErrorKind::Unauthenticated => {
-                        state.sessions.end(&id);
-                        (None, None)
+        Auth::Keys => match session::cookie(req.headers()) {
+            Some(id) => {
+                let id = id.to_string();
+                let sessions = state.sessions.clone();
+                let found = cairn_mcp::on_engine(&state.cairn, move |c| {
+                    let Some(s) = sessions.get(c, &id)? else {
+                        return Ok(None);
+                    };
+                    match api::authenticate_key_id(c, &s.key_id) {
+                        Ok(who) => Ok(Some((who, s.csrf))),
+                        // Its key was revoked or expired: the session ends.
+                        Err(e) if e.kind() == cairn_core::ErrorKind::Unauthenticated => {
+                            sessions.end(c, &id)?;
+                            Ok(None)
+                        }
+                        Err(e) => Err(e),
                     }
+                })
+                .await;
+                match found {
+                    Ok(Some((who, csrf))) => (Some(who), Some(csrf)),
+                    Ok(None) => (None, None),
                     Err(e) => return ApiError::from(e).into_response(),
                 }
             }
-            _ => (None, None),
+            None => (None, None),
         },
     };
     let ext = req.extensions_mut();

@@ -4,8 +4,16 @@
 //! (`cairn_core::engine::pending`), consolidating old episodes into summaries, and saving the store's
 //! caches. Each runs off the async workers and stops when the shutdown
 //! token is cancelled.
+//!
+//! The jobs that change the store (the sweep, pending embeddings,
+//! consolidation) run on one server at a time of those sharing a store:
+//! the one holding the store's lease [`JOBS_LEASE`] ([`Lease`]), renewed
+//! every third of its duration; when that server dies, another takes the
+//! lease once it runs out. Warming up and saving caches are every
+//! process's own.
 
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use cairn_core::Cairn;
 use tokio::task::JoinHandle;
@@ -13,41 +21,152 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Jobs;
 
+/// The name of the lease the store-changing jobs run under.
+pub const JOBS_LEASE: &str = "background-jobs";
+
+/// This process's claim on [`JOBS_LEASE`]: who it is, and until when (by
+/// its own monotonic clock, counted from before the store granted it) it
+/// holds the lease.
+pub struct Lease {
+    holder: String,
+    duration: Duration,
+    until: Mutex<Option<Instant>>,
+}
+
+impl Lease {
+    /// A lease of `duration` for this process (host, process id and a
+    /// random part name it), not held yet.
+    pub fn new(duration: Duration) -> Lease {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "host".into());
+        let random = crate::ui::session::random_token();
+        Lease {
+            holder: format!("{host}:{}:{}", std::process::id(), &random[..8]),
+            duration,
+            until: Mutex::new(None),
+        }
+    }
+
+    /// Who holds it when this process does.
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// Whether this process holds the lease now.
+    pub fn held(&self) -> bool {
+        let until = self.until.lock().unwrap_or_else(|e| e.into_inner());
+        until.is_some_and(|t| Instant::now() < t)
+    }
+
+    /// Take or renew the lease in the store (blocks); logs when this
+    /// process gains or loses it.
+    pub fn renew(&self, cairn: &Cairn) {
+        let asked = Instant::now();
+        let now = cairn.now();
+        let until = now + self.duration.as_millis() as i64;
+        let was = self.held();
+        match cairn
+            .store()
+            .shared()
+            .hold_lease(JOBS_LEASE, &self.holder, now, until)
+        {
+            Ok(true) => {
+                *self.until.lock().unwrap_or_else(|e| e.into_inner()) = Some(asked + self.duration);
+                if !was {
+                    tracing::info!(holder = %self.holder, "this server runs the background jobs");
+                }
+            }
+            Ok(false) => {
+                *self.until.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                if was {
+                    tracing::info!(holder = %self.holder, "another server runs the background jobs");
+                }
+            }
+            // Held (if it was) until it runs out; the next renewal tries again.
+            Err(e) => tracing::warn!(error = %e, "the background jobs' lease could not be renewed"),
+        }
+    }
+
+    /// Give the lease up (blocks), so that another server takes it at once.
+    pub fn release(&self, cairn: &Cairn) {
+        *self.until.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Err(e) = cairn
+            .store()
+            .shared()
+            .release_lease(JOBS_LEASE, &self.holder)
+        {
+            tracing::warn!(error = %e, "the background jobs' lease could not be released");
+        }
+    }
+}
+
+/// Renew `lease` now and every third of its duration until `shutdown`,
+/// then release it.
+fn keep_lease(cairn: &Cairn, lease: Arc<Lease>, shutdown: CancellationToken) -> JoinHandle<()> {
+    let cairn = cairn.clone();
+    tokio::spawn(async move {
+        let period = lease.duration / 3;
+        loop {
+            let (c, l) = (cairn.clone(), lease.clone());
+            let _ = tokio::task::spawn_blocking(move || l.renew(&c)).await;
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = tokio::time::sleep(period) => {}
+            }
+        }
+        let _ = tokio::task::spawn_blocking(move || lease.release(&cairn)).await;
+    })
+}
+
 /// Start every job; their handles end after `shutdown` is cancelled.
 pub fn start(cairn: &Cairn, jobs: Jobs, shutdown: CancellationToken) -> Vec<JoinHandle<()>> {
     warm_up(cairn);
+    let lease = Arc::new(Lease::new(jobs.lease));
     let sweep = {
-        let cairn = cairn.clone();
+        let (cairn, lease) = (cairn.clone(), lease.clone());
         every(jobs.sweep_every, shutdown.clone(), move || {
-            match cairn.gc() {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(deleted = n, "swept expired memories"),
-                Err(e) => tracing::warn!(error = %e, "sweep of expired memories failed"),
-            }
-            match cairn.embed_pending() {
-                Ok(r) if r.embedded + r.expired > 0 || r.failure.is_some() => tracing::info!(
-                    embedded = r.embedded,
-                    expired = r.expired,
-                    remaining = r.remaining,
-                    failure = r.failure.as_deref().unwrap_or(""),
-                    "embedded pending writes"
-                ),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "embedding pending writes failed"),
+            if lease.held() {
+                sweep(&cairn);
             }
         })
     };
-    let mut handles = vec![sweep];
+    let mut handles = vec![keep_lease(cairn, lease.clone(), shutdown.clone()), sweep];
     if let Some(period) = jobs.consolidate_every {
-        handles.push(consolidate(
+        handles.push(consolidate_under(
             cairn,
             period,
             jobs.consolidate_keep,
+            Some(lease),
             shutdown.clone(),
         ));
     }
     handles.push(save_caches(cairn, jobs.save_caches_every, shutdown));
     handles
+}
+
+/// Delete expired memories, embed pending writes, drop expired web UI
+/// sessions and idle rate buckets.
+fn sweep(cairn: &Cairn) {
+    match cairn.gc() {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(deleted = n, "swept expired memories"),
+        Err(e) => tracing::warn!(error = %e, "sweep of expired memories failed"),
+    }
+    match cairn.embed_pending() {
+        Ok(r) if r.embedded + r.expired > 0 || r.failure.is_some() => tracing::info!(
+            embedded = r.embedded,
+            expired = r.expired,
+            remaining = r.remaining,
+            failure = r.failure.as_deref().unwrap_or(""),
+            "embedded pending writes"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "embedding pending writes failed"),
+    }
+    if let Err(e) = cairn.store().shared().sweep_shared(cairn.now()) {
+        tracing::warn!(error = %e, "sweep of expired sessions and idle rate buckets failed");
+    }
 }
 
 /// Groups consolidated per tenant and run of the periodic job: each is its
@@ -63,8 +182,22 @@ pub fn consolidate(
     keep: usize,
     shutdown: CancellationToken,
 ) -> JoinHandle<()> {
+    consolidate_under(cairn, period, keep, None, shutdown)
+}
+
+/// [`consolidate`], run only while `lease` (when given) is held.
+fn consolidate_under(
+    cairn: &Cairn,
+    period: Duration,
+    keep: usize,
+    lease: Option<Arc<Lease>>,
+    shutdown: CancellationToken,
+) -> JoinHandle<()> {
     let cairn = cairn.clone();
     every(period, shutdown, move || {
+        if lease.as_ref().is_some_and(|l| !l.held()) {
+            return;
+        }
         let input = cairn_core::api::ConsolidateInput {
             keep: Some(keep),
             max_groups: Some(CONSOLIDATE_BATCH),

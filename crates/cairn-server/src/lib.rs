@@ -59,13 +59,13 @@ pub struct AppState {
     /// probes (a guard against DNS rebinding, [`browser`]); `None` accepts
     /// any host.
     pub mcp_hosts: Option<Vec<String>>,
-    /// Every API key's rate-limit buckets.
+    /// Every API key's rates (the buckets are in the store).
     pub limiter: Arc<limits::Limiter>,
     /// What `/metrics` reports.
     pub metrics: Arc<metrics::Metrics>,
     /// Requests in progress and how long each may take.
     pub capacity: Arc<capacity::Capacity>,
-    /// The web UI's signed-in browsers.
+    /// The web UI's sign-in rules (the sessions are in the store).
     pub sessions: Arc<ui::session::Sessions>,
     /// Which key opened each MCP session.
     pub mcp_owners: Arc<mcp_owners::McpOwners>,
@@ -123,8 +123,7 @@ impl AppState {
         self
     }
 
-    /// Builder: how much signing in to the web UI is allowed (a new,
-    /// empty set of sessions).
+    /// Builder: how much signing in to the web UI is allowed.
     pub fn with_sign_in(mut self, limits: ui::session::SignInLimits) -> Self {
         self.sessions = Arc::new(ui::session::Sessions::with_limits(limits));
         self
@@ -150,6 +149,10 @@ pub struct Jobs {
     pub consolidate_every: Option<Duration>,
     /// Groups (sessions, else days) each project keeps unconsolidated.
     pub consolidate_keep: usize,
+    /// How long the lease on the store-changing jobs lasts unrenewed
+    /// ([`jobs::Lease`]): when its server dies, another runs the jobs
+    /// after at most this (plus a third of it).
+    pub lease: Duration,
 }
 
 impl Default for Jobs {
@@ -159,6 +162,7 @@ impl Default for Jobs {
             save_caches_every: Duration::from_secs(60),
             consolidate_every: Some(Duration::from_secs(3600)),
             consolidate_keep: cairn_core::engine::DEFAULT_KEEP_GROUPS,
+            lease: Duration::from_secs(30),
         }
     }
 }

@@ -4,19 +4,23 @@
 //! `RateLimit-Remaining` and `RateLimit-Reset`.
 //!
 //! A bucket holds a minute's allowance and refills continuously, so a
-//! client may burst up to its per-minute rate and then goes at that rate.
+//! client may burst up to its per-minute rate and then goes at that rate
+//! ([`cairn_core::shared::refill_and_take`]). The buckets live in the store
+//! ([`cairn_core::shared::SharedState::take_token`], one statement a
+//! request), so a key's rate holds across every server on one database
+//! together, however a load balancer spreads its requests.
 //! Every key has the server's rates unless it is given rates of its own.
 //! Servers without keys (`--no-auth`, loopback) are not limited.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::Instant;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use cairn_core::api::Authenticated;
+use cairn_core::shared::Take;
+use cairn_core::{Cairn, Result};
 
 use crate::{ApiError, AppState, Auth, MCP_PATH};
 
@@ -52,6 +56,17 @@ impl Default for RateLimits {
     }
 }
 
+impl Class {
+    /// The class's name, as in messages and bucket names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Write => "write",
+            Class::Recall => "recall",
+            Class::Read => "read",
+        }
+    }
+}
+
 impl RateLimits {
     /// The per-minute rate of `class`.
     pub fn of(&self, class: Class) -> u32 {
@@ -63,93 +78,38 @@ impl RateLimits {
     }
 }
 
-/// A token bucket: `tokens` left at `at`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bucket {
-    tokens: f64,
-    at: f64,
-}
-
-/// What taking a token from a bucket gave.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Take {
-    /// Whether the request may go on.
-    pub allowed: bool,
-    /// Whole tokens left.
-    pub remaining: u32,
-    /// Seconds until one token is back (when refused) or the bucket is
-    /// full again (when allowed), rounded up.
-    pub wait_secs: u64,
-}
-
-impl Bucket {
-    /// A full bucket at time `now` (seconds).
-    pub fn full(per_minute: u32, now: f64) -> Bucket {
-        Bucket {
-            tokens: f64::from(per_minute),
-            at: now,
-        }
-    }
-
-    /// Refill for the time since the last take (at `per_minute / 60` tokens
-    /// a second, up to `per_minute`), then take one token if there is one.
-    pub fn take(&mut self, per_minute: u32, now: f64) -> Take {
-        let capacity = f64::from(per_minute);
-        let rate = capacity / 60.0;
-        let elapsed = (now - self.at).max(0.0);
-        self.tokens = (self.tokens + elapsed * rate).min(capacity);
-        self.at = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            Take {
-                allowed: true,
-                remaining: self.tokens.floor() as u32,
-                wait_secs: ((capacity - self.tokens) / rate).ceil() as u64,
-            }
-        } else {
-            Take {
-                allowed: false,
-                remaining: 0,
-                wait_secs: ((1.0 - self.tokens) / rate).ceil().max(1.0) as u64,
-            }
-        }
-    }
-}
-
-/// Every key's buckets.
+/// Every key's rates; the buckets are in the store.
 #[derive(Debug)]
 pub struct Limiter {
     limits: RateLimits,
     per_key: HashMap<String, RateLimits>,
-    start: Instant,
-    buckets: Mutex<HashMap<(String, Class), Bucket>>,
 }
 
 impl Limiter {
     /// A limiter with `limits` for every key but those `per_key` names
     /// (by key id), which have their own.
     pub fn new(limits: RateLimits, per_key: HashMap<String, RateLimits>) -> Limiter {
-        Limiter {
-            limits,
-            per_key,
-            start: Instant::now(),
-            buckets: Mutex::default(),
-        }
+        Limiter { limits, per_key }
     }
 
-    /// Take a token for `key` in `class`; `None` when the class is
-    /// unlimited.
-    pub fn take(&self, key: &str, class: Class) -> Option<(u32, Take)> {
-        let per_minute = self.per_key.get(key).unwrap_or(&self.limits).of(class);
+    /// The per-minute rate of `key` in `class` (0: unlimited).
+    pub fn rate(&self, key: &str, class: Class) -> u32 {
+        self.per_key.get(key).unwrap_or(&self.limits).of(class)
+    }
+
+    /// Take a token for `key` in `class` from the store's bucket; `None`
+    /// when the class is unlimited. Blocks: call it off the async workers.
+    pub fn take(&self, cairn: &Cairn, key: &str, class: Class) -> Result<Option<(u32, Take)>> {
+        let per_minute = self.rate(key, class);
         if per_minute == 0 {
-            return None;
+            return Ok(None);
         }
-        let now = self.start.elapsed().as_secs_f64();
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        let bucket = buckets
-            .entry((key.to_string(), class))
-            .or_insert_with(|| Bucket::full(per_minute, now));
-        Some((per_minute, bucket.take(per_minute, now)))
+        let bucket = format!("rate {key} {}", class.name());
+        let level = cairn
+            .store()
+            .shared()
+            .take_token(&bucket, per_minute, cairn.now())?;
+        Ok(Some((per_minute, Take::of(per_minute, level))))
     }
 }
 
@@ -223,21 +183,24 @@ pub async fn limit(State(state): State<AppState>, req: Request, next: Next) -> R
         let class = rest_class(req.method(), &path);
         (req, class)
     };
-    let Some((per_minute, take)) = state.limiter.take(&key, class) else {
+    if state.limiter.rate(&key, class) == 0 {
         return next.run(req).await;
+    }
+    let limiter = state.limiter.clone();
+    let taken = cairn_mcp::on_engine(&state.cairn, move |c| limiter.take(c, &key, class)).await;
+    let (per_minute, take) = match taken {
+        Ok(Some(taken)) => taken,
+        Ok(None) => return next.run(req).await,
+        Err(e) => return ApiError::from(e).into_response(),
     };
     let mut response = if take.allowed {
         next.run(req).await
     } else {
-        tracing::info!(key = %key, ?class, "rate limit reached");
+        tracing::info!(?class, "rate limit reached");
         state.metrics.rate_limited(class);
         let message = format!(
             "this key may make {per_minute} {} requests a minute; retry in {} s",
-            match class {
-                Class::Write => "write",
-                Class::Recall => "recall",
-                Class::Read => "read",
-            },
+            class.name(),
             take.wait_secs
         );
         if crate::ui::is_ui(&path) {
@@ -261,33 +224,6 @@ pub async fn limit(State(state): State<AppState>, req: Request, next: Next) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_bucket_bursts_its_minute_then_refills_at_its_rate() {
-        let mut b = Bucket::full(60, 0.0);
-        for left in (0..60).rev() {
-            let t = b.take(60, 0.0);
-            assert!(t.allowed);
-            assert_eq!(t.remaining, left);
-        }
-        let refused = b.take(60, 0.0);
-        assert!(!refused.allowed);
-        assert_eq!(refused.wait_secs, 1, "one token a second at 60/min");
-        assert!(!b.take(60, 0.5).allowed, "half a token is not a token");
-        assert!(b.take(60, 1.0).allowed);
-        // A long pause refills to the capacity, no further.
-        let t = b.take(60, 1000.0);
-        assert_eq!(t.remaining, 59);
-    }
-
-    #[test]
-    fn slow_rates_wait_longer() {
-        let mut b = Bucket::full(2, 0.0);
-        assert!(b.take(2, 0.0).allowed && b.take(2, 0.0).allowed);
-        let t = b.take(2, 0.0);
-        assert!(!t.allowed);
-        assert_eq!(t.wait_secs, 30);
-    }
 
     #[test]
     fn classes_of_requests_and_tool_calls() {
@@ -327,8 +263,16 @@ mod tests {
         assert_eq!(mcp_class(b"not json"), Class::Read);
     }
 
+    fn cairn() -> Cairn {
+        Cairn::new(
+            std::sync::Arc::new(cairn_core::MemoryStore::new()),
+            std::sync::Arc::new(cairn_core::conformance::LexicalEmbedder),
+        )
+    }
+
     #[test]
     fn unlimited_classes_take_nothing_and_keys_are_apart() {
+        let c = cairn();
         let l = Limiter::new(
             RateLimits {
                 writes: 1,
@@ -337,15 +281,22 @@ mod tests {
             },
             HashMap::new(),
         );
-        assert!(l.take("a", Class::Recall).is_none());
-        assert!(l.take("a", Class::Write).unwrap().1.allowed);
-        assert!(!l.take("a", Class::Write).unwrap().1.allowed);
-        assert!(l.take("b", Class::Write).unwrap().1.allowed, "another key");
-        assert!(l.take("a", Class::Read).unwrap().1.allowed, "another class");
+        assert!(l.take(&c, "a", Class::Recall).unwrap().is_none());
+        assert!(l.take(&c, "a", Class::Write).unwrap().unwrap().1.allowed);
+        assert!(!l.take(&c, "a", Class::Write).unwrap().unwrap().1.allowed);
+        assert!(
+            l.take(&c, "b", Class::Write).unwrap().unwrap().1.allowed,
+            "another key"
+        );
+        assert!(
+            l.take(&c, "a", Class::Read).unwrap().unwrap().1.allowed,
+            "another class"
+        );
     }
 
     #[test]
     fn a_key_with_rates_of_its_own_has_them() {
+        let c = cairn();
         let own = RateLimits {
             writes: 3,
             recalls: 7,
@@ -355,14 +306,17 @@ mod tests {
             RateLimits::default(),
             HashMap::from([("ci".to_string(), own)]),
         );
-        let (limit, _) = l.take("ci", Class::Write).unwrap();
+        let (limit, _) = l.take(&c, "ci", Class::Write).unwrap().unwrap();
         assert_eq!(limit, 3);
-        assert_eq!(l.take("ci", Class::Recall).unwrap().0, 7);
-        assert!(l.take("ci", Class::Read).is_none(), "0 is unlimited");
-        assert_eq!(l.take("other", Class::Write).unwrap().0, 100);
+        assert_eq!(l.take(&c, "ci", Class::Recall).unwrap().unwrap().0, 7);
+        assert!(
+            l.take(&c, "ci", Class::Read).unwrap().is_none(),
+            "0 is unlimited"
+        );
+        assert_eq!(l.take(&c, "other", Class::Write).unwrap().unwrap().0, 100);
         for _ in 0..2 {
-            assert!(l.take("ci", Class::Write).unwrap().1.allowed);
+            assert!(l.take(&c, "ci", Class::Write).unwrap().unwrap().1.allowed);
         }
-        assert!(!l.take("ci", Class::Write).unwrap().1.allowed);
+        assert!(!l.take(&c, "ci", Class::Write).unwrap().unwrap().1.allowed);
     }
 }

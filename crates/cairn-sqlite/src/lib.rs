@@ -34,6 +34,7 @@ pub mod keyword_index;
 mod packing;
 mod readers;
 pub mod schema;
+mod shared;
 mod sql;
 mod store;
 mod sync;

@@ -263,4 +263,6 @@ pub const MIGRATIONS: &[&str] = &[
     DROP TABLE deletions;
     ALTER TABLE deletions_by_tenant RENAME TO deletions;
     "#,
+    // 11: UI sessions, rate buckets and job leases (`cairn_core::shared`).
+    include_str!("migrations/0011_shared_state.sql"),
 ];

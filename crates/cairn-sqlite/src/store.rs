@@ -333,6 +333,10 @@ impl Store for SqliteStore {
         self
     }
 
+    fn shared(&self) -> &dyn cairn_core::shared::SharedState {
+        self
+    }
+
     fn model(&self) -> Result<Option<ModelInfo>> {
         recorded_model(&*self.reader()?)
     }

@@ -104,6 +104,11 @@ pub struct ServeArgs {
     /// Never consolidate in the background.
     #[arg(long, env = "CAIRN_NO_CONSOLIDATE")]
     pub no_consolidate: bool,
+    /// How long the lease on the background jobs lasts unrenewed: of the
+    /// servers on one store one runs them, and when it dies another takes
+    /// over within this and a third of it [default: 30s].
+    #[arg(long, env = "CAIRN_JOB_LEASE", value_name = "DURATION")]
+    pub job_lease: Option<String>,
     /// Groups of episodes (sessions, else days) each project keeps
     /// unconsolidated [default: 10].
     #[arg(long, env = "CAIRN_CONSOLIDATE_KEEP", value_name = "N")]

@@ -19,6 +19,7 @@ mod ingest;
 mod keys;
 mod migrate;
 mod model_dir;
+mod multi_server;
 mod pg;
 mod private_files;
 mod providers;

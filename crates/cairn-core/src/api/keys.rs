@@ -200,12 +200,33 @@ pub fn authenticate(cairn: &Cairn, presented: &str) -> Result<Authenticated> {
     if !keys::same_hash(&keys::hash_secret(secret), &key.hash) {
         return Err(unknown());
     }
+    usable(cairn, key)
+}
+
+/// Who the key with id `key_id` is, when its secret was checked before
+/// (a web UI session keeps only the key's id): [`Error::Unauthenticated`]
+/// if it is gone, revoked or expired since. Records the key's use at most
+/// once a minute.
+pub fn authenticate_key_id(cairn: &Cairn, key_id: &str) -> Result<Authenticated> {
+    if !keys::is_key_id(key_id) {
+        return Err(Error::Unauthenticated("unknown API key".into()));
+    }
+    let key = cairn
+        .store()
+        .key_store()
+        .key(key_id)?
+        .ok_or_else(|| Error::Unauthenticated("unknown API key".into()))?;
+    usable(cairn, key)
+}
+
+/// `key` as the caller, unless it is revoked or expired.
+fn usable(cairn: &Cairn, key: ApiKey) -> Result<Authenticated> {
     let now = cairn.now();
     if let Some(why) = key.refusal(now) {
         return Err(Error::Unauthenticated(why.into()));
     }
     if key.last_used_at.is_none_or(|t| now - t >= TOUCH_EVERY_MS) {
-        store.touch_key(&key.id, now)?;
+        cairn.store().key_store().touch_key(&key.id, now)?;
     }
     Ok(Authenticated {
         key_id: key.id,

@@ -57,8 +57,8 @@ pub use history::{
 };
 pub use ingest::{ingest, ChunkView, IngestInput, IngestOutput};
 pub use keys::{
-    authenticate, create_key, list_keys, revoke_key, tenant_name, Authenticated, CreateKeyInput,
-    CreatedKey, KeyView,
+    authenticate, authenticate_key_id, create_key, list_keys, revoke_key, tenant_name,
+    Authenticated, CreateKeyInput, CreatedKey, KeyView,
 };
 pub use neighbours::{
     activity, similar, ActivityEntry, ActivityInput, ActivityOutput, Neighbour, SimilarInput,

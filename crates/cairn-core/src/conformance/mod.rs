@@ -37,6 +37,7 @@ mod redaction;
 mod relevance;
 mod search;
 pub mod secrets;
+mod shared_state;
 mod slots;
 mod threads;
 pub use batches::{
@@ -67,6 +68,7 @@ pub use search::{
     check_access_expiry_stats, check_bm25_matches_the_formula, check_exact_vector_search,
     check_hit_factors, check_keyword_search, check_model, check_vector_search,
 };
+pub use shared_state::{check_leases, check_rate_buckets, check_ui_sessions};
 pub use slots::{
     check_packing, check_slot_dedup, check_slot_filters, check_slot_moves, check_slot_roundtrip,
     engine_slots,
@@ -608,6 +610,27 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::engine_conflicts_supersede_and_flag(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn shared_ui_sessions() {
+                {
+                    let fixture = $make;
+                    c::check_ui_sessions(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn shared_rate_buckets() {
+                {
+                    let fixture = $make;
+                    c::check_rate_buckets(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn shared_leases() {
+                {
+                    let fixture = $make;
+                    c::check_leases(c::Fixture::store(&fixture))
                 }
             }
             #[test]

@@ -1,24 +1,30 @@
 //! Web UI sessions: a random id in an HTTP-only, `Secure`,
-//! `SameSite=Strict` cookie scoped to `/ui`, and on the server only the
-//! id's SHA-256, the key the user signed in with and the session's CSRF
-//! token, in memory, until the session expires or the user signs out.
+//! `SameSite=Strict` cookie scoped to `/ui`, and in the store
+//! ([`cairn_core::shared::SharedState`]) only the id's SHA-256, the id of
+//! the key the user signed in with and the session's expiry: every server
+//! on the store knows every session, and signing out on one ends it on
+//! all. The session's CSRF token is derived from its id (a keyed hash, so
+//! neither gives away the other), so every server computes the same one
+//! and none is stored.
 //!
-//! The key is kept (server-side, never sent back) so that every request
-//! is authenticated by the same code as a REST request with that key
-//! ([`crate::auth`]): a revoked or expired key ends its sessions at once,
-//! and the role and tenant are the key's, not a copy taken at sign-in.
+//! Every request is authenticated by the session's key as it stands
+//! ([`cairn_core::api::authenticate_key_id`]): a revoked or expired key
+//! ends its sessions at once, and the role and tenant are the key's, not a
+//! copy taken at sign-in.
 //!
 //! Signing in is limited ([`SignInLimits`]): so many attempts a minute
-//! per client address and per key, so many sessions per key (a key's
-//! new session past it ends that key's oldest), and so many in all (past
-//! it, sign-in is refused until sessions expire): no key can sign out the
-//! users of another.
+//! per client address and per key (rate buckets in the store, so across
+//! every server), so many sessions per key (a key's new session past it
+//! ends that key's oldest), and so many in all (past it, sign-in is
+//! refused until sessions expire): no key can sign out the users of
+//! another.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use axum::http::{header, HeaderMap};
+use cairn_core::shared::{SessionCaps, Take, UiSessionRecord};
+use cairn_core::Cairn;
 use sha2::{Digest, Sha256};
 
 /// The session cookie's name.
@@ -30,8 +36,9 @@ pub const SESSION_TTL: Duration = Duration::from_secs(12 * 3600);
 /// How much signing in a server allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SignInLimits {
-    /// Most sessions at once (default 10,000); past it expired ones are
-    /// dropped, and if none has expired sign-in is refused.
+    /// Most sessions at once, across every server on the store (default
+    /// 10,000); past it expired ones are dropped, and if none has expired
+    /// sign-in is refused.
     pub max_sessions: usize,
     /// Most sessions of one key (default 100); a new one past it ends
     /// that key's oldest.
@@ -51,28 +58,22 @@ impl Default for SignInLimits {
     }
 }
 
-/// Sign-in buckets kept before idle ones are dropped.
-const MAX_BUCKETS: usize = 10_000;
-
 /// Why a session was not started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refused {
     /// Too many attempts: retry in so many seconds.
     TooFast(u64),
-    /// The server holds as many sessions as it may.
+    /// The store holds as many sessions as it may.
     Full,
 }
 
 /// One signed-in browser.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Session {
-    /// The API key signed in with (never leaves the server).
-    pub key: String,
-    /// That key's id.
-    key_id: String,
+    /// The id of the API key signed in with.
+    pub key_id: String,
     /// The token every state-changing request must carry.
     pub csrf: String,
-    expires: Instant,
 }
 
 /// What the UI's routes get of a session: its CSRF token (the caller
@@ -83,16 +84,12 @@ pub struct UiSession {
     pub csrf: String,
 }
 
-/// Every session, by the SHA-256 of its id.
+/// The server's sign-in rules over the sessions in its store. Its calls
+/// block (they reach the store): call them off the async workers.
 #[derive(Default)]
 pub struct Sessions {
-    by_hash: Mutex<HashMap<[u8; 32], Session>>,
     open: OnceLock<String>,
     limits: SignInLimits,
-    /// Sign-in buckets by client address or key id, with when each was
-    /// last used (seconds since `start`).
-    buckets: Mutex<HashMap<String, (crate::limits::Bucket, f64)>>,
-    start: OnceLock<Instant>,
 }
 
 /// 32 random bytes as hex.
@@ -106,8 +103,18 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// What the store keeps of a session id.
 fn hash(id: &str) -> [u8; 32] {
     Sha256::digest(id.as_bytes()).into()
+}
+
+/// A session's CSRF token: SHA-256 of its id under a label of its own, so
+/// that it is neither the id nor the stored hash.
+fn csrf_of(id: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(b"cairn web UI CSRF token\0");
+    h.update(id.as_bytes());
+    hex(&h.finalize())
 }
 
 /// Whether two secrets are equal, in time that does not depend on where
@@ -137,82 +144,64 @@ impl Sessions {
     }
 
     /// Take a sign-in attempt from the bucket of `who` (`client ADDR` or
-    /// `key ID`).
-    pub fn attempt(&self, who: &str) -> Result<(), Refused> {
+    /// `key ID`), shared by every server on the store.
+    pub fn attempt(&self, cairn: &Cairn, who: &str) -> cairn_core::Result<Result<(), Refused>> {
         let per_minute = self.limits.per_minute;
         if per_minute == 0 {
-            return Ok(());
+            return Ok(Ok(()));
         }
-        let now = self.start.get_or_init(Instant::now).elapsed().as_secs_f64();
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if buckets.len() >= MAX_BUCKETS {
-            // A bucket unused for a minute is full again: as if new.
-            buckets.retain(|_, (_, used)| now - *used < 60.0);
-        }
-        let (bucket, used) = buckets
-            .entry(who.to_string())
-            .or_insert_with(|| (crate::limits::Bucket::full(per_minute, now), now));
-        *used = now;
-        let take = bucket.take(per_minute, now);
-        if take.allowed {
+        let level = cairn.store().shared().take_token(
+            &format!("sign-in {who}"),
+            per_minute,
+            cairn.now(),
+        )?;
+        let take = Take::of(per_minute, level);
+        Ok(if take.allowed {
             Ok(())
         } else {
             Err(Refused::TooFast(take.wait_secs))
-        }
+        })
     }
 
-    /// Start a session for `key` (whose id is `key_id`): the id to put in
-    /// the cookie.
-    pub fn create(&self, key: String, key_id: &str) -> Result<String, Refused> {
+    /// Start a session for the key `key_id` (its secret checked): the id
+    /// to put in the cookie.
+    pub fn create(
+        &self,
+        cairn: &Cairn,
+        key_id: &str,
+    ) -> cairn_core::Result<Result<String, Refused>> {
         let id = random_token();
-        let session = Session {
-            key,
+        let now = cairn.now();
+        let record = UiSessionRecord {
+            hash: hash(&id),
             key_id: key_id.to_string(),
-            csrf: random_token(),
-            expires: Instant::now() + SESSION_TTL,
+            created_at: now,
+            expires_at: now + SESSION_TTL.as_millis() as i64,
         };
-        let mut map = self.by_hash.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        let mut own: Vec<([u8; 32], Instant)> = map
-            .iter()
-            .filter(|(_, s)| s.key_id == key_id)
-            .map(|(h, s)| (*h, s.expires))
-            .collect();
-        if own.len() >= self.limits.per_key.max(1) {
-            own.sort_by_key(|(_, expires)| *expires);
-            let excess = own.len() + 1 - self.limits.per_key.max(1);
-            for (h, _) in own.into_iter().take(excess) {
-                map.remove(&h);
-            }
-        }
-        if map.len() >= self.limits.max_sessions {
-            map.retain(|_, s| s.expires > now);
-            if map.len() >= self.limits.max_sessions {
-                return Err(Refused::Full);
-            }
-        }
-        map.insert(hash(&id), session);
-        Ok(id)
+        let caps = SessionCaps {
+            max_sessions: self.limits.max_sessions,
+            per_key: self.limits.per_key,
+        };
+        let started = cairn
+            .store()
+            .shared()
+            .start_ui_session(&record, caps, now)?;
+        Ok(if started { Ok(id) } else { Err(Refused::Full) })
     }
 
     /// The live session a cookie value names.
-    pub fn get(&self, id: &str) -> Option<Session> {
-        let mut map = self.by_hash.lock().unwrap_or_else(|e| e.into_inner());
-        let h = hash(id);
-        match map.get(&h) {
-            Some(s) if s.expires > Instant::now() => Some(s.clone()),
-            Some(_) => {
-                map.remove(&h);
-                None
-            }
-            None => None,
-        }
+    pub fn get(&self, cairn: &Cairn, id: &str) -> cairn_core::Result<Option<Session>> {
+        let found = cairn.store().shared().ui_session(&hash(id), cairn.now())?;
+        Ok(found.map(|s| Session {
+            key_id: s.key_id,
+            csrf: csrf_of(id),
+        }))
     }
 
-    /// End the session a cookie value names.
-    pub fn end(&self, id: &str) {
-        let mut map = self.by_hash.lock().unwrap_or_else(|e| e.into_inner());
-        map.remove(&hash(id));
+    /// End the session a cookie value names, on every server.
+    pub fn end(&self, cairn: &Cairn, id: &str) -> cairn_core::Result<()> {
+        cairn.store().shared().end_ui_session(&hash(id))?;
+        Ok(())
     }
 }
 
@@ -248,15 +237,25 @@ mod tests {
 
     #[test]
     fn sessions_are_found_by_their_id_only_until_ended() {
+        let cairn = Cairn::new(
+            std::sync::Arc::new(cairn_core::MemoryStore::new()),
+            std::sync::Arc::new(cairn_core::conformance::LexicalEmbedder),
+        );
         let s = Sessions::default();
-        let id = s.create("cairn_k_secret".into(), "k").unwrap();
+        let id = s.create(&cairn, "k").unwrap().unwrap();
         assert_eq!(id.len(), 64);
-        let got = s.get(&id).unwrap();
-        assert_eq!(got.key, "cairn_k_secret");
+        let got = s.get(&cairn, &id).unwrap().unwrap();
+        assert_eq!(got.key_id, "k");
         assert_ne!(got.csrf, id);
-        assert!(s.get("nope").is_none());
-        s.end(&id);
-        assert!(s.get(&id).is_none());
+        assert_ne!(
+            got.csrf,
+            hex(&hash(&id)),
+            "the token is not the stored hash"
+        );
+        assert_eq!(got.csrf, s.get(&cairn, &id).unwrap().unwrap().csrf);
+        assert!(s.get(&cairn, "nope").unwrap().is_none());
+        s.end(&cairn, &id).unwrap();
+        assert!(s.get(&cairn, &id).unwrap().is_none());
     }
 
     #[test]

@@ -30,6 +30,7 @@ mod consolidate;
 mod conversations;
 mod hostile;
 mod http;
+mod job_lease;
 mod mcp_sessions;
 mod metrics;
 mod openapi;

@@ -71,32 +71,30 @@ pub async fn login(
     let client = extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map_or_else(|| "unknown".to_string(), |c| c.0.ip().to_string());
-    if let Err(why) = state.sessions.attempt(&format!("client {client}")) {
-        tracing::info!(%client, "sign-in attempts over the limit");
-        return refused(why);
-    }
     let key = form.key.trim().to_string();
-    let checked = key.clone();
-    let who = cairn_mcp::on_engine(&state.cairn, move |c| api::authenticate(c, &checked)).await;
-    match who {
-        Ok(who) => {
-            let started = state
-                .sessions
-                .attempt(&format!("key {}", who.key_id))
-                .and_then(|()| state.sessions.create(key, &who.key_id));
-            let id = match started {
-                Ok(id) => id,
-                Err(why) => return refused(why),
-            };
-            (
-                StatusCode::SEE_OTHER,
-                [
-                    (header::LOCATION, "/ui".to_string()),
-                    (header::SET_COOKIE, session::set_cookie(&id)),
-                ],
-            )
-                .into_response()
+    let sessions = state.sessions.clone();
+    let started = cairn_mcp::on_engine(&state.cairn, move |c| {
+        if let Err(why) = sessions.attempt(c, &format!("client {client}"))? {
+            tracing::info!(%client, "sign-in attempts over the limit");
+            return Ok(Err(why));
         }
+        let who = api::authenticate(c, &key)?;
+        if let Err(why) = sessions.attempt(c, &format!("key {}", who.key_id))? {
+            return Ok(Err(why));
+        }
+        sessions.create(c, &who.key_id)
+    })
+    .await;
+    match started {
+        Ok(Ok(id)) => (
+            StatusCode::SEE_OTHER,
+            [
+                (header::LOCATION, "/ui".to_string()),
+                (header::SET_COOKIE, session::set_cookie(&id)),
+            ],
+        )
+            .into_response(),
+        Ok(Err(why)) => refused(why),
         Err(e) if e.kind() == ErrorKind::Unauthenticated => login_form(
             StatusCode::UNAUTHORIZED,
             Some("That key is not valid (unknown, revoked or expired)."),
@@ -108,7 +106,11 @@ pub async fn login(
 /// `POST /ui/logout`.
 pub async fn logout(State(state): State<AppState>, headers: HeaderMap, _ui: Ui) -> Response {
     if let Some(id) = session::cookie(&headers) {
-        state.sessions.end(id);
+        let (id, sessions) = (id.to_string(), state.sessions.clone());
+        let ended = cairn_mcp::on_engine(&state.cairn, move |c| sessions.end(c, &id)).await;
+        if let Err(e) = ended {
+            return UiError::from(e).into_response();
+        }
     }
     (
         StatusCode::SEE_OTHER,
