@@ -69,6 +69,7 @@ pub struct MemoryStore {
     state: RwLock<State>,
     keys: MemoryKeys,
     threads: MemoryCollections,
+    oauth: crate::oauth::MemoryOAuth,
 }
 
 /// Collection records by tenant, kind and id.
@@ -266,6 +267,10 @@ impl Store for MemoryStore {
 
     fn collections(&self) -> &dyn CollectionStore {
         &self.threads
+    }
+
+    fn oauth_store(&self) -> &dyn crate::oauth::OAuthStore {
+        &self.oauth
     }
 
     fn model(&self) -> Result<Option<ModelInfo>> {

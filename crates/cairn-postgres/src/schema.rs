@@ -27,6 +27,7 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         include_str!("migrations/0004_receipts_by_tenant.sql"),
     ),
     (5, "postings", include_str!("migrations/0005_postings.sql")),
+    (6, "oauth", include_str!("migrations/0006_oauth.sql")),
 ];
 
 /// The latest schema version this build knows.
@@ -140,7 +141,7 @@ pub(crate) fn prepare(client: &mut Client, schema: &str, app_role: bool) -> Resu
              GRANT SELECT ON cairn_migrations TO {APP_ROLE};
              GRANT SELECT, INSERT, UPDATE, DELETE
                  ON meta, memories, versions, deletions, api_keys, kw_corpus, kw_terms, kw_postings,
-                    collections
+                    collections, oauth_clients, oauth_grants, oauth_tokens
                  TO {APP_ROLE};"
         ))
         .map_err(|e| pg_err(format!("granting {APP_ROLE} its rights"), e))?;

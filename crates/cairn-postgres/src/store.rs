@@ -15,6 +15,7 @@ use uuid::Uuid;
 use crate::collections::PgCollections;
 use crate::db::{Connect, Db, Scope};
 use crate::keys::PgKeys;
+use crate::oauth::PgOAuth;
 use crate::options::{resolve, PostgresOptions};
 use crate::sql::pg_err;
 use crate::write::delete_where;
@@ -25,6 +26,7 @@ pub struct PostgresStore {
     db: Db,
     keys: PgKeys,
     threads: PgCollections,
+    oauth: PgOAuth,
     /// Whether this process dropped the vector index for a bulk load (see
     /// `bulk.rs`) and owes the store its rebuild.
     index_deferred: AtomicBool,
@@ -67,6 +69,7 @@ impl PostgresStore {
         }
         Ok(PostgresStore {
             keys: PgKeys { db: db.clone() },
+            oauth: PgOAuth { db: db.clone() },
             threads: PgCollections { db: db.clone() },
             db,
             index_deferred: AtomicBool::new(false),
@@ -261,5 +264,9 @@ impl Store for PostgresStore {
 
     fn collections(&self) -> &dyn cairn_core::collections::CollectionStore {
         &self.threads
+    }
+
+    fn oauth_store(&self) -> &dyn cairn_core::oauth::OAuthStore {
+        &self.oauth
     }
 }

@@ -263,4 +263,6 @@ pub const MIGRATIONS: &[&str] = &[
     DROP TABLE deletions;
     ALTER TABLE deletions_by_tenant RENAME TO deletions;
     "#,
+    // 11: OAuth clients, grants and tokens (`crate::oauth`).
+    crate::oauth::MIGRATION,
 ];
