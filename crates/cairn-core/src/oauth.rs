@@ -294,8 +294,8 @@ pub fn check_redirect_uri(uri: &str) -> Result<()> {
     if uri.len() > MAX_URI_LEN {
         return bad(&format!("is longer than {MAX_URI_LEN} bytes"));
     }
-    if uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return bad("contains spaces or control characters");
+    if !uri.is_ascii() || uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return bad("contains spaces, control or non-ASCII characters (percent-encode them)");
     }
     if uri.contains('#') {
         return bad("has a fragment (#), which redirect URIs may not have");
@@ -305,6 +305,11 @@ pub fn check_redirect_uri(uri: &str) -> Result<()> {
     };
     if parts.host.contains('@') {
         return bad("has user information, which redirect URIs may not have");
+    }
+    let host_chars =
+        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'[' | b']' | b':');
+    if !parts.host.bytes().all(host_chars) {
+        return bad("has a host name with characters a host name cannot have");
     }
     if !parts.https && !is_loopback(parts.host) {
         return bad("must use https (plain http only to localhost, 127.0.0.1 or [::1])");

@@ -35,6 +35,9 @@ pub fn start(cairn: &Cairn, jobs: Jobs, shutdown: CancellationToken) -> Vec<Join
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "embedding pending writes failed"),
             }
+            if let Err(e) = cairn_core::api::oauth::sweep_tokens(&cairn) {
+                tracing::warn!(error = %e, "sweep of expired OAuth tokens failed");
+            }
         })
     };
     let mut handles = vec![sweep];

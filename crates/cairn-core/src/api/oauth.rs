@@ -439,18 +439,19 @@ pub fn exchange(cairn: &Cairn, req: &TokenRequest, resource: &str) -> OResult<To
             ));
         }
     }
-    let (kind, text) =
-        match req.grant_type.as_deref() {
-            Some("authorization_code") => (TokenKind::Code, req.code.as_deref()),
-            Some("refresh_token") => (TokenKind::Refresh, req.refresh_token.as_deref()),
-            Some(other) => return Err(OAuthError::new(
+    let (kind, text) = match req.grant_type.as_deref() {
+        Some("authorization_code") => (TokenKind::Code, req.code.as_deref()),
+        Some("refresh_token") => (TokenKind::Refresh, req.refresh_token.as_deref()),
+        Some(other) => {
+            return Err(OAuthError::new(
                 "unsupported_grant_type",
                 format!(
                     "grant_type {other:?} is not offered: use authorization_code or refresh_token"
                 ),
-            )),
-            None => return Err(OAuthError::new("invalid_request", "grant_type is missing")),
-        };
+            ))
+        }
+        None => return Err(OAuthError::new("invalid_request", "grant_type is missing")),
+    };
     let what = if kind == TokenKind::Code {
         "code"
     } else {

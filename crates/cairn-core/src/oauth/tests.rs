@@ -22,6 +22,8 @@ fn redirect_uris_must_be_https_or_loopback_http() {
         ("https://client.example/c b", "spaces"),
         ("http://localhost.evil.example/cb", "must use https"),
         ("https://client.example:x/cb", "absolute http(s)"),
+        ("https://a.example;script-src*/cb", "host name"),
+        ("https://clïent.example/cb", "non-ASCII"),
     ] {
         let err = check_redirect_uri(bad).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput, "{bad}");
