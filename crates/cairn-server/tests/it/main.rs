@@ -32,6 +32,7 @@ mod hostile;
 mod http;
 mod mcp_sessions;
 mod metrics;
+mod oauth;
 mod openapi;
 mod parsers_fuzz;
 mod pg;
