@@ -19,3 +19,5 @@ fi
 cargo build --locked -q -p cairn-cli
 scripts/fetch-model.sh >/dev/null
 "$VENV/bin/python" tests/python/e2e_mcp.py "$PWD/target/debug/cairn"
+# OAuth sign-in for hosted clients: the SDK's OAuth client, consent over HTTP.
+"$VENV/bin/python" tests/python/e2e_oauth.py "$PWD/target/debug/cairn"
