@@ -16,27 +16,17 @@ use crate::ui::Ui;
 use crate::AppState;
 
 /// `GET /ui/keys` (admin): `GET /v1/keys?tenant=` of the signed-in
-/// key's tenant (the UI, unlike REST, manages no other tenant's keys).
-///
-/// Every signed-in user also sees here the OAuth grants they may revoke:
-/// an admin every grant of the tenant, anyone else the grants they gave.
+/// key's tenant (the UI, unlike REST, manages no other tenant's keys),
+/// and the tenant's OAuth grants, each with a revoke button.
 pub async fn keys(State(state): State<AppState>, ui: Ui) -> Page {
-    if !ui.may(Method::GET, "/v1/keys") {
-        let grants = grants_section(&ui, &own_grants(&state, &ui).await?);
-        return Ok(page(&ui, "/ui/keys", "Keys", grants).into_response());
-    }
+    ui.require(Method::GET, "/v1/keys")?;
     keys_page(&state, &ui, None).await
 }
 
-/// The grants the signed-in user may see and revoke.
-async fn own_grants(state: &AppState, ui: &Ui) -> Result<Vec<GrantView>, crate::ui::UiError> {
+/// The OAuth grants of the signed-in key's tenant.
+async fn tenant_grants(state: &AppState, ui: &Ui) -> Result<Vec<GrantView>, crate::ui::UiError> {
     let tenant = ui.who.tenant.clone();
-    let mut grants =
-        cairn_mcp::on_engine(&state.cairn, move |c| oauth::list_grants(c, &tenant)).await?;
-    if !ui.may(Method::GET, "/v1/keys") {
-        grants.retain(|g| g.granted_by == ui.who.key_id);
-    }
-    Ok(grants)
+    Ok(cairn_mcp::on_engine(&state.cairn, move |c| oauth::list_grants(c, &tenant)).await?)
 }
 
 fn grants_section(ui: &Ui, grants: &[GrantView]) -> Markup {
@@ -78,15 +68,10 @@ fn grants_section(ui: &Ui, grants: &[GrantView]) -> Markup {
     }
 }
 
-/// `POST /ui/keys/grants/{id}/revoke`: the grant's tokens stop at once
-/// (an admin: any grant of the tenant; anyone else: their own).
+/// `POST /ui/keys/grants/{id}/revoke` (admin): the grant's tokens stop
+/// at once; a grant of the signed-in key's own tenant only.
 pub async fn revoke_grant(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
-    let grants = own_grants(&state, &ui).await?;
-    if !grants.iter().any(|g| g.id == id) {
-        return Err(
-            cairn_core::Error::invalid(format!("no OAuth grant {id:?} you may revoke")).into(),
-        );
-    }
+    ui.require(Method::DELETE, "/v1/keys/x")?;
     let tenant = ui.who.tenant.clone();
     cairn_mcp::on_engine(&state.cairn, move |c| oauth::revoke_grant(c, &tenant, &id)).await?;
     Ok(see_other("/ui/keys"))
@@ -96,7 +81,7 @@ async fn keys_page(state: &AppState, ui: &Ui, made: Option<api::CreatedKey>) -> 
     let tenant = ui.who.tenant.clone();
     let keys =
         cairn_mcp::on_engine(&state.cairn, move |c| api::list_keys(c, Some(&tenant))).await?;
-    let grants = grants_section(ui, &own_grants(state, ui).await?);
+    let grants = grants_section(ui, &tenant_grants(state, ui).await?);
     let body = html! {
         @if let Some(k) = &made {
             section.notice role="status" {
