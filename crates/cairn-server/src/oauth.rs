@@ -202,10 +202,30 @@ async fn server_metadata(State(state): State<AppState>, headers: HeaderMap) -> R
     .into_response()
 }
 
-/// `POST /oauth/register` (RFC 7591): 201 with the client's id.
-async fn register(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
+/// `POST /oauth/register` (RFC 7591): 201 with the client's id. Anyone
+/// may register, so registrations are limited per client address like
+/// sign-in attempts ([`crate::ui::session::SignInLimits::per_minute`]).
+async fn register(
+    State(state): State<AppState>,
+    extensions: axum::http::Extensions,
+    body: axum::body::Bytes,
+) -> Response {
     if state.auth == Auth::Open {
         return not_offered();
+    }
+    let client = extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or_else(|| "unknown".to_string(), |c| c.0.ip().to_string());
+    if let Err(crate::ui::session::Refused::TooFast(wait)) =
+        state.sessions.attempt(&format!("register {client}"))
+    {
+        let mut r = json_no_store(
+            StatusCode::TOO_MANY_REQUESTS,
+            json!({"error": "slow_down", "error_description": format!("too many registrations; try again in {wait} s")}),
+        );
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(wait));
+        return r;
     }
     let req: core::RegisterClient = match serde_json::from_slice(&body) {
         Ok(r) => r,

@@ -530,3 +530,28 @@ async fn expired_revoked_and_reused_refresh_tokens_are_refused() {
     assert_eq!(status(&s.open(access).await.0), 401);
     s.http.stop().await;
 }
+
+#[tokio::test]
+async fn registrations_are_limited_per_client_address() {
+    let s = Server::start().await;
+    let body = format!(r#"{{"redirect_uris":["{CB}"]}}"#);
+    let mut statuses = Vec::new();
+    for _ in 0..25 {
+        let reply = s
+            .send(
+                "POST",
+                "/oauth/register",
+                "Content-Type: application/json\r\n",
+                &body,
+            )
+            .await;
+        statuses.push(status(&reply));
+    }
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        20,
+        "{statuses:?}"
+    );
+    assert_eq!(statuses.last(), Some(&429));
+    s.http.stop().await;
+}
