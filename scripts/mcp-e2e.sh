@@ -19,3 +19,5 @@ fi
 . scripts/lib/cairn-bin.sh
 scripts/fetch-model.sh >/dev/null
 "$VENV/bin/python" tests/python/e2e_mcp.py "$CAIRN_BIN"
+# OAuth sign-in for hosted clients: the SDK's OAuth client, consent over HTTP.
+"$VENV/bin/python" tests/python/e2e_oauth.py "$CAIRN_BIN"

@@ -51,6 +51,7 @@ struct ConsolidateFile {
 struct AuthFile {
     required: Option<bool>,
     allow_hosts: Option<Vec<String>>,
+    public_url: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -96,6 +97,8 @@ pub struct ServeSettings {
     pub consolidate_keep: usize,
     pub auth_required: bool,
     pub allow_hosts: Vec<String>,
+    /// The URL clients reach the server by, for OAuth's metadata.
+    pub public_url: Option<String>,
     pub rate_writes: u32,
     pub rate_recalls: u32,
     pub rate_reads: u32,
@@ -181,6 +184,7 @@ impl ServeSettings {
             } else {
                 args.allow_hosts.clone()
             },
+            public_url: args.public_url.clone().or(file.auth.public_url),
             rate_writes,
             rate_recalls,
             rate_reads,

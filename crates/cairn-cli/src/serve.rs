@@ -140,7 +140,9 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
         hosts.extend(s.allow_hosts.iter().cloned());
         let open_hosts =
             auth == Auth::Keys && !addr.ip().is_loopback() && s.allow_hosts.is_empty();
-        let state = state.with_mcp_hosts((!open_hosts).then_some(hosts));
+        let state = state
+            .with_mcp_hosts((!open_hosts).then_some(hosts))
+            .with_public_url(s.public_url.clone());
         if auth == Auth::Open {
             if !addr.ip().is_loopback() {
                 return Err(Error::invalid(format!(

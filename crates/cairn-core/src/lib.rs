@@ -32,6 +32,7 @@ pub mod keys;
 pub mod memory;
 pub mod memstore;
 pub mod migrate;
+pub mod oauth;
 pub mod packing;
 pub mod project;
 pub mod rank;

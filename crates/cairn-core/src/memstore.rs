@@ -85,6 +85,7 @@ pub struct MemoryStore {
     keys: MemoryKeys,
     threads: MemoryCollections,
     shared: crate::shared::MemoryShared,
+    oauth: crate::oauth::MemoryOAuth,
 }
 
 /// Collection records by tenant, kind and id.
@@ -286,6 +287,10 @@ impl Store for MemoryStore {
 
     fn shared(&self) -> &dyn crate::shared::SharedState {
         &self.shared
+    }
+
+    fn oauth_store(&self) -> &dyn crate::oauth::OAuthStore {
+        &self.oauth
     }
 
     fn model(&self) -> Result<Option<ModelInfo>> {

@@ -715,6 +715,10 @@ pub trait Store: Send + Sync {
     /// database).
     fn key_store(&self) -> &dyn crate::keys::KeyStore;
 
+    /// The store's OAuth clients, grants and tokens (kept beside the API
+    /// keys).
+    fn oauth_store(&self) -> &dyn crate::oauth::OAuthStore;
+
     /// The store's sessions, conversations and topics (kept beside the
     /// memories, in the same file or database).
     fn collections(&self) -> &dyn crate::collections::CollectionStore;

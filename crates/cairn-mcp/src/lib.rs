@@ -28,7 +28,7 @@ mod tools;
 pub mod types;
 
 pub use lines::serve_lines;
-pub use server::{on_engine, CairnMcp, McpConfig, ReadOnly, RequestCaller};
+pub use server::{on_engine, CairnMcp, McpConfig, ReadOnly, RequestCaller, RequestProject};
 
 /// Serve `server` over this process's stdin and stdout until the client
 /// disconnects (see [`serve_lines`]).

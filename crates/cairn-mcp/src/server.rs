@@ -77,6 +77,12 @@ pub struct RequestCaller {
 }
 
 /// Put into an HTTP request's extensions by the server's authentication
+/// when its credential names a default project (an OAuth grant's): calls
+/// that name no project use it, unless the client's roots name one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestProject(pub String);
+
+/// Put into an HTTP request's extensions by the server's authentication
 /// when the request's key may only read: tools that write refuse it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOnly;
@@ -181,7 +187,19 @@ impl CairnMcp {
             Some(who) => Caller::new(who.tenant.clone()).with_actor(who.actor.clone()),
             None => Caller::new(self.config.tenant.clone()),
         };
-        caller.with_project(self.session_project())
+        let granted = ext
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<RequestProject>())
+            .map(|p| p.0.clone());
+        let roots = self
+            .roots_project
+            .lock()
+            .map(|g| g.clone())
+            .unwrap_or_default();
+        match (roots, granted) {
+            (None, Some(project)) => caller.with_project(Some(project)),
+            _ => caller.with_project(self.session_project()),
+        }
     }
 
     /// Whether a call of tool `name` with `arguments` writes to the store,

@@ -91,6 +91,7 @@ mod collections;
 mod db;
 mod keys;
 mod keyword;
+mod oauth;
 mod options;
 mod postings;
 mod read;

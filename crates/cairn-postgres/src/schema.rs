@@ -32,6 +32,7 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "shared_state",
         include_str!("migrations/0006_shared_state.sql"),
     ),
+    (7, "oauth", include_str!("migrations/0007_oauth.sql")),
 ];
 
 /// The latest schema version this build knows.
@@ -148,7 +149,8 @@ pub(crate) fn prepare(client: &mut Client, schema: &str, app_role: bool) -> Resu
                     collections
                  TO {APP_ROLE};
              GRANT SELECT, INSERT, UPDATE, DELETE
-                 ON ui_sessions, rate_buckets, leases
+                 ON ui_sessions, rate_buckets, leases,
+                    oauth_clients, oauth_grants, oauth_tokens
                  TO {APP_ROLE};"
         ))
         .map_err(|e| pg_err(format!("granting {APP_ROLE} its rights"), e))?;

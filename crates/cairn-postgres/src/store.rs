@@ -15,6 +15,7 @@ use uuid::Uuid;
 use crate::collections::PgCollections;
 use crate::db::{Connect, Db, Scope};
 use crate::keys::PgKeys;
+use crate::oauth::PgOAuth;
 use crate::options::{resolve, PostgresOptions};
 use crate::shared::PgShared;
 use crate::sql::pg_err;
@@ -27,6 +28,7 @@ pub struct PostgresStore {
     keys: PgKeys,
     threads: PgCollections,
     shared: PgShared,
+    oauth: PgOAuth,
     /// Whether this process dropped the vector index for a bulk load (see
     /// `bulk.rs`) and owes the store its rebuild.
     index_deferred: AtomicBool,
@@ -69,6 +71,7 @@ impl PostgresStore {
         }
         Ok(PostgresStore {
             keys: PgKeys { db: db.clone() },
+            oauth: PgOAuth { db: db.clone() },
             threads: PgCollections { db: db.clone() },
             shared: PgShared { db: db.clone() },
             db,
@@ -268,5 +271,9 @@ impl Store for PostgresStore {
 
     fn shared(&self) -> &dyn cairn_core::shared::SharedState {
         &self.shared
+    }
+
+    fn oauth_store(&self) -> &dyn cairn_core::oauth::OAuthStore {
+        &self.oauth
     }
 }

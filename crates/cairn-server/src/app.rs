@@ -62,6 +62,7 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
             crate::rest::routes().layer(DefaultBodyLimit::max(MAX_REST_BODY)),
         )
         .nest(crate::ui::UI_PATH, crate::ui::routes(state.clone()))
+        .merge(crate::oauth::routes())
         .route(
             "/",
             get(|| async { axum::response::Redirect::to(crate::ui::UI_PATH) }),

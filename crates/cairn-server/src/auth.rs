@@ -51,7 +51,7 @@ pub fn local_user() -> Authenticated {
 
 /// Whether `path` needs a caller.
 fn guarded(path: &str) -> bool {
-    path == MCP_PATH || path.starts_with("/mcp/") || path == "/v1" || path.starts_with("/v1/")
+    is_mcp(path) || path == "/v1" || path.starts_with("/v1/")
 }
 
 /// The role a REST request needs: reading for GET and for the searches
@@ -113,11 +113,40 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Result<&str, Error> {
     }
 }
 
-/// Who the request is, under `auth`, and whether it may do what it asks.
-fn identify(cairn: &Cairn, auth: Auth, headers: &HeaderMap) -> Result<Authenticated, Error> {
-    let mut who = match auth {
-        Auth::Open => local_user(),
-        Auth::Keys => api::authenticate(cairn, bearer(headers)?)?,
+/// Who the request for `path` is, under `auth`, and the default project
+/// its credential names (an OAuth grant's). An OAuth access token works
+/// on `/mcp` only (the resource it was issued for) and never acts for
+/// another tenant than its grant's.
+fn identify(
+    cairn: &Cairn,
+    auth: Auth,
+    headers: &HeaderMap,
+    path: &str,
+) -> Result<(Authenticated, Option<String>), Error> {
+    let presented = match auth {
+        Auth::Open => None,
+        Auth::Keys => Some(bearer(headers)?),
+    };
+    if let Some(text) = presented.filter(|t| t.starts_with(cairn_core::oauth::ACCESS_PREFIX)) {
+        if !is_mcp(path) {
+            return Err(Error::Unauthenticated(format!(
+                "an OAuth access token is for {MCP_PATH} only; use an API key here"
+            )));
+        }
+        let caller = api::oauth::authenticate_token(cairn, text)?;
+        if let Some(named) = headers.get(TENANT_HEADER) {
+            let named = named.to_str().ok().and_then(|n| api::tenant_name(n).ok());
+            if named != Some(caller.who.tenant.as_str()) {
+                return Err(Error::Forbidden(format!(
+                    "an OAuth access token acts for its grant's tenant only; leave out {TENANT_HEADER}"
+                )));
+            }
+        }
+        return Ok((caller.who, caller.project));
+    }
+    let mut who = match presented {
+        None => local_user(),
+        Some(key) => api::authenticate(cairn, key)?,
     };
     if let Some(named) = headers.get(TENANT_HEADER) {
         let named = named
@@ -133,7 +162,11 @@ fn identify(cairn: &Cairn, auth: Auth, headers: &HeaderMap) -> Result<Authentica
             who.tenant = named.to_string();
         }
     }
-    Ok(who)
+    Ok((who, None))
+}
+
+fn is_mcp(path: &str) -> bool {
+    path == MCP_PATH || path.starts_with("/mcp/")
 }
 
 /// The middleware: identify every guarded request, check its role, and
@@ -149,15 +182,32 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
     let cairn = state.cairn.clone();
     let auth = state.auth;
     let headers = req.headers().clone();
-    let who = tokio::task::spawn_blocking(move || identify(&cairn, auth, &headers))
+    let for_path = path.clone();
+    let who = tokio::task::spawn_blocking(move || identify(&cairn, auth, &headers, &for_path))
         .await
         .unwrap_or_else(|e| Err(Error::storage(format!("task failed: {e}"))))
-        .and_then(|who| who.require(needed(req.method(), &path)).map(|()| who));
-    let who = match who {
+        .and_then(|who| who.0.require(needed(req.method(), &path)).map(|()| who));
+    let (who, project) = match who {
         Ok(who) => who,
-        Err(e) => return ApiError::from(e).into_response(),
+        Err(e) => {
+            let unauthenticated = e.kind() == cairn_core::ErrorKind::Unauthenticated;
+            let mut response = ApiError::from(e).into_response();
+            if unauthenticated && auth == Auth::Keys && is_mcp(&path) {
+                // RFC 9728 §5.1: where an MCP client learns how to sign in.
+                let value = crate::oauth::challenge(&state, req.headers());
+                if let Ok(value) = axum::http::HeaderValue::from_str(&value) {
+                    response
+                        .headers_mut()
+                        .insert(header::WWW_AUTHENTICATE, value);
+                }
+            }
+            return response;
+        }
     };
     let ext = req.extensions_mut();
+    if let Some(project) = project {
+        ext.insert(cairn_mcp::RequestProject(project));
+    }
     ext.insert(RequestCaller {
         tenant: who.tenant.clone(),
         actor: who.key_id.clone(),

@@ -127,7 +127,7 @@ fn check(state: &AppState, req: &Request) -> Option<Response> {
             ));
         }
     }
-    if safe(req.method()) {
+    if safe(req.method()) || crate::oauth::is_oauth_endpoint(path) {
         return None;
     }
     if let Some(why) = cross_site(headers) {

@@ -129,6 +129,9 @@ pub fn start(cairn: &Cairn, jobs: Jobs, shutdown: CancellationToken) -> Vec<Join
             if lease.held() {
                 sweep(&cairn);
             }
+            if let Err(e) = cairn_core::api::oauth::sweep_tokens(&cairn) {
+                tracing::warn!(error = %e, "sweep of expired OAuth tokens failed");
+            }
         })
     };
     let mut handles = vec![keep_lease(cairn, lease.clone(), shutdown.clone()), sweep];

@@ -28,6 +28,7 @@ pub mod jobs;
 pub mod limits;
 pub mod mcp_owners;
 pub mod metrics;
+pub mod oauth;
 pub mod rest;
 pub mod ui;
 
@@ -69,6 +70,9 @@ pub struct AppState {
     pub sessions: Arc<ui::session::Sessions>,
     /// Which key opened each MCP session.
     pub mcp_owners: Arc<mcp_owners::McpOwners>,
+    /// The URL clients reach this server by (`https://cairn.example`),
+    /// for OAuth's metadata; `None`: taken from each request's `Host`.
+    pub public_url: Option<String>,
 }
 
 /// The hosts MCP accepts by default: loopback names.
@@ -90,7 +94,14 @@ impl AppState {
             capacity: Arc::new(capacity::Capacity::new(CapacityLimits::default())),
             sessions: Arc::default(),
             mcp_owners: Arc::default(),
+            public_url: None,
         }
+    }
+
+    /// Builder: the URL clients reach this server by, for OAuth.
+    pub fn with_public_url(mut self, url: Option<String>) -> Self {
+        self.public_url = url;
+        self
     }
 
     /// Builder: requests in progress at once, and how long each may take.

@@ -31,6 +31,7 @@ mod collections;
 mod durability;
 mod keys;
 pub mod keyword_index;
+mod oauth;
 mod packing;
 mod readers;
 pub mod schema;

@@ -265,4 +265,6 @@ pub const MIGRATIONS: &[&str] = &[
     "#,
     // 11: UI sessions, rate buckets and job leases (`cairn_core::shared`).
     include_str!("migrations/0011_shared_state.sql"),
+    // 12: OAuth clients, grants and tokens (`crate::oauth`).
+    crate::oauth::MIGRATION,
 ];

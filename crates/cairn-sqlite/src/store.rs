@@ -337,6 +337,10 @@ impl Store for SqliteStore {
         self
     }
 
+    fn oauth_store(&self) -> &dyn cairn_core::oauth::OAuthStore {
+        self
+    }
+
     fn model(&self) -> Result<Option<ModelInfo>> {
         recorded_model(&*self.reader()?)
     }

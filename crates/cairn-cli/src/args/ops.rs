@@ -123,6 +123,11 @@ pub struct ServeArgs {
     /// --listen address with keys, any host unless this option names them.
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allow_hosts: Vec<String>,
+    /// The URL clients reach this server by (`https://cairn.example`, behind
+    /// a proxy), for the OAuth metadata hosted MCP clients sign in with;
+    /// default: each request's Host header over http.
+    #[arg(long, env = "CAIRN_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
     /// Writes (remember, update, forget, import) each API key may make a
     /// minute; 0 = unlimited. Over the limit: 429 with Retry-After
     /// [default: 100].

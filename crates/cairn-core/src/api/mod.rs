@@ -27,6 +27,7 @@ mod history;
 mod ingest;
 mod keys;
 mod neighbours;
+pub mod oauth;
 mod prompt;
 mod providers;
 mod read;

@@ -31,6 +31,7 @@ mod erasure;
 mod hostile;
 mod isolation;
 mod listing;
+mod oauth;
 mod pending;
 mod records;
 mod redaction;
@@ -56,6 +57,7 @@ pub use isolation::{
     check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant,
 };
 pub use listing::check_sources_superseded_and_expiry;
+pub use oauth::check_oauth;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
 pub use records::{
     check_batches_are_atomic, check_delete_and_prefix, check_filters_and_listing,
@@ -540,6 +542,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_keys(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn oauth() {
+                {
+                    let fixture = $make;
+                    c::check_oauth(c::Fixture::store(&fixture))
                 }
             }
             #[test]

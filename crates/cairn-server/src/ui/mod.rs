@@ -80,6 +80,11 @@ pub fn routes(state: AppState) -> Router<AppState> {
         )
         .route("/keys", get(pages::keys).post(pages::create_key))
         .route("/keys/{id}/revoke", post(pages::revoke_key))
+        .route("/keys/grants/{id}/revoke", post(pages::revoke_grant))
+        .route(
+            "/oauth/authorize",
+            get(pages::consent_page).post(pages::consent),
+        )
         .fallback(pages::not_found)
         .layer(axum::middleware::from_fn_with_state(state, guard))
 }
@@ -289,10 +294,9 @@ fn same_origin(headers: &HeaderMap) -> bool {
 
 fn with_headers(mut response: Response) -> Response {
     let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
+    // A page may widen it (the consent page's form-action).
+    h.entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(CSP));
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

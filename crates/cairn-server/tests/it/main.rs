@@ -33,6 +33,7 @@ mod http;
 mod job_lease;
 mod mcp_sessions;
 mod metrics;
+mod oauth;
 mod openapi;
 mod parsers_fuzz;
 mod pg;

@@ -4,9 +4,10 @@ use axum::extract::{Path, State};
 use axum::http::Method;
 use axum::response::IntoResponse;
 use axum::Form;
+use cairn_core::api::oauth::{self, GrantView};
 use cairn_core::api::{self, CreateKeyInput};
 use cairn_core::keys::Role;
-use maud::html;
+use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::{see_other, Page};
@@ -15,16 +16,72 @@ use crate::ui::Ui;
 use crate::AppState;
 
 /// `GET /ui/keys` (admin): `GET /v1/keys?tenant=` of the signed-in
-/// key's tenant (the UI, unlike REST, manages no other tenant's keys).
+/// key's tenant (the UI, unlike REST, manages no other tenant's keys),
+/// and the tenant's OAuth grants, each with a revoke button.
 pub async fn keys(State(state): State<AppState>, ui: Ui) -> Page {
     ui.require(Method::GET, "/v1/keys")?;
     keys_page(&state, &ui, None).await
+}
+
+/// The OAuth grants of the signed-in key's tenant.
+async fn tenant_grants(state: &AppState, ui: &Ui) -> Result<Vec<GrantView>, crate::ui::UiError> {
+    let tenant = ui.who.tenant.clone();
+    Ok(cairn_mcp::on_engine(&state.cairn, move |c| oauth::list_grants(c, &tenant)).await?)
+}
+
+fn grants_section(ui: &Ui, grants: &[GrantView]) -> Markup {
+    html! {
+        section {
+            h2 { "Signed-in apps (OAuth)" }
+            @if grants.is_empty() {
+                p.hint { "No MCP client has been given access by signing in." }
+            } @else {
+                div.tablewrap {
+                    table.grants {
+                        thead { tr { th scope="col" { "Client" } th scope="col" { "Tenant" } th scope="col" { "Project" } th scope="col" { "Role" } th scope="col" { "Given by" } th scope="col" { "Status" } th scope="col" { "Given" } th scope="col" { "Last used" } th scope="col" { span.sr { "Actions" } } } }
+                        tbody {
+                            @for g in grants {
+                                tr {
+                                    td { (g.client_name.as_deref().unwrap_or("unnamed")) br; code { (g.id) } }
+                                    td { (g.tenant) }
+                                    td { (g.project.as_deref().unwrap_or("")) }
+                                    td { (g.role.as_str()) }
+                                    td { code { (g.granted_by) } }
+                                    td { (g.status) }
+                                    td { (when(Some(&g.created_at))) }
+                                    td { (when(g.last_used_at.as_deref())) }
+                                    td {
+                                        @if g.status == "active" {
+                                            form method="post" action=(format!("/ui/keys/grants/{}/revoke", g.id)) data-confirm=(format!("Revoke the access of {}? Its tokens stop working at once.", g.client_name.as_deref().unwrap_or("this client"))) {
+                                                (csrf_field(ui))
+                                                button.danger type="submit" aria-label=(format!("Revoke grant {}", g.id)) { "Revoke" }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `POST /ui/keys/grants/{id}/revoke` (admin): the grant's tokens stop
+/// at once; a grant of the signed-in key's own tenant only.
+pub async fn revoke_grant(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
+    ui.require(Method::DELETE, "/v1/keys/x")?;
+    let tenant = ui.who.tenant.clone();
+    cairn_mcp::on_engine(&state.cairn, move |c| oauth::revoke_grant(c, &tenant, &id)).await?;
+    Ok(see_other("/ui/keys"))
 }
 
 async fn keys_page(state: &AppState, ui: &Ui, made: Option<api::CreatedKey>) -> Page {
     let tenant = ui.who.tenant.clone();
     let keys =
         cairn_mcp::on_engine(&state.cairn, move |c| api::list_keys(c, Some(&tenant))).await?;
+    let grants = grants_section(ui, &tenant_grants(state, ui).await?);
     let body = html! {
         @if let Some(k) = &made {
             section.notice role="status" {
@@ -74,6 +131,7 @@ async fn keys_page(state: &AppState, ui: &Ui, made: Option<api::CreatedKey>) -> 
                 }
             }
         }
+        (grants)
     };
     Ok(page(ui, "/ui/keys", "Keys", body).into_response())
 }

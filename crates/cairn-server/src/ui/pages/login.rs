@@ -14,18 +14,39 @@ use crate::ui::render::{self};
 use crate::ui::{session, Ui, UiError};
 use crate::{AppState, Auth};
 
-/// `GET /ui/login`.
-pub async fn login_page(State(state): State<AppState>) -> Response {
+/// Where to go after signing in.
+#[derive(Deserialize, Default)]
+pub struct Next {
+    next: Option<String>,
+}
+
+/// A page of this UI to go to after sign-in (`/ui/…`, never another site).
+fn safe_next(next: Option<&str>) -> Option<&str> {
+    next.filter(|n| {
+        n.starts_with("/ui/")
+            && !n.contains("//")
+            && !n.contains('\\')
+            && n.is_ascii()
+            && !n.chars().any(|c| c.is_control() || c.is_whitespace())
+    })
+}
+
+/// `GET /ui/login` (`?next=/ui/…`: where to go after).
+pub async fn login_page(
+    State(state): State<AppState>,
+    axum::extract::Query(next): axum::extract::Query<Next>,
+) -> Response {
     if state.auth == Auth::Open {
         return see_other("/ui");
     }
-    login_form(StatusCode::OK, None)
+    login_form(StatusCode::OK, None, safe_next(next.next.as_deref()))
 }
 
-fn login_form(status: StatusCode, error: Option<&str>) -> Response {
+fn login_form(status: StatusCode, error: Option<&str>, next: Option<&str>) -> Response {
     let body = html! {
         @if let Some(e) = error { p.error role="alert" { (e) } }
         form.stack method="post" action="/ui/login" {
+            @if let Some(n) = next { input type="hidden" name="next" value=(n); }
             label for="key" { "API key" }
             input #key type="password" name="key" autocomplete="off" required autofocus;
             button type="submit" { "Sign in" }
@@ -39,6 +60,7 @@ fn login_form(status: StatusCode, error: Option<&str>) -> Response {
 #[derive(Deserialize)]
 pub struct LoginForm {
     key: String,
+    next: Option<String>,
 }
 
 /// A sign-in refused by [`session::SignInLimits`], as a page.
@@ -89,7 +111,10 @@ pub async fn login(
         Ok(Ok(id)) => (
             StatusCode::SEE_OTHER,
             [
-                (header::LOCATION, "/ui".to_string()),
+                (
+                    header::LOCATION,
+                    safe_next(form.next.as_deref()).unwrap_or("/ui").to_string(),
+                ),
                 (header::SET_COOKIE, session::set_cookie(&id)),
             ],
         )
@@ -98,6 +123,7 @@ pub async fn login(
         Err(e) if e.kind() == ErrorKind::Unauthenticated => login_form(
             StatusCode::UNAUTHORIZED,
             Some("That key is not valid (unknown, revoked or expired)."),
+            safe_next(form.next.as_deref()),
         ),
         Err(e) => UiError::from(e).into_response(),
     }

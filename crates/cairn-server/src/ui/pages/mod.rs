@@ -5,6 +5,7 @@
 mod activity;
 mod agent;
 mod browser;
+mod consent;
 mod keys;
 mod login;
 mod memory;
@@ -18,7 +19,8 @@ use super::UiError;
 pub use activity::activity;
 pub use agent::agent;
 pub use browser::{browser, bulk};
-pub use keys::{create_key, keys, revoke_key};
+pub use consent::{consent, consent_page};
+pub use keys::{create_key, keys, revoke_grant, revoke_key};
 pub use login::{login, login_page, logout, not_found};
 pub use memory::{edit, forget, memory, revert, supersede};
 pub use overview::{growth_page, overview};
