@@ -148,9 +148,12 @@ fn insert_version(
 /// snapshot rewritten to match, as SQLite's latest version is the row:
 /// a forgotten neighbour's text must not stay in it.
 fn refresh_latest_versions(tx: &mut Transaction<'_>, batch: &WriteBatch) -> Result<()> {
-    let changed: std::collections::HashSet<MemoryId> =
-        batch.changes.iter().map(|c| c.id).collect();
-    for (m, _) in batch.updates.iter().filter(|(m, _)| !changed.contains(&m.id)) {
+    let changed: std::collections::HashSet<MemoryId> = batch.changes.iter().map(|c| c.id).collect();
+    for (m, _) in batch
+        .updates
+        .iter()
+        .filter(|(m, _)| !changed.contains(&m.id))
+    {
         let snapshot = serde_json::to_string(m)
             .map_err(|e| Error::storage_from("encoding a version's memory", e))?;
         tx.execute(

@@ -60,7 +60,11 @@ pub fn engine_forgetting_a_source_forgets_its_summary(store: Arc<dyn Store>) {
     let day2 = T0 - 2 * DAY;
     let messages = vec![
         says("d1", day1, "the wombat plays the xylophone at midnight"),
-        says("d1", day1 + 1000, "we walked along the river in the morning"),
+        says(
+            "d1",
+            day1 + 1000,
+            "we walked along the river in the morning",
+        ),
         says("d2", day2, "the garden needs new tomato plants"),
         says("d2", day2 + 1000, "the garden fence was painted green"),
     ];
@@ -88,8 +92,9 @@ pub fn engine_forgetting_a_source_forgets_its_summary(store: Arc<dyn Store>) {
     let (first, second) = (summary_of(logged[0].id), summary_of(logged[2].id));
     let held = store.get("t", &[first]).unwrap();
     assert!(
-        held.iter().any(|s| holds_secret(&s.content)
-            || s.search_context.as_deref().is_some_and(holds_secret)),
+        held.iter()
+            .any(|s| holds_secret(&s.content)
+                || s.search_context.as_deref().is_some_and(holds_secret)),
         "the summary was made of the secret: {held:?}"
     );
 
@@ -138,7 +143,9 @@ pub fn engine_forgetting_erases_versions_and_index(store: Arc<dyn Store>) {
         content: Some("nothing to see here".into()),
         ..Default::default()
     };
-    cairn.update("t", &id.to_string(), change, LOCAL_ACTOR).unwrap();
+    cairn
+        .update("t", &id.to_string(), change, LOCAL_ACTOR)
+        .unwrap();
     let versions = store.history("t", id).unwrap();
     assert!(
         versions.iter().any(|v| holds_secret(&v.memory.content)),

@@ -41,11 +41,20 @@ fn world(taken: bool) -> (Client, String) {
     if taken {
         let records = IDS.iter().enumerate().map(|(i, id)| {
             let line = json!({"id": id, "content": format!("alice's secret number {i}")});
-            (i + 1, Ok(serde_json::from_value::<MemoryRecord>(line).unwrap()))
+            (
+                i + 1,
+                Ok(serde_json::from_value::<MemoryRecord>(line).unwrap()),
+            )
         });
         let report = blocking(|| {
             cairn
-                .import("alice", records.collect::<Vec<_>>(), true, LOCAL_ACTOR, &mut |_| ())
+                .import(
+                    "alice",
+                    records.collect::<Vec<_>>(),
+                    true,
+                    LOCAL_ACTOR,
+                    &mut |_| (),
+                )
                 .unwrap()
         });
         assert_eq!(report.imported, 3, "{report:?}");
@@ -133,8 +142,15 @@ async fn ids_another_tenant_holds_answer_as_unknown_ones() {
 async fn the_other_tenants_memories_stay_as_they_were() {
     let cairn = Cairn::new(fresh_store(), Arc::new(LexicalEmbedder));
     let record = json!({"id": IDS[0], "content": "alice's launch date is May 3"});
-    let records = vec![(1, Ok(serde_json::from_value::<MemoryRecord>(record).unwrap()))];
-    blocking(|| cairn.import("alice", records, true, LOCAL_ACTOR, &mut |_| ()).unwrap());
+    let records = vec![(
+        1,
+        Ok(serde_json::from_value::<MemoryRecord>(record).unwrap()),
+    )];
+    blocking(|| {
+        cairn
+            .import("alice", records, true, LOCAL_ACTOR, &mut |_| ())
+            .unwrap()
+    });
     let bob = make_key(&cairn, "bob", "write");
     let state = AppState::new(CairnMcp::new(cairn.clone(), McpConfig::new("default")));
     let bob = Client::new(state, None).with_key(&bob);
