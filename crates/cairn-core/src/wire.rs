@@ -233,7 +233,8 @@ pub struct MessageRecord {
     /// When it was said (RFC 3339); default now.
     #[serde(default)]
     pub at: Option<String>,
-    /// The memory id to give it (a UUID), kept as given.
+    /// The memory id to give it (a UUID): kept as given for the local user,
+    /// the tenant's own id for that name for an API key (see SECURITY.md).
     #[serde(default)]
     pub id: Option<String>,
     /// A JSON object of anything else.

@@ -143,6 +143,29 @@ fn insert_version(
     Ok(())
 }
 
+/// A memory updated without a change of its own (a search context
+/// rebuilt after a forget, a re-embedding) has its latest version's
+/// snapshot rewritten to match, as SQLite's latest version is the row:
+/// a forgotten neighbour's text must not stay in it.
+fn refresh_latest_versions(tx: &mut Transaction<'_>, batch: &WriteBatch) -> Result<()> {
+    let changed: std::collections::HashSet<MemoryId> = batch.changes.iter().map(|c| c.id).collect();
+    for (m, _) in batch
+        .updates
+        .iter()
+        .filter(|(m, _)| !changed.contains(&m.id))
+    {
+        let snapshot = serde_json::to_string(m)
+            .map_err(|e| Error::storage_from("encoding a version's memory", e))?;
+        tx.execute(
+            "UPDATE versions SET memory = $2 WHERE memory_id = $1 \
+             AND number = (SELECT max(number) FROM versions WHERE memory_id = $1)",
+            &[&m.id.0, &snapshot],
+        )
+        .map_err(|e| pg_err("refreshing a version", e))?;
+    }
+    Ok(())
+}
+
 /// The single tenant of a batch, if it has one.
 fn batch_scope(batch: &WriteBatch) -> Scope<'_> {
     let mut tenants = batch
@@ -222,6 +245,7 @@ pub(crate) fn write(db: &Db, batch: WriteBatch) -> Result<()> {
                     return Err(Error::NotFound(m.id.to_string()));
                 }
             }
+            refresh_latest_versions(tx, &batch)?;
         }
         // The first versions of copied memories are copied too; the
         // others are numbered after the memory's stored ones.

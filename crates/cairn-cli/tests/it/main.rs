@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 mod backup;
+mod backup_forget;
 mod cli;
 mod concurrent_start;
 mod conflicts;

@@ -8,7 +8,7 @@ use serde_json::Map;
 use super::{axis, insert, sample, DIM, T0};
 use crate::engine::{Message, ObserveRequest, RememberRequest};
 use crate::history::Deletion;
-use crate::memory::MemoryType;
+use crate::memory::{MemoryId, MemoryType};
 use crate::store::Store;
 
 /// A memory id freed by tenant A's deletion and then taken by tenant B:
@@ -63,7 +63,17 @@ pub fn engine_message_ids_never_reveal_another_tenant(store: Arc<dyn Store>) {
     let report = cairn.observe(&req, [message.clone()], &mut |_| {}).unwrap();
     assert_eq!(report.logged.len(), 1);
     let copy = report.logged[0].id;
-    assert_ne!(copy, alice);
+    // Bob's id for the name is his tenant's, whoever holds the name: an
+    // unknown name is renamed the same way.
+    assert_eq!(copy, crate::engine::copy_id("bob", alice));
+    let unknown = MemoryId::new_at(T0);
+    let fresh = Message {
+        id: Some(unknown),
+        ..message.clone()
+    };
+    let other = cairn.observe(&req, [fresh], &mut |_| {}).unwrap();
+    let renamed = crate::engine::copy_id("bob", unknown);
+    assert_eq!(other.logged[0].id, renamed);
     assert!(cairn
         .get("bob", &copy.to_string())
         .unwrap()

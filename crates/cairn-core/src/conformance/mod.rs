@@ -28,6 +28,7 @@ mod batches;
 mod conflicts;
 mod engine_checks;
 mod erasure;
+mod forgetting;
 mod hostile;
 mod isolation;
 mod listing;
@@ -52,6 +53,9 @@ pub use engine_checks::{
     engine_supersede_and_ttl,
 };
 pub use erasure::engine_forgotten_messages_leave_no_trace;
+pub use forgetting::{
+    engine_forgetting_a_source_forgets_its_summary, engine_forgetting_erases_versions_and_index,
+};
 pub use hostile::{engine_hostile_input_stays_with_its_tenant, hostile_texts};
 pub use isolation::{
     check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant,
@@ -358,6 +362,20 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::engine_message_ids_never_reveal_another_tenant(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_forgetting_a_source_forgets_its_summary() {
+                {
+                    let fixture = $make;
+                    c::engine_forgetting_a_source_forgets_its_summary(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_forgetting_erases_versions_and_index() {
+                {
+                    let fixture = $make;
+                    c::engine_forgetting_erases_versions_and_index(c::Fixture::store(&fixture))
                 }
             }
             #[test]

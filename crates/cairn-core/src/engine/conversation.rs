@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::transfer::{copy_id, follow_copies};
+use super::transfer::{copy_id, follow_copies, names_are_tenant_scoped};
 use super::Cairn;
 use crate::analysis;
 use crate::analysis::segment::{SegmentConfig, TopicTracker};
@@ -55,8 +55,10 @@ pub struct Message {
     pub text: String,
     /// When (default: now).
     pub at: Option<Timestamp>,
-    /// The memory id to give it (kept as given; a message whose id is
-    /// stored is skipped).
+    /// The memory id to give it: kept as given for the local user; for an
+    /// API key's caller, its tenant's own id for that name
+    /// (see `copy_id`). A message whose id (or that own id)
+    /// the tenant holds is skipped.
     pub id: Option<MemoryId>,
     /// Anything else.
     pub metadata: Map<String, Value>,
@@ -220,6 +222,15 @@ impl Cairn {
                 })
             });
             report.skipped_existing += before - chunk.len();
+            // A key's caller names ids in its tenant only: every named id
+            // becomes the tenant's own (see `names_are_tenant_scoped`), so
+            // the answer is the same whether another tenant has it or not.
+            // Kept messages are renamed here, before they are kept, once.
+            if keep && names_are_tenant_scoped(&req.actor) {
+                for id in chunk.iter_mut().filter_map(|m| m.id.as_mut()) {
+                    *id = copy_id(tenant, *id);
+                }
+            }
         }
         let mut seq = if keep {
             // A conversation is logged in order: messages behind kept ones

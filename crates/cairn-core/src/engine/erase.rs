@@ -4,6 +4,12 @@
 //! and summary (its topics' titles). Forgetting rebuilds each of them from
 //! the messages that remain, so the text survives nowhere.
 //!
+//! A consolidation summary is made of its sources' text (its content and
+//! search context): forgetting one of its sources forgets the summary too
+//! (a receipt of its own says why), and the sources that remain are plain
+//! episodes again, consolidated anew by the next run. Forgetting a summary
+//! likewise gives its sources back to recall.
+//!
 //! Descriptions are rebuilt locally (extractive title and summary), never
 //! by a chat model: forgetting must not depend on an endpoint answering.
 
@@ -15,6 +21,7 @@ use super::conversation::{
 use super::Cairn;
 use crate::analysis::summary;
 use crate::collections::{CollectionBody, CollectionKind, Conversation, Topic};
+use crate::history::{Change, ChangeKind, Deletion, SYSTEM_ACTOR};
 use crate::memory::{Memory, MemoryId};
 use crate::store::{ListOrder, ThreadScope, WriteBatch};
 use crate::tokens::Tokenizer;
@@ -25,6 +32,7 @@ impl Cairn {
     /// the deletion) live on in: their sessions' search contexts, their
     /// topics' and conversations' descriptions.
     pub(super) fn scrub_forgotten(&self, tenant: &str, gone: &[Memory]) -> Result<()> {
+        self.unconsolidate(tenant, gone)?;
         let threads: Vec<_> = gone.iter().filter_map(|m| m.thread.clone()).collect();
         if threads.is_empty() {
             return Ok(());
@@ -45,6 +53,57 @@ impl Cairn {
             self.redescribe_conversation(tenant, conversation, &ids)?;
         }
         Ok(())
+    }
+
+    /// Forget the consolidation summaries made of a memory of `gone`, and
+    /// give the remaining sources of those and of the summaries in `gone`
+    /// back to recall (no longer superseded, no `consolidated_into`).
+    fn unconsolidate(&self, tenant: &str, gone: &[Memory]) -> Result<()> {
+        let gone_ids: BTreeSet<MemoryId> = gone.iter().map(|m| m.id).collect();
+        let made_of_gone: Vec<MemoryId> = gone
+            .iter()
+            .filter(|m| m.metadata.contains_key("consolidated_into"))
+            .filter_map(|m| m.superseded_by)
+            .filter(|s| !gone_ids.contains(s))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let summaries = self.store.get(tenant, &made_of_gone)?;
+        if !summaries.is_empty() {
+            let now = self.now();
+            let why = Deletion::new(SYSTEM_ACTOR, "made from a forgotten memory", now);
+            self.store.delete(tenant, &made_of_gone, &why)?;
+        }
+        let sources: Vec<MemoryId> = summaries
+            .iter()
+            .chain(gone)
+            .filter_map(|s| s.metadata.get("consolidated_from")?.as_array().cloned())
+            .flatten()
+            .filter_map(|v| v.as_str()?.parse().ok())
+            .filter(|id| !gone_ids.contains(id))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if sources.is_empty() {
+            return Ok(());
+        }
+        let now = self.now();
+        let mut batch = WriteBatch::default();
+        for mut m in self.store.get(tenant, &sources)? {
+            let Some(summary) = m.metadata.remove("consolidated_into") else {
+                continue;
+            };
+            m.superseded_by = None;
+            m.updated_at = now;
+            batch.changes.push(
+                Change::new(m.id, ChangeKind::Updated, SYSTEM_ACTOR, now).because(format!(
+                    "its consolidation summary {} was forgotten",
+                    summary.as_str().unwrap_or_default()
+                )),
+            );
+            batch.updates.push((m, None));
+        }
+        self.store.write(batch)
     }
 
     /// The remaining messages of `session` whose search context holds one

@@ -2,7 +2,7 @@
 //! a page at a time.
 
 use super::{superseded, Cairn};
-use crate::history::{Change, ChangeKind};
+use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
 use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::store::{Filter, ListOrder, WriteBatch};
 use crate::wire::MemoryRecord;
@@ -212,12 +212,22 @@ impl Cairn {
             let stored =
                 |id: MemoryId| existing.contains(&id) || existing.contains(&copy_id(tenant, id));
             let before = chunk.len();
+            let named_ids: std::collections::HashSet<MemoryId> = chunk
+                .iter()
+                .filter(|(_, _, named)| *named)
+                .map(|(m, _, _)| m.id)
+                .collect();
             let fresh: Vec<(Memory, Option<Vec<f32>>)> = chunk
                 .into_iter()
                 .filter(|(m, _, named)| !(*named && stored(m.id)))
                 .map(|(m, e, _)| (m, e))
                 .collect();
             report.skipped_existing += before - fresh.len();
+            let fresh = if names_are_tenant_scoped(actor) {
+                self.own_names(tenant, fresh, &named_ids)?
+            } else {
+                fresh
+            };
             let texts: Vec<_> = fresh
                 .iter()
                 .filter(|(_, e)| e.is_none())
@@ -250,6 +260,42 @@ impl Cairn {
             progress(done);
         }
         Ok(report)
+    }
+
+    /// `fresh` under the tenant's own names ([`names_are_tenant_scoped`]):
+    /// each id in `named` becomes its [`copy_id`], and so does each
+    /// supersession link to an id the tenant does not hold as itself.
+    fn own_names(
+        &self,
+        tenant: &str,
+        mut fresh: Vec<(Memory, Option<Vec<f32>>)>,
+        named: &std::collections::HashSet<MemoryId>,
+    ) -> Result<Vec<(Memory, Option<Vec<f32>>)>> {
+        let links: Vec<MemoryId> = fresh
+            .iter()
+            .flat_map(|(m, _)| [m.supersedes, m.superseded_by])
+            .flatten()
+            .collect();
+        let held: std::collections::HashSet<MemoryId> = if links.is_empty() {
+            Default::default()
+        } else {
+            self.store
+                .get(tenant, &links)?
+                .into_iter()
+                .map(|m| m.id)
+                .collect()
+        };
+        for (m, _) in &mut fresh {
+            if named.contains(&m.id) {
+                m.id = copy_id(tenant, m.id);
+            }
+            for link in [&mut m.supersedes, &mut m.superseded_by] {
+                if let Some(id) = link.filter(|id| !held.contains(id)) {
+                    *link = Some(copy_id(tenant, id));
+                }
+            }
+        }
+        Ok(fresh)
     }
 
     /// Write `batch`; an inserted id another tenant holds (ids are unique
@@ -403,6 +449,18 @@ impl Cairn {
         self.store.set_model(&model)?;
         Ok(done)
     }
+}
+
+/// Whether the ids `actor` names (a message's `id`, an imported record's)
+/// are its tenant's own names, stored under [`copy_id`]: so for every API
+/// key. Ids are unique across tenants in storage, so an id kept as given
+/// would tell a key's caller whether another tenant holds it (kept, or
+/// renamed); under its tenant's own id it is the same either way, and
+/// what the caller is told depends on its tenant alone. The local user
+/// ([`LOCAL_ACTOR`]: the CLI, `cairn mcp`, `serve --no-auth`) owns every
+/// tenant, learns nothing it could not read, and keeps ids as given.
+pub(crate) fn names_are_tenant_scoped(actor: &str) -> bool {
+    actor != LOCAL_ACTOR
 }
 
 /// The id under which `tenant` keeps its copy of a memory whose id another

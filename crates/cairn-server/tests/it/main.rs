@@ -43,6 +43,7 @@ mod rest_history;
 mod rest_limits;
 mod sign_in;
 mod slow_clients;
+mod tenant_ids;
 mod ui;
 
 /// Run `f` on a thread of its own and wait for it: how a test calls the
