@@ -17,6 +17,7 @@ mod first_hour;
 mod foreign;
 mod ingest;
 mod keys;
+mod memcord;
 mod migrate;
 mod model_dir;
 mod pg;
