@@ -42,7 +42,10 @@ fn a_memory_slots_folder_becomes_one_cairn_slot_per_memcord_slot() {
     assert_eq!(alpha["entries"], 3, "{alpha}");
     assert_eq!(alpha["tags"], serde_json::json!(["backend", "urgent"]));
     assert_eq!(alpha["group"], "projects/alpha");
-    assert_eq!(alpha["description"], "Development discussions for Project Alpha");
+    assert_eq!(
+        alpha["description"],
+        "Development discussions for Project Alpha"
+    );
     assert_eq!(alpha["priority"], 1, "memcord's high priority");
     let grocery = slot(&list, "grocery_notes");
     assert_eq!(grocery["entries"], 1);
@@ -56,14 +59,23 @@ fn a_memory_slots_folder_becomes_one_cairn_slot_per_memcord_slot() {
         .iter()
         .map(|e| e["memory"]["content"].as_str().unwrap())
         .collect();
-    assert!(texts.iter().any(|t| t.starts_with("Alice: let's use JWT")), "{texts:?}");
-    assert!(texts.contains(&"Rate limiting on login is done."), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.starts_with("Alice: let's use JWT")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"Rate limiting on login is done."),
+        "{texts:?}"
+    );
 }
 
 #[test]
 fn one_slot_file_gives_one_slot_and_a_config_file_alone_is_refused() {
     let env = Env::new();
-    let file = memory_slots().join("project_alpha.json").display().to_string();
+    let file = memory_slots()
+        .join("project_alpha.json")
+        .display()
+        .to_string();
     let done = env.json(&["import", "--from", "memcord", &file]);
     assert_eq!(done["imported"], 3, "{done}");
     let list = env.json(&["slot", "list"]);
@@ -84,7 +96,10 @@ fn one_slot_file_gives_one_slot_and_a_config_file_alone_is_refused() {
 #[test]
 fn slot_import_of_a_memcord_file_keeps_its_tags_group_and_priority() {
     let env = Env::new();
-    let file = memory_slots().join("project_alpha.json").display().to_string();
+    let file = memory_slots()
+        .join("project_alpha.json")
+        .display()
+        .to_string();
     let done = env.json(&["slot", "import", "alpha", &file]);
     assert_eq!(done["entries"], 3, "{done}");
     let list = env.json(&["slot", "list"]);

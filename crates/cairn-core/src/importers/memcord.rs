@@ -85,7 +85,8 @@ pub(super) fn parse(text: &str) -> Result<Parsed> {
 
 /// The slot's fields.
 fn slot(name: &str, o: &Map<String, Value>) -> ItemResult<ForeignSlot> {
-    let name = normalize_slot_name(name).map_err(|e| format!("`slot_name` is not one Cairn takes: {e}"))?;
+    let name = normalize_slot_name(name)
+        .map_err(|e| format!("`slot_name` is not one Cairn takes: {e}"))?;
     let priority = match o.get("priority") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64().map(priority),

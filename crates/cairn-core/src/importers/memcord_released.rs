@@ -26,7 +26,10 @@ fn each_slot_file_gives_its_slot_and_entries_and_config_files_are_side_files() {
         .filter(|n| !is_side_file(Foreign::Memcord, n))
         .collect();
     assert_eq!(slot_files, ["grocery_notes.json", "project_alpha.json"]);
-    assert!(is_side_file(Foreign::Memcord, "memory_slots/project_alpha_config.json"));
+    assert!(is_side_file(
+        Foreign::Memcord,
+        "memory_slots/project_alpha_config.json"
+    ));
     assert!(is_side_file(Foreign::Memcord, "_storage_links.json"));
     assert!(!is_side_file(Foreign::Mem0, "project_alpha_config.json"));
 
@@ -48,7 +51,9 @@ fn each_slot_file_gives_its_slot_and_entries_and_config_files_are_side_files() {
         .map(|m| m.kind.as_deref().unwrap())
         .collect();
     assert_eq!(kinds, ["note", "summary", "summary"]);
-    assert!(alpha.memories[0].content.starts_with("Alice: let's use JWT"));
+    assert!(alpha.memories[0]
+        .content
+        .starts_with("Alice: let's use JWT"));
     assert_eq!(alpha.memories[2].content, "Rate limiting on login is done.");
     for m in &alpha.memories {
         assert_eq!(m.slot.as_deref(), Some("project_alpha"));
@@ -62,7 +67,11 @@ fn each_slot_file_gives_its_slot_and_entries_and_config_files_are_side_files() {
 
     let grocery = parse(Foreign::Memcord, &read("grocery_notes.json")).unwrap();
     assert_eq!(grocery.slots[0].name, "grocery_notes");
-    assert_eq!(grocery.slots[0].priority, Some(3), "memcord's 0 is Cairn's default");
+    assert_eq!(
+        grocery.slots[0].priority,
+        Some(3),
+        "memcord's 0 is Cairn's default"
+    );
     assert_eq!(grocery.slots[0].group, None);
     assert_eq!(grocery.memories.len(), 1);
 }
@@ -78,6 +87,9 @@ fn a_config_file_given_alone_is_refused_naming_what_to_import() {
 
 #[test]
 fn memcord_priorities_map_onto_one_to_five() {
-    let mapped: Vec<u8> = [-3, -1, 0, 1, 2].into_iter().map(memcord::priority).collect();
+    let mapped: Vec<u8> = [-3, -1, 0, 1, 2]
+        .into_iter()
+        .map(memcord::priority)
+        .collect();
     assert_eq!(mapped, [5, 5, 3, 1, 1]);
 }

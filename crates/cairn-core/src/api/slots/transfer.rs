@@ -575,6 +575,35 @@ pub fn slot_merge(
     Ok(report)
 }
 
+/// Make ready a slot another system's import fills (see
+/// [`crate::importers::ForeignSlot`]): refused in zero mode; a new slot
+/// gets the foreign slot's description, tags, group and priority, an
+/// existing one keeps its fields and gains the tags.
+pub(crate) fn ready_foreign_slot(
+    cairn: &Cairn,
+    caller: &Caller,
+    slot: &crate::importers::ForeignSlot,
+) -> Result<()> {
+    refuse_in_zero_mode(cairn, caller, &slot.name, false)?;
+    let input = if record(cairn, &caller.tenant, &slot.name)?.is_some() {
+        SlotInput {
+            name: slot.name.clone(),
+            add_tags: slot.tags.clone(),
+            ..Default::default()
+        }
+    } else {
+        SlotInput {
+            name: slot.name.clone(),
+            description: slot.description.clone(),
+            tags: Some(slot.tags.clone()),
+            group: slot.group.clone(),
+            priority: slot.priority,
+            ..Default::default()
+        }
+    };
+    slot_set(cairn, caller, input).map(|_| ())
+}
+
 #[cfg(test)]
 mod import_tests {
     use std::sync::Arc;
@@ -656,33 +685,4 @@ mod import_tests {
             ]
         );
     }
-}
-
-/// Make ready a slot another system's import fills (see
-/// [`crate::importers::ForeignSlot`]): refused in zero mode; a new slot
-/// gets the foreign slot's description, tags, group and priority, an
-/// existing one keeps its fields and gains the tags.
-pub(crate) fn ready_foreign_slot(
-    cairn: &Cairn,
-    caller: &Caller,
-    slot: &crate::importers::ForeignSlot,
-) -> Result<()> {
-    refuse_in_zero_mode(cairn, caller, &slot.name, false)?;
-    let input = if record(cairn, &caller.tenant, &slot.name)?.is_some() {
-        SlotInput {
-            name: slot.name.clone(),
-            add_tags: slot.tags.clone(),
-            ..Default::default()
-        }
-    } else {
-        SlotInput {
-            name: slot.name.clone(),
-            description: slot.description.clone(),
-            tags: Some(slot.tags.clone()),
-            group: slot.group.clone(),
-            priority: slot.priority,
-            ..Default::default()
-        }
-    };
-    slot_set(cairn, caller, input).map(|_| ())
 }
