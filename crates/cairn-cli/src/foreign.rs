@@ -108,6 +108,15 @@ fn print_report(r: &ForeignReport) {
             r.skipped_existing
         );
     }
+    if !r.slots.is_empty() {
+        println!("  into slots: {}", r.slots.join(", "));
+    }
+    if r.passed_over > 0 {
+        println!(
+            "  {} of {}'s side files passed over (slot settings, not memories)",
+            r.passed_over, r.from
+        );
+    }
     if !r.redacted.is_empty() {
         let kinds: Vec<String> = r.redacted.iter().map(|(k, n)| format!("{n} {k}")).collect();
         println!(

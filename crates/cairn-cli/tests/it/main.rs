@@ -18,6 +18,7 @@ mod first_hour;
 mod foreign;
 mod ingest;
 mod keys;
+mod memcord;
 mod migrate;
 mod model_dir;
 mod multi_server;

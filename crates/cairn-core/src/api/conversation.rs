@@ -238,7 +238,7 @@ pub struct ConversationView {
     pub title: String,
     /// An outline: its topics' titles.
     pub summary: String,
-    /// How many messages.
+    /// How many of its messages are stored (forgotten ones not counted).
     pub messages: usize,
     /// How many topics.
     pub topics: usize,
@@ -257,11 +257,16 @@ pub fn list_conversations(cairn: &Cairn, caller: &Caller) -> Result<Vec<Conversa
         .into_iter()
         .map(|r| {
             let body = Conversation::from_record(&r)?;
+            // Counted in the store, not the record's running count: a
+            // forgotten message leaves the record's count as it was.
+            let mut filter = Filter::new(&caller.tenant, cairn.now()).everything();
+            filter.thread = Some(ThreadScope::Conversation(r.id.clone()));
+            let messages = cairn.store().count(&filter)?;
             Ok(ConversationView {
                 id: r.id,
                 title: body.title,
                 summary: body.summary,
-                messages: body.messages,
+                messages,
                 topics: body.topics,
                 created_at: format_timestamp(r.created_at),
                 updated_at: format_timestamp(r.updated_at),

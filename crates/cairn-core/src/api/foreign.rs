@@ -80,6 +80,11 @@ pub struct ForeignReport {
     pub skipped_existing: usize,
     /// Conversations the messages belong to.
     pub conversations: Vec<String>,
+    /// Slots the memories were written to (made if new), each once.
+    pub slots: Vec<String>,
+    /// Files passed over: those the system keeps beside its exports
+    /// (memcord's `<slot>_config.json`).
+    pub passed_over: usize,
     /// Secrets replaced (or that would be), by kind.
     pub redacted: BTreeMap<String, usize>,
     /// Items skipped, and why.
@@ -103,11 +108,18 @@ pub fn import_foreign(
     let mut memories = Vec::new();
     let mut messages: Vec<MessageRecord> = Vec::new();
     let mut problems = Vec::new();
-    for file in &input.files {
+    let mut slots: Vec<importers::ForeignSlot> = Vec::new();
+    // Files the system keeps beside its exports are passed over, unless
+    // nothing else was given (then reading one says what it is).
+    let side = |f: &&ForeignFile| importers::is_side_file(input.from, &f.name);
+    let passed_over = input.files.iter().filter(side).count();
+    let keep_side = passed_over == input.files.len();
+    for file in input.files.iter().filter(|f| keep_side || !side(f)) {
         let parsed = importers::parse(input.from, &file.text)
             .map_err(|e| crate::Error::invalid(format!("{}: {e}", file.name)))?;
         memories.extend(parsed.memories);
         messages.extend(parsed.messages);
+        slots.extend(parsed.slots);
         problems.extend(parsed.problems.into_iter().map(|p| ForeignProblem {
             file: file.name.clone(),
             at: p.at,
@@ -126,6 +138,11 @@ pub fn import_foreign(
         m.source
             .get_or_insert_with(|| format!("import:{}", input.from));
     }
+    for s in &mut slots {
+        if let Some(d) = s.description.as_mut() {
+            cairn.redact_text(d, &mut redacted);
+        }
+    }
     let mut conversations: Vec<String> = messages.iter().map(|m| m.conversation.clone()).collect();
     conversations.sort();
     conversations.dedup();
@@ -138,10 +155,17 @@ pub fn import_foreign(
         logged: 0,
         skipped_existing: 0,
         conversations,
+        slots: Vec::new(),
+        passed_over: if keep_side { 0 } else { passed_over },
         redacted: BTreeMap::new(),
         problems,
         items: Vec::new(),
     };
+    for s in &slots {
+        if !report.slots.contains(&s.name) {
+            report.slots.push(s.name.clone());
+        }
+    }
     if input.dry_run {
         // Messages are redacted when logged: count what would be.
         for m in &mut messages {
@@ -170,6 +194,9 @@ pub fn import_foreign(
             .collect();
         report.redacted = redaction_counts(&redacted);
         return Ok(report);
+    }
+    for s in &slots {
+        super::slots::ready_foreign_slot(cairn, caller, s)?;
     }
     let done_memories = memories.len();
     let imported = cairn.import(

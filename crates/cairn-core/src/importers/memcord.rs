@@ -1,20 +1,24 @@
-//! memcord: one slot file (`memory_slots/<slot>.json`), as one memory per
-//! entry. A folder of slots is read a file at a time.
+//! memcord: one slot file (`memory_slots/<slot>.json`), as one Cairn slot
+//! ([`ForeignSlot`]) and one memory per entry, each naming the slot. A
+//! folder of slots is read a file at a time; the `<slot>_config.json` and
+//! `_storage_links.json` files memcord keeps beside them are passed over
+//! ([`is_side_file`]), as memcord itself passes over them.
 //!
-//! A slot: `slot_name`, `tags`, `group_path`, `description`, `priority`,
-//! archive fields, times, and `entries`. An entry: `type`
-//! (`manual_save`, `auto_summary`, `rolled_summary`; the format notes also
-//! name `import` and `merge`), `content`, `timestamp` (memcord writes its
-//! local time without an offset), `original_length` and `summary_length`
-//! (summaries), `metadata`, `compression_info` and, in some files, an `id`.
+//! A slot: `slot_name`, `tags`, `group_path`, `description`, `priority`
+//! (memcord's: 1 high, 0 normal, -1 low), archive fields, times, and
+//! `entries`. An entry: `type` (`manual_save`, `auto_summary`,
+//! `rolled_summary`; the format notes also name `import` and `merge`),
+//! `content`, `timestamp` (memcord writes its local time without an
+//! offset), `original_length` and `summary_length` (summaries),
+//! `metadata`, `compression_info` and, in some files, an `id`.
 
 use serde_json::{Map, Value};
 
 use super::{
     id_of, json, keep_rest, kind_of, metadata_of, non_empty, object, required_text, text, texts,
-    time, wrong_shape, Collect, ItemResult, Parsed,
+    time, wrong_shape, Collect, ForeignSlot, ItemResult, Parsed,
 };
-use crate::memory::MemoryType;
+use crate::memory::{normalize_slot_name, MemoryType};
 use crate::wire::MemoryRecord;
 use crate::Result;
 
@@ -32,10 +36,19 @@ const TAKEN: &[&str] = &[
     "compression_info",
 ];
 
-/// What every entry of the slot carries.
-struct Slot {
-    tags: Vec<String>,
-    metadata: Map<String, Value>,
+/// Whether `name` (a path or a file name) is one memcord keeps beside its
+/// slot files: `<slot>_config.json` or `_storage_links.json`.
+pub(super) fn is_side_file(name: &str) -> bool {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let lower = file.to_ascii_lowercase();
+    lower.ends_with("_config.json") || lower == "_storage_links.json"
+}
+
+/// Cairn's priority (1 highest to 5, 3 the default) for memcord's (1
+/// high, 0 normal, -1 low): `3 - 2p`, within 1 to 5.
+pub(super) fn priority(memcord: i64) -> u8 {
+    let p = 3_i64.saturating_sub(memcord.saturating_mul(2)).clamp(1, 5);
+    p as u8
 }
 
 pub(super) fn parse(text: &str) -> Result<Parsed> {
@@ -43,6 +56,14 @@ pub(super) fn parse(text: &str) -> Result<Parsed> {
     let Value::Object(o) = &value else {
         return Err(wrong_shape(WHAT, SHAPE, kind_of(&value)));
     };
+    if !o.contains_key("slot_name") && o.contains_key("summarizer_backend") {
+        return Err(wrong_shape(
+            WHAT,
+            SHAPE,
+            "memcord's summariser settings of a slot (a `<slot>_config.json`); \
+             import the slot's `<slot>.json`, or the whole `memory_slots` folder",
+        ));
+    }
     let (Some(Value::String(name)), Some(Value::Array(entries))) =
         (o.get("slot_name"), o.get("entries"))
     else {
@@ -57,28 +78,35 @@ pub(super) fn parse(text: &str) -> Result<Parsed> {
     for (i, entry) in entries.iter().enumerate() {
         parsed.memory(format!("entries[{i}]"), memory(entry, &slot));
     }
-    Ok(parsed.done())
+    let mut parsed = parsed.done();
+    parsed.slots.push(slot);
+    Ok(parsed)
 }
 
-/// The slot's tags, and the metadata its entries share: `slot`,
-/// `group_path` and `slot_description`.
-fn slot(name: &str, o: &Map<String, Value>) -> ItemResult<Slot> {
-    let mut metadata = Map::new();
-    metadata.insert("slot".into(), Value::String(name.to_string()));
-    if let Some(g) = text(o, "group_path")? {
-        metadata.insert("group_path".into(), Value::String(g.to_string()));
-    }
-    if let Some(d) = text(o, "description")?.filter(|d| !d.trim().is_empty()) {
-        metadata.insert("slot_description".into(), Value::String(d.to_string()));
-    }
-    Ok(Slot {
+/// The slot's fields.
+fn slot(name: &str, o: &Map<String, Value>) -> ItemResult<ForeignSlot> {
+    let name = normalize_slot_name(name)
+        .map_err(|e| format!("`slot_name` is not one Cairn takes: {e}"))?;
+    let priority = match o.get("priority") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64().map(priority),
+        Some(v) => return Err(format!("`priority` is {}, not a whole number", kind_of(v))),
+    };
+    Ok(ForeignSlot {
+        name,
+        description: text(o, "description")?
+            .filter(|d| !d.trim().is_empty())
+            .map(str::to_string),
         tags: texts(o, "tags")?,
-        metadata,
+        group: text(o, "group_path")?
+            .filter(|g| !g.trim().is_empty())
+            .map(str::to_string),
+        priority,
     })
 }
 
-/// One entry: a `summary` for memcord's summaries, else a `note`.
-fn memory(entry: &Value, slot: &Slot) -> ItemResult<MemoryRecord> {
+/// One entry of `slot`: a `summary` for memcord's summaries, else a `note`.
+fn memory(entry: &Value, slot: &ForeignSlot) -> ItemResult<MemoryRecord> {
     let o = object(entry)?;
     let compression = o.get("compression_info").and_then(Value::as_object);
     if compression.and_then(|c| c.get("is_compressed")) == Some(&Value::Bool(true)) {
@@ -99,7 +127,6 @@ fn memory(entry: &Value, slot: &Slot) -> ItemResult<MemoryRecord> {
     };
     let mut metadata = metadata_of(o, "metadata")?;
     keep_rest(o, TAKEN, &mut metadata);
-    metadata.extend(slot.metadata.clone());
     if let Some(t) = entry_type {
         metadata.insert("entry_type".into(), Value::String(t.to_string()));
     }
@@ -109,6 +136,7 @@ fn memory(entry: &Value, slot: &Slot) -> ItemResult<MemoryRecord> {
         content: content.to_string(),
         kind: Some(kind.as_str().to_string()),
         tags: slot.tags.clone(),
+        slot: Some(slot.name.clone()),
         source: Some("import:memcord".into()),
         created_at: time(o, "timestamp")?,
         metadata: non_empty(metadata),
@@ -120,7 +148,7 @@ fn memory(entry: &Value, slot: &Slot) -> ItemResult<MemoryRecord> {
 mod tests {
     use serde_json::json;
 
-    use super::super::{parse, Foreign, Problem};
+    use super::super::{parse, Foreign, ForeignSlot, Problem};
     use crate::wire::MemoryRecord;
 
     #[test]
@@ -130,16 +158,18 @@ mod tests {
             include_str!("../../tests/fixtures/importers/memcord_slot.json"),
         )
         .unwrap();
-        let slot = json!({
-            "slot": "project_alpha",
-            "group_path": "projects/alpha/development",
-            "slot_description": "Development discussions for Project Alpha",
-        });
-        let meta = |entry: serde_json::Value| {
-            let mut m = slot.as_object().unwrap().clone();
-            m.extend(entry.as_object().unwrap().clone());
-            Some(m)
-        };
+        assert_eq!(
+            parsed.slots,
+            vec![ForeignSlot {
+                name: "project_alpha".into(),
+                description: Some("Development discussions for Project Alpha".into()),
+                tags: vec!["backend".into(), "project".into(), "urgent".into()],
+                group: Some("projects/alpha/development".into()),
+                priority: Some(1),
+            }]
+        );
+        let meta = |entry: serde_json::Value| Some(entry.as_object().unwrap().clone());
+        let slot = Some("project_alpha".to_string());
         let tags: Vec<String> = vec!["backend".into(), "project".into(), "urgent".into()];
         let source = Some("import:memcord".to_string());
         assert_eq!(
@@ -156,6 +186,7 @@ mod tests {
                         "word_count": 18,
                         "topics": ["authentication"],
                     })),
+                    slot: slot.clone(),
                     source: source.clone(),
                     created_at: Some("2024-01-01T12:00:00.250Z".into()),
                     ..MemoryRecord::default()
@@ -172,6 +203,7 @@ mod tests {
                         "original_length": 5000,
                         "summary_length": 750,
                     })),
+                    slot: slot.clone(),
                     source: source.clone(),
                     created_at: Some("2024-01-01T12:30:00.000Z".into()),
                     ..MemoryRecord::default()
@@ -186,6 +218,7 @@ mod tests {
                         "entry_type": "rolled_summary",
                         "consolidated_from": 2,
                     })),
+                    slot,
                     source,
                     created_at: Some("2024-01-01T15:00:00.000Z".into()),
                     ..MemoryRecord::default()

@@ -43,6 +43,8 @@ mod chatgpt;
 mod claude;
 mod mem0;
 mod memcord;
+#[cfg(test)]
+mod memcord_released;
 mod mememory;
 mod memori;
 
@@ -121,6 +123,34 @@ pub struct Parsed {
     pub messages: Vec<MessageRecord>,
     /// The items skipped, and why.
     pub problems: Vec<Problem>,
+    /// Slots the export describes (memcord's), each memory of one naming
+    /// it in [`MemoryRecord::slot`].
+    pub slots: Vec<ForeignSlot>,
+}
+
+/// A slot of another system, as a Cairn slot's fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ForeignSlot {
+    /// Its name, a valid Cairn slot name.
+    pub name: String,
+    /// What it is for.
+    pub description: Option<String>,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Its group path.
+    pub group: Option<String>,
+    /// Its priority, 1 (highest) to 5.
+    pub priority: Option<u8>,
+}
+
+/// Whether a file of a folder of `from`'s is one the system keeps beside
+/// its exports, to be passed over (memcord's `<slot>_config.json`
+/// summariser settings and its `_storage_links.json`), judged by name.
+pub fn is_side_file(from: Foreign, name: &str) -> bool {
+    match from {
+        Foreign::Memcord => memcord::is_side_file(name),
+        _ => false,
+    }
 }
 
 /// A bad item of an export, skipped.

@@ -27,6 +27,7 @@ use tower::ServiceExt;
 
 mod browser;
 mod consolidate;
+mod conversation_counts;
 mod conversations;
 mod hostile;
 mod http;

@@ -32,6 +32,7 @@ use crate::{Error, Result};
 pub use entries::{
     slot_read, slot_save, slot_select, EntryView, SaveInput, SaveOutput, Selected, SlotRead,
 };
+pub(crate) use transfer::ready_foreign_slot;
 pub use transfer::{
     slot_export, slot_import, slot_merge, split_document, DuplicatePair, ExportFormat,
     ImportedFile, MergeReport, SlotImportReport,

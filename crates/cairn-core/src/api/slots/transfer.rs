@@ -289,6 +289,18 @@ fn file_entries(name: &str, text: &str) -> Result<FileEntries> {
         if let Some((records, slot)) = exported_records(text)? {
             return Ok(FileEntries::Records(records, slot));
         }
+        let memcord = crate::importers::parse(crate::importers::Foreign::Memcord, text)?;
+        let fields = memcord.slots.into_iter().next().map(|s| SlotInput {
+            description: s.description,
+            tags: Some(s.tags),
+            group: s.group,
+            priority: s.priority,
+            ..Default::default()
+        });
+        return Ok(FileEntries::Records(
+            memcord.memories,
+            fields.unwrap_or_default(),
+        ));
     }
     file_texts(ext.as_deref(), text).map(FileEntries::Texts)
 }
@@ -296,13 +308,6 @@ fn file_entries(name: &str, text: &str) -> Result<FileEntries> {
 fn file_texts(ext: Option<&str>, text: &str) -> Result<Vec<String>> {
     match ext {
         Some("md" | "markdown" | "txt" | "text") => Ok(split_document(text)),
-        Some("json") => Ok(
-            crate::importers::parse(crate::importers::Foreign::Memcord, text)?
-                .memories
-                .into_iter()
-                .map(|m| m.content)
-                .collect(),
-        ),
         Some("jsonl") => text
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -338,7 +343,13 @@ pub fn slot_import(
         entries: 0,
         files: Vec::new(),
     };
-    for (done, f) in files.into_iter().enumerate() {
+    // memcord's `<slot>_config.json` beside a slot file is passed over.
+    let side = |f: &ForeignFile| {
+        crate::importers::is_side_file(crate::importers::Foreign::Memcord, &f.name)
+    };
+    let all_side = files.iter().all(side);
+    let files = files.into_iter().filter(|f| all_side || !side(f));
+    for (done, f) in files.enumerate() {
         let mut line = ImportedFile {
             file: f.name.clone(),
             entries: 0,
@@ -359,8 +370,13 @@ pub fn slot_import(
                         },
                     )?;
                 }
+                let mut redacted = Default::default();
                 for r in &mut records {
                     r.slot = Some(slot.clone());
+                    cairn.redact_text(&mut r.content, &mut redacted);
+                    if let Some(meta) = r.metadata.as_mut() {
+                        cairn.redact_metadata(meta, &mut redacted);
+                    }
                 }
                 let done = cairn.import(
                     &caller.tenant,
@@ -557,6 +573,35 @@ pub fn slot_merge(
         report.deleted_sources = true;
     }
     Ok(report)
+}
+
+/// Make ready a slot another system's import fills (see
+/// [`crate::importers::ForeignSlot`]): refused in zero mode; a new slot
+/// gets the foreign slot's description, tags, group and priority, an
+/// existing one keeps its fields and gains the tags.
+pub(crate) fn ready_foreign_slot(
+    cairn: &Cairn,
+    caller: &Caller,
+    slot: &crate::importers::ForeignSlot,
+) -> Result<()> {
+    refuse_in_zero_mode(cairn, caller, &slot.name, false)?;
+    let input = if record(cairn, &caller.tenant, &slot.name)?.is_some() {
+        SlotInput {
+            name: slot.name.clone(),
+            add_tags: slot.tags.clone(),
+            ..Default::default()
+        }
+    } else {
+        SlotInput {
+            name: slot.name.clone(),
+            description: slot.description.clone(),
+            tags: Some(slot.tags.clone()),
+            group: slot.group.clone(),
+            priority: slot.priority,
+            ..Default::default()
+        }
+    };
+    slot_set(cairn, caller, input).map(|_| ())
 }
 
 #[cfg(test)]
