@@ -216,9 +216,9 @@ async fn register(
     let client = extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map_or_else(|| "unknown".to_string(), |c| c.0.ip().to_string());
-    if let Err(crate::ui::session::Refused::TooFast(wait)) =
-        state.sessions.attempt(&format!("register {client}"))
-    {
+    let (sessions, who) = (state.sessions.clone(), format!("register {client}"));
+    let attempt = cairn_mcp::on_engine(&state.cairn, move |c| sessions.attempt(c, &who)).await;
+    if let Ok(Err(crate::ui::session::Refused::TooFast(wait))) = attempt {
         let mut r = json_no_store(
             StatusCode::TOO_MANY_REQUESTS,
             json!({"error": "slow_down", "error_description": format!("too many registrations; try again in {wait} s")}),
