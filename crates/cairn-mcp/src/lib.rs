@@ -22,6 +22,7 @@ pub mod help;
 pub mod jsonrpc;
 pub mod lines;
 mod render;
+mod schema;
 pub mod server;
 mod slots;
 mod tools;

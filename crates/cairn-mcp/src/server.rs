@@ -145,7 +145,11 @@ impl CairnMcp {
             config: Arc::new(config),
             roots_project: Arc::new(Mutex::new(None)),
             slot_session: Arc::new(Mutex::new(SlotSession::default())),
-            tool_router: Self::tool_router(),
+            tool_router: {
+                let mut router = Self::tool_router();
+                crate::schema::compact(&mut router);
+                router
+            },
         }
     }
 

@@ -10,6 +10,7 @@ mod docs;
 mod mcp;
 mod mcp_protocol;
 mod providers;
+mod schemas;
 
 use std::sync::Arc;
 
