@@ -12,7 +12,38 @@ pub const INSTRUCTIONS: &str = "Cairn is your persistent memory across sessions.
 /// The help topics.
 pub const TOPICS: &[&str] = &[
     "overview", "protocol", "remember", "recall", "types", "projects", "forget", "tools",
+    PARAMETERS,
 ];
+
+/// The topic with every tool's parameters described whole (`tools/list`
+/// carries each description's first words only, see `schema.rs`).
+pub const PARAMETERS: &str = "parameters";
+
+/// Topic [`PARAMETERS`]: each of `tools` (with its schemas as generated,
+/// before they are made compact) and its parameters' whole descriptions.
+pub fn parameters(tools: &[rmcp::model::Tool]) -> String {
+    let mut tools: Vec<&rmcp::model::Tool> = tools.iter().collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut out = String::from("# Parameters of every tool\n");
+    for tool in tools {
+        out.push_str(&format!("\n## {}\n", tool.name));
+        let Some(properties) = tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+        else {
+            continue;
+        };
+        for (name, schema) in properties {
+            let text = schema
+                .get("description")
+                .and_then(|d| d.as_str())
+                .unwrap_or("");
+            out.push_str(&format!("- `{name}`: {}\n", text.replace('\n', " ")));
+        }
+    }
+    out
+}
 
 const OVERVIEW: &str = "# Cairn\n\
 Persistent memory for agents: short texts (memories) stored with embeddings in one SQLite file, found again by hybrid search (keywords + meaning), ranked by relevance, use, recency and scope.\n\n\
@@ -100,7 +131,7 @@ mod tests {
 
     #[test]
     fn every_topic_has_a_text() {
-        for t in TOPICS {
+        for t in TOPICS.iter().filter(|t| **t != PARAMETERS) {
             assert!(topic(t).is_some(), "{t}");
         }
         assert!(topic("nonsense").is_none());

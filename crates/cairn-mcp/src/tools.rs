@@ -369,7 +369,12 @@ impl CairnMcp {
             .map(|t| t.trim().to_string())
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| "overview".into());
-        match help::topic(&topic) {
+        let text = if topic.eq_ignore_ascii_case(help::PARAMETERS) {
+            Some(help::parameters(&Self::tool_router().list_all()))
+        } else {
+            help::topic(&topic)
+        };
+        match text {
             Some(text) => reply(
                 text.clone(),
                 &HelpOut {

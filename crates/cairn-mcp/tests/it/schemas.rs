@@ -121,3 +121,32 @@ async fn unsigned_integers_have_a_minimum_of_zero() {
     let limit = &recall["inputSchema"]["properties"]["limit"];
     assert_eq!(limit["minimum"], 0, "{limit}");
 }
+
+/// What `tools/list` shortens, the `help` topic `parameters` gives whole:
+/// every parameter of every tool, its text starting as the short one does.
+#[tokio::test]
+async fn the_help_topic_parameters_describes_every_parameter_whole() {
+    let list = tools_list().await;
+    let env = Env::new();
+    let client = env.client(None).await;
+    let help = crate::call(&client, "help", serde_json::json!({"topic": "parameters"})).await;
+    let text = help["text"].as_str().unwrap();
+    for tool in list["tools"].as_array().unwrap() {
+        let name = tool["name"].as_str().unwrap();
+        let section = text
+            .split(&format!("\n## {name}\n"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no section for {name}:\n{text}"));
+        let section = section.split("\n## ").next().unwrap();
+        let properties = tool["inputSchema"]["properties"].as_object();
+        for (param, schema) in properties.into_iter().flatten() {
+            let short = schema["description"].as_str().unwrap_or("");
+            let short = short.trim_end_matches('…');
+            let line = section
+                .lines()
+                .find(|l| l.starts_with(&format!("- `{param}`: ")))
+                .unwrap_or_else(|| panic!("{name}.{param} missing:\n{section}"));
+            assert!(line.contains(short), "{name}.{param}: {line} vs {short}");
+        }
+    }
+}
