@@ -68,7 +68,18 @@ step "cargo test"
 cargo test --workspace --locked
 
 step "the REST and web UI suite again, on PostgreSQL"
-CAIRN_TEST_STORE=postgres cargo test --locked -p cairn-server --test it
+# The test binary `cargo test --workspace` built: `cargo test -p
+# cairn-server` would compile every workspace crate again with other
+# features.
+server_it=$(cargo test --workspace --locked --no-run --message-format=json 2>/dev/null \
+  | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("target", {})
+    if m.get("executable") and t.get("name") == "it" and "/cairn-server/" in t.get("src_path", ""):
+        print(m["executable"])')
+[ -n "$server_it" ] || { echo "error: no test binary of cairn-server was built" >&2; exit 1; }
+(cd crates/cairn-server && CAIRN_TEST_STORE=postgres "$server_it")
 
 step "MCP end to end (official Python SDK over stdio and HTTP)"
 scripts/mcp-e2e.sh

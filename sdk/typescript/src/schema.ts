@@ -1131,7 +1131,7 @@ export interface components {
             id: string;
             /**
              * Format: uint
-             * @description How many messages.
+             * @description How many of its messages are stored (forgotten ones not counted).
              */
             messages: number;
             /** @description An outline: its topics' titles. */
@@ -1156,7 +1156,7 @@ export interface components {
             id: string;
             /**
              * Format: uint
-             * @description How many messages.
+             * @description How many of its messages are stored (forgotten ones not counted).
              */
             messages: number;
             /** @description An outline: its topics' titles. */
@@ -2131,7 +2131,8 @@ export interface components {
             /** @description The conversation's id. */
             conversation: string;
             /**
-             * @description The memory id to give it (a UUID), kept as given.
+             * @description The memory id to give it (a UUID): kept as given for the local user,
+             *     the tenant's own id for that name for an API key (see SECURITY.md).
              * @default null
              */
             id?: string | null;
