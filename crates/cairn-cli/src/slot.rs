@@ -441,15 +441,17 @@ fn merge(
 
 /// `cairn slot zero on|off [SLOT]`.
 fn zero(cairn: &Cairn, slot: Option<String>, on: bool, json: bool) -> Result<()> {
-    let on = api::slot_zero(cairn, &caller(), slot.as_deref(), on)?;
+    let out = api::slot_zero(cairn, &caller(), api::ZeroInput { on, slot })?;
     if json {
-        return print_json(&serde_json::json!({"zero": on, "slot": slot}));
+        return print_json(&out);
     }
-    let whom = slot.map_or("every slot".to_string(), |s| format!("slot {s}"));
+    let whom = out
+        .slot
+        .map_or("every slot".to_string(), |s| format!("slot {s}"));
     println!(
         "zero mode {} for {whom}{}",
-        if on { "on" } else { "off" },
-        if on { ": saves are refused" } else { "" }
+        if out.zero { "on" } else { "off" },
+        if out.zero { ": saves are refused" } else { "" }
     );
     Ok(())
 }

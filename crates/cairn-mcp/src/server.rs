@@ -123,7 +123,7 @@ pub struct CairnMcp {
     pub(crate) config: Arc<McpConfig>,
     /// `Some(project)` once the client's roots were read.
     roots_project: Arc<Mutex<Option<Option<String>>>>,
-    /// The session's active slot and zero mode (the `slot` tool).
+    /// The session's active slot (the `slot` tool).
     pub(crate) slot_session: Arc<Mutex<SlotSession>>,
     tool_router: ToolRouter<Self>,
 }
@@ -133,8 +133,6 @@ pub struct CairnMcp {
 pub(crate) struct SlotSession {
     /// The slot calls that name none use.
     pub active: Option<String>,
-    /// Saves are refused while on.
-    pub zero: bool,
 }
 
 impl CairnMcp {

@@ -1,5 +1,5 @@
 //! The `slot` tool's actions, over the application layer's slot calls,
-//! with the session's active slot and zero mode.
+//! with the session's active slot.
 
 use cairn_core::api::{self, SaveInput, SlotListInput, SlotSearchInput};
 use cairn_core::{Error, Result};
@@ -64,18 +64,22 @@ pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Resu
             let on = p
                 .on
                 .ok_or_else(|| Error::invalid("`zero` needs `on`: true or false"))?;
-            mcp.slot_session
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .zero = on;
-            output(
-                "zero",
-                &serde_json::json!({"zero": on}),
-                format!(
-                    "zero mode {} for this session",
-                    if on { "on: saves are refused" } else { "off" }
-                ),
-            )
+            let input = api::ZeroInput {
+                on,
+                slot: p.name.clone(),
+            };
+            let out = mcp
+                .call(ext, move |c, caller| api::slot_zero(c, caller, input))
+                .await?;
+            let whom = out
+                .slot
+                .as_ref()
+                .map_or("every slot".to_string(), |s| format!("slot {s}"));
+            let t = format!(
+                "zero mode {} for {whom}",
+                if out.zero { "on: saves are refused" } else { "off" }
+            );
+            output("zero", &out, t)
         }
         "save" | "save_progress" => {
             let input = SaveInput {
@@ -83,7 +87,6 @@ pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Resu
                 text: text()?,
                 progress: action == "save_progress",
                 ratio: p.ratio,
-                session_zero: session.zero,
                 author: None,
             };
             let out = mcp

@@ -147,8 +147,8 @@ impl CairnMcp {
     /// `which` = -1, "2nd latest", "2 hours ago", "yesterday 15:00"),
     /// `search` (`query` over slots' entries; `name` narrows to one),
     /// `list`, `archive` (`reason`), `restore`, `export` (`format` md, txt
-    /// or json), `zero` (`on`: pause or resume saving in this session).
-    /// Calls without `name` use the session's slot. Entries are memories:
+    /// or json), `zero` (`on`: pause or resume saving; `name`'s, else every
+    /// slot's). Other calls without `name` use the session's slot. Entries are memories:
     /// `recall` finds them too until their slot is archived.
     #[tool(
         name = "slot",

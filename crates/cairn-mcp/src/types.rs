@@ -428,7 +428,7 @@ pub struct SlotParams {
     /// md (default), txt or json (export).
     #[serde(default)]
     pub format: Option<String>,
-    /// Zero mode on or off for this session (zero).
+    /// Zero mode on or off (zero).
     #[serde(default)]
     pub on: Option<bool>,
     /// Archived slots too (list, search).

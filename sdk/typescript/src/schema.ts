@@ -705,6 +705,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/zero-mode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Zero mode on or off, for every slot or one: while on, every slot save is refused
+         * @description Needs a key with the `write` role.
+         */
+        put: operations["zero_mode"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3510,6 +3530,29 @@ export interface components {
              */
             working_tokens?: number | null;
         };
+        /**
+         * @description Zero mode turned on or off: for one slot, or (no slot) for every slot
+         *     of the tenant. Stored, so every front end and session sees it.
+         */
+        ZeroInput: {
+            /**
+             * @description On: every save is refused; off: saves are taken again.
+             * @default false
+             */
+            on?: boolean;
+            /**
+             * @description This slot only (default: every slot).
+             * @default null
+             */
+            slot?: string | null;
+        };
+        /** @description Zero mode after the change. */
+        ZeroOutput: {
+            /** @description The slot it is about (`None`: every slot). */
+            slot: string | null;
+            /** @description Whether it is on. */
+            zero: boolean;
+        };
     };
     responses: {
         /** @description An error, in the one shape of every error */
@@ -4747,6 +4790,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StatsOutput"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    zero_mode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ZeroInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ZeroOutput"];
                 };
             };
             default: components["responses"]["Error"];

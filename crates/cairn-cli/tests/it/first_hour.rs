@@ -53,12 +53,17 @@ impl Server {
 
     /// `POST path` with `key`: (status, JSON body).
     pub fn post(&self, key: &str, path: &str, body: &Value) -> (u16, Value) {
-        let body = body.to_string();
+        self.call(key, "POST", path, Some(body))
+    }
+
+    /// `method path` with `key` and a JSON body: (status, JSON body).
+    pub fn call(&self, key: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+        let body = body.map(Value::to_string).unwrap_or_default();
         let mut tcp = TcpStream::connect(&self.addr).expect("connect");
         tcp.set_read_timeout(Some(Duration::from_secs(120)))
             .unwrap();
         let req = format!(
-            "POST {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {key}\r\n\
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {key}\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         );

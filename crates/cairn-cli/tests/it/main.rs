@@ -16,6 +16,7 @@ mod defaults;
 mod docs;
 mod first_hour;
 mod foreign;
+mod front_ends;
 mod ingest;
 mod keys;
 mod memcord;

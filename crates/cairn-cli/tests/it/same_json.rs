@@ -91,11 +91,11 @@ impl Drop for McpProcess {
 
 /// The answer without what a read itself changes (each get or recall
 /// counts an access, and the access boost moves scores).
-fn settled(mut v: Value) -> Value {
+pub(crate) fn settled(mut v: Value) -> Value {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(map) => {
-                for key in ["access_count", "last_accessed_at", "score"] {
+                for key in ["access_count", "last_accessed_at", "last_access", "score"] {
                     map.remove(key);
                 }
                 map.values_mut().for_each(strip);

@@ -78,7 +78,8 @@ pub use slots::{
     slot_read, slot_restore, slot_save, slot_search, slot_select, slot_set, slot_tree, slot_zero,
     split_document, zero_mode, CompressionView, DuplicatePair, EntryView, ExportFormat, GroupNode,
     ImportedFile, MergeReport, SaveInput, SaveOutput, Selected, SlotImportReport, SlotInput,
-    SlotListInput, SlotRead, SlotSearchInput, SlotView, DEFAULT_SUMMARY_RATIO, MERGE_DUPLICATE,
+    SlotListInput, SlotRead, SlotSearchInput, SlotView, ZeroInput, ZeroOutput,
+    DEFAULT_SUMMARY_RATIO, MERGE_DUPLICATE,
 };
 pub use transfer::{export, import};
 pub use view::{MemoryView, SimilarView};

@@ -43,6 +43,7 @@ pub use pending::PendingReport;
 pub use recall::{Found, Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{redaction_counts, Redactions};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
+#[cfg(any(test, feature = "conformance"))]
 pub(crate) use transfer::copy_id;
 pub use transfer::{ImportProgress, ImportReport};
 pub use update::{changed_fields, UpdateRequest};

@@ -19,7 +19,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::Method;
 use axum::http::StatusCode;
-use axum::routing::{delete, get, patch, post, MethodRouter};
+use axum::routing::{delete, get, patch, post, put, MethodRouter};
 use axum::Router;
 use cairn_core::api::{
     ActivityInput, ActivityOutput, Authenticated, Caller, ChainOutput, ConsolidateInput,
@@ -29,7 +29,7 @@ use cairn_core::api::{
     PromptInput, ProvidersOutput, RecallInput, RecallOutput, RememberInput, RememberOutput,
     RevertInput, RevertOutput, SaveOutput, SimilarInput, SimilarOutput, SlotInput, SlotListInput,
     SlotRead, SlotSearchInput, SlotView, StatsOutput, TagInput, TagOutput, UpdateInput,
-    UpdateOutput, WindowInput,
+    UpdateOutput, WindowInput, ZeroInput, ZeroOutput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -496,6 +496,18 @@ pub fn operations() -> Vec<Operation> {
                 "Restore an archived slot into default recall, unchanged",
                 Role::Write,
                 post(slots::restore),
+            )
+        },
+        Operation {
+            body: Some(schema::<ZeroInput>),
+            ok: (StatusCode::OK, schema::<ZeroOutput>),
+            ..op(
+                M::PUT,
+                "/zero-mode",
+                "zero_mode",
+                "Zero mode on or off, for every slot or one: while on, every slot save is refused",
+                Role::Write,
+                put(slots::zero),
             )
         },
         Operation {

@@ -1,5 +1,5 @@
 //! `/v1/slots`: memcord's slots — made, listed, searched (with matched
-//! terms marked), read, saved to, exported, archived and restored.
+//! terms marked), read, saved to, exported, archived and restored; zero mode.
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cairn_core::api::{
     self, RecallOutput, SaveInput, SaveOutput, SlotInput, SlotListInput, SlotRead, SlotSearchInput,
-    SlotView,
+    SlotView, ZeroInput, ZeroOutput,
 };
 
 use super::{run, JsonBody, QueryParams, Who};
@@ -130,7 +130,6 @@ pub async fn save(
                 progress: input.progress,
                 ratio: input.ratio,
                 author: input.author,
-                session_zero: false,
             },
         )
     })
@@ -156,6 +155,19 @@ pub async fn export(
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
+}
+
+/// `PUT /v1/zero-mode`: pause or resume saving, for every slot or one.
+pub async fn zero(
+    State(state): State<AppState>,
+    who: Who,
+    JsonBody(input): JsonBody<ZeroInput>,
+) -> Result<Json<ZeroOutput>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::slot_zero(c, caller, input)
+    })
+    .await
+    .map(Json)
 }
 
 /// `POST /v1/slots/{name}/archive`: its entries leave default recall.

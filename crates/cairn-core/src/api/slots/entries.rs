@@ -72,9 +72,6 @@ pub struct SaveInput {
     pub ratio: Option<f64>,
     /// Who wrote it (kept as a contributor).
     pub author: Option<String>,
-    /// Zero mode of the caller's session (MCP): refuse the save.
-    #[serde(skip)]
-    pub session_zero: bool,
 }
 
 /// What a save did.
@@ -99,30 +96,19 @@ pub(super) fn tenant_zero(cairn: &Cairn, tenant: &str) -> Result<bool> {
         .is_some_and(|r| r.body.get("on").and_then(|v| v.as_bool()) == Some(true)))
 }
 
-/// An error saying how to turn zero mode off if it is on for the session
-/// (`session_zero`), every slot or slot `name`: nothing may be written.
-pub(super) fn refuse_in_zero_mode(
-    cairn: &Cairn,
-    caller: &Caller,
-    name: &str,
-    session_zero: bool,
-) -> Result<()> {
-    let how = if session_zero {
-        "for this session"
-    } else if tenant_zero(cairn, &caller.tenant)? {
-        "for every slot"
+/// An error saying how to turn zero mode off if it is on for every slot
+/// or for slot `name`: nothing may be written.
+pub(super) fn refuse_in_zero_mode(cairn: &Cairn, caller: &Caller, name: &str) -> Result<()> {
+    let (whom, flag) = if tenant_zero(cairn, &caller.tenant)? {
+        ("every slot".to_string(), String::new())
     } else if record(cairn, &caller.tenant, name)?.is_some_and(|(_, s)| s.zero) {
-        "for this slot"
+        (format!("slot `{name}`"), format!(" --slot {name}"))
     } else {
         return Ok(());
     };
     Err(Error::invalid(format!(
-        "zero mode is on {how}: nothing was saved to `{name}`; turn it off with {}",
-        match how {
-            "for this session" => "`slot` action `zero` with `on: false`".to_string(),
-            "for every slot" => "`cairn slot zero off`".to_string(),
-            _ => format!("`cairn slot zero off --slot {name}`"),
-        }
+        "zero mode is on for {whom}: nothing was saved to `{name}`; turn it off to save \
+         (`cairn slot zero off{flag}`, the `slot` tool's `zero` action, or `PUT /v1/zero-mode`)"
     )))
 }
 
@@ -133,7 +119,7 @@ pub fn slot_save(cairn: &Cairn, caller: &Caller, input: SaveInput) -> Result<Sav
     let tenant = caller.tenant.as_str();
     let name = normalize_slot_name(&input.name)?;
     let found = record(cairn, tenant, &name)?;
-    refuse_in_zero_mode(cairn, caller, &name, input.session_zero)?;
+    refuse_in_zero_mode(cairn, caller, &name)?;
     if input.text.trim().is_empty() {
         return Err(Error::invalid("nothing to save: the text is empty"));
     }

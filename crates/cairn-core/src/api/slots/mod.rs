@@ -585,20 +585,41 @@ pub fn archive_candidates(cairn: &Cairn, caller: &Caller, days: u32) -> Result<V
         .collect())
 }
 
+/// Zero mode turned on or off: for one slot, or (no slot) for every slot
+/// of the tenant. Stored, so every front end and session sees it.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ZeroInput {
+    /// On: every save is refused; off: saves are taken again.
+    pub on: bool,
+    /// This slot only (default: every slot).
+    pub slot: Option<String>,
+}
+
+/// Zero mode after the change.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct ZeroOutput {
+    /// Whether it is on.
+    pub zero: bool,
+    /// The slot it is about (`None`: every slot).
+    pub slot: Option<String>,
+}
+
 /// Turn zero mode on or off for one slot, or (no slot) for every slot of
-/// the tenant. Answers whether it is on.
-pub fn slot_zero(cairn: &Cairn, caller: &Caller, slot: Option<&str>, on: bool) -> Result<bool> {
+/// the tenant.
+pub fn slot_zero(cairn: &Cairn, caller: &Caller, input: ZeroInput) -> Result<ZeroOutput> {
     let tenant = caller.tenant.as_str();
-    match non_empty(slot) {
+    let slot = non_empty(input.slot.as_deref());
+    match &slot {
         Some(name) => {
-            let (rec, mut s) = existing(cairn, tenant, &name)?;
-            s.zero = on;
+            let (rec, mut s) = existing(cairn, tenant, name)?;
+            s.zero = input.on;
             put(cairn, &rec, &s)?;
         }
         None => {
             let now = cairn.now();
             let mut body = serde_json::Map::new();
-            body.insert("on".into(), on.into());
+            body.insert("on".into(), input.on.into());
             cairn
                 .store()
                 .collections()
@@ -613,7 +634,10 @@ pub fn slot_zero(cairn: &Cairn, caller: &Caller, slot: Option<&str>, on: bool) -
                 })?;
         }
     }
-    Ok(on)
+    Ok(ZeroOutput {
+        zero: input.on,
+        slot,
+    })
 }
 
 /// Whether zero mode is on for the tenant (every slot).

@@ -113,17 +113,20 @@ fn zero_mode_refuses_every_save_and_writes_nothing() {
             .unwrap()
             .total
     };
-    for (slot, session) in [(Some("notes"), false), (None, false), (None, true)] {
-        if !session {
-            slot_zero(&c, &caller, slot, true).unwrap();
-        }
+    let zero = |slot: Option<&str>, on| ZeroInput {
+        on,
+        slot: slot.map(str::to_string),
+    };
+    for slot in [Some("notes"), None] {
+        let out = slot_zero(&c, &caller, zero(slot, true)).unwrap();
+        assert!(out.zero);
+        assert_eq!(zero_mode(&c, &caller).unwrap(), slot.is_none());
         let e = slot_save(
             &c,
             &caller,
             SaveInput {
                 name: "notes".into(),
                 text: "must not be stored".into(),
-                session_zero: session,
                 ..Default::default()
             },
         )
@@ -137,15 +140,12 @@ fn zero_mode_refuses_every_save_and_writes_nothing() {
             SaveInput {
                 name: "other".into(),
                 text: "another slot's entry".into(),
-                session_zero: session,
                 ..Default::default()
             },
         );
         // A slot's own zero mode leaves the other slots alone.
         assert_eq!(e.is_ok(), slot.is_some());
-        if !session {
-            slot_zero(&c, &caller, slot, false).unwrap();
-        }
+        assert!(!slot_zero(&c, &caller, zero(slot, false)).unwrap().zero);
     }
     assert_eq!(count(&c), 1);
     assert!(recalled(&c, "must not be stored", Selection::default())

@@ -359,7 +359,7 @@ pub fn slot_import(
             Err(e) => line.error = Some(e.to_string()),
             Ok(FileEntries::Records(records, _)) if dry_run => line.entries = records.len(),
             Ok(FileEntries::Records(mut records, fields)) => {
-                refuse_in_zero_mode(cairn, caller, &slot, false)?;
+                refuse_in_zero_mode(cairn, caller, &slot)?;
                 if record(cairn, &caller.tenant, &slot)?.is_none() {
                     slot_set(
                         cairn,
@@ -584,7 +584,7 @@ pub(crate) fn ready_foreign_slot(
     caller: &Caller,
     slot: &crate::importers::ForeignSlot,
 ) -> Result<()> {
-    refuse_in_zero_mode(cairn, caller, &slot.name, false)?;
+    refuse_in_zero_mode(cairn, caller, &slot.name)?;
     let input = if record(cairn, &caller.tenant, &slot.name)?.is_some() {
         SlotInput {
             name: slot.name.clone(),
