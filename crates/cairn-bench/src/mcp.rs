@@ -164,12 +164,30 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     );
     let mcp_rss = idle_rss(cairn_bin, &path, &["mcp", "--no-detect"], Stdio::piped());
 
-    let (c50, c95) = ms(&mut core);
-    let (p50, p95) = ms(&mut pipe);
-    let (h50, h95) = ms(&mut http);
+    print_table(
+        [&mut core, &mut tool_work, &mut pipe, &mut http],
+        [serve_rss, mcp_rss],
+        memories,
+        queries,
+    );
+    Ok(())
+}
+
+/// The table of latencies (engine, engine + tool work, pipe, HTTP; in ms)
+/// and idle memory (`cairn serve`, `cairn mcp`; KiB).
+fn print_table(
+    timings: [&mut Vec<f64>; 4],
+    rss: [Option<u64>; 2],
+    memories: usize,
+    queries: usize,
+) {
+    let [core, tool_work, pipe, http] = timings;
+    let (c50, c95) = ms(core);
+    let (p50, p95) = ms(pipe);
+    let (h50, h95) = ms(http);
     println!("| path | p50 | p95 | overhead p50 | overhead p95 |");
     println!("|---|---:|---:|---:|---:|");
-    let (t50, t95) = ms(&mut tool_work);
+    let (t50, t95) = ms(tool_work);
     println!("| engine `Cairn::recall` | {c50:.2} ms | {c95:.2} ms | – | – |");
     println!(
         "| engine + the tool's own work (short ids, token counts without its memo), no protocol | {t50:.2} ms | {t95:.2} ms | {:.2} ms | {:.2} ms |",
@@ -189,12 +207,11 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     println!();
     println!("| process (idle, on this store) | resident memory |");
     println!("|---|---:|");
-    println!("| `cairn serve` | {} |", fmt_rss(serve_rss));
-    println!("| `cairn mcp` | {} |", fmt_rss(mcp_rss));
+    println!("| `cairn serve` | {} |", fmt_rss(rss[0]));
+    println!("| `cairn mcp` | {} |", fmt_rss(rss[1]));
     println!(
         "\n{memories} synthetic memories, {queries} hybrid queries (k = 10) with the synthetic embedder, one warm process; overhead = MCP − engine at the same percentile. Idle memory: VmRSS 3 s after start (the MiniLM model is loaded at start-up)."
     );
-    Ok(())
 }
 
 fn fmt_rss(kib: Option<u64>) -> String {

@@ -60,27 +60,7 @@ pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Resu
                 format!("calls without a name now use slot {name}"),
             )
         }
-        "zero" => {
-            let on = p
-                .on
-                .ok_or_else(|| Error::invalid("`zero` needs `on`: true or false"))?;
-            let input = api::ZeroInput {
-                on,
-                slot: p.name.clone(),
-            };
-            let out = mcp
-                .call(ext, move |c, caller| api::slot_zero(c, caller, input))
-                .await?;
-            let whom = out
-                .slot
-                .as_ref()
-                .map_or("every slot".to_string(), |s| format!("slot {s}"));
-            let t = format!(
-                "zero mode {} for {whom}",
-                if out.zero { "on: saves are refused" } else { "off" }
-            );
-            output("zero", &out, t)
-        }
+        "zero" => zero(mcp, &p, ext).await,
         "save" | "save_progress" => {
             let input = SaveInput {
                 name: need_name()?,
@@ -127,58 +107,8 @@ pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Resu
             let t = format!("#{} {}", out.entry.index, out.entry.memory.record.content);
             output("select", &out, t)
         }
-        "search" => {
-            let query = p
-                .query
-                .clone()
-                .ok_or_else(|| Error::invalid("`search` needs `query`"))?;
-            let input = SlotSearchInput {
-                query,
-                slots: p.name.clone().filter(|n| !n.trim().is_empty()).into_iter().collect(),
-                include_archived: p.include_archived,
-                ..Default::default()
-            };
-            let out = mcp
-                .call(ext, move |c, caller| api::slot_search(c, caller, input))
-                .await?;
-            let t = out
-                .results
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} [{}] {}",
-                        r.memory.short_id,
-                        r.memory.record.slot.as_deref().unwrap_or(""),
-                        r.highlight
-                            .as_ref()
-                            .map_or(r.memory.record.content.as_str(), |h| h.snippet.as_str())
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-            output("search", &out, t)
-        }
-        "list" => {
-            let include_archived = p.include_archived;
-            let out = mcp
-                .call(ext, move |c, caller| {
-                    api::slot_list(
-                        c,
-                        caller,
-                        SlotListInput {
-                            include_archived,
-                            ..Default::default()
-                        },
-                    )
-                })
-                .await?;
-            let t = out
-                .iter()
-                .map(|s| format!("{} ({} entries)", s.name, s.entries))
-                .collect::<Vec<_>>()
-                .join("\n");
-            output("list", &out, t)
-        }
+        "search" => search(mcp, &p, ext).await,
+        "list" => list(mcp, p.include_archived, ext).await,
         "archive" => {
             let name = need_name()?;
             let reason = p.reason.clone();
@@ -212,4 +142,90 @@ pub(crate) async fn run(mcp: &CairnMcp, p: SlotParams, ext: &Extensions) -> Resu
             "unknown slot action `{other}`: use, save, save_progress, read, select, search, list, archive, restore, export or zero"
         ))),
     }
+}
+
+/// `zero`: pause or resume saving, for the named slot or every slot.
+async fn zero(mcp: &CairnMcp, p: &SlotParams, ext: &Extensions) -> Result<SlotOutput> {
+    let on =
+        p.on.ok_or_else(|| Error::invalid("`zero` needs `on`: true or false"))?;
+    let input = api::ZeroInput {
+        on,
+        slot: p.name.clone(),
+    };
+    let out = mcp
+        .call(ext, move |c, caller| api::slot_zero(c, caller, input))
+        .await?;
+    let whom = out
+        .slot
+        .as_ref()
+        .map_or("every slot".to_string(), |s| format!("slot {s}"));
+    let t = format!(
+        "zero mode {} for {whom}",
+        if out.zero {
+            "on: saves are refused"
+        } else {
+            "off"
+        }
+    );
+    output("zero", &out, t)
+}
+
+/// `search`: slots' entries matching `query` (`name` narrows to one slot).
+async fn search(mcp: &CairnMcp, p: &SlotParams, ext: &Extensions) -> Result<SlotOutput> {
+    let query = p
+        .query
+        .clone()
+        .ok_or_else(|| Error::invalid("`search` needs `query`"))?;
+    let input = SlotSearchInput {
+        query,
+        slots: p
+            .name
+            .clone()
+            .filter(|n| !n.trim().is_empty())
+            .into_iter()
+            .collect(),
+        include_archived: p.include_archived,
+        ..Default::default()
+    };
+    let out = mcp
+        .call(ext, move |c, caller| api::slot_search(c, caller, input))
+        .await?;
+    let t = out
+        .results
+        .iter()
+        .map(|r| {
+            format!(
+                "{} [{}] {}",
+                r.memory.short_id,
+                r.memory.record.slot.as_deref().unwrap_or(""),
+                r.highlight
+                    .as_ref()
+                    .map_or(r.memory.record.content.as_str(), |h| h.snippet.as_str())
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    output("search", &out, t)
+}
+
+/// `list`: the slots, with their entry counts.
+async fn list(mcp: &CairnMcp, include_archived: bool, ext: &Extensions) -> Result<SlotOutput> {
+    let out = mcp
+        .call(ext, move |c, caller| {
+            api::slot_list(
+                c,
+                caller,
+                SlotListInput {
+                    include_archived,
+                    ..Default::default()
+                },
+            )
+        })
+        .await?;
+    let t = out
+        .iter()
+        .map(|s| format!("{} ({} entries)", s.name, s.entries))
+        .collect::<Vec<_>>()
+        .join("\n");
+    output("list", &out, t)
 }

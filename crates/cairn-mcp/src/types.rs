@@ -27,7 +27,7 @@ pub struct RememberParams {
     /// `.cairn` file or git repository), or global if there is none.
     #[serde(default)]
     pub project: Option<String>,
-    /// Store as a global memory, seen from every project (ignores `project`).
+    /// Store as a global memory, seen from every project (not with `project`).
     #[serde(default)]
     pub global: bool,
     /// Labels for filtering, e.g. ["infra", "db"].
