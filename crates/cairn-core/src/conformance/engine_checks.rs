@@ -113,10 +113,7 @@ pub fn engine_supersede_and_ttl(store: Arc<dyn Store>) {
 pub fn engine_history(store: Arc<dyn Store>) {
     use crate::history::ChangeKind::*;
     let cairn = engine(store.clone());
-    let kinds = |id: MemoryId| -> Vec<ChangeKind> {
-        let h = cairn.history("default", &id.to_string()).unwrap();
-        h.versions.iter().map(|v| v.kind).collect()
-    };
+    let kinds = |id: MemoryId| version_kinds(&cairn, id);
     let mut req = RememberRequest::new("default", "the staging database lives on db-3");
     req.kind = MemoryType::Fact;
     req.actor = "key-a".into();
@@ -214,6 +211,15 @@ pub fn engine_history(store: Arc<dyn Store>) {
         Err(Error::NotFound(_))
     ));
     assert!(store.history("other", a).unwrap().is_empty());
+    history_refusals_and_receipts(&store, &cairn, a, b);
+}
+
+/// The rest of [`engine_history`]: a batch with a stray version is
+/// refused whole; forgetting, expiry and import leave their versions and
+/// receipts.
+fn history_refusals_and_receipts(store: &Arc<dyn Store>, cairn: &Cairn, a: MemoryId, b: MemoryId) {
+    use crate::history::ChangeKind::*;
+    let kinds = |id: MemoryId| version_kinds(cairn, id);
     // A batch recording a version of a memory it does not write is refused
     // whole.
     let stray = sample(7, "default", None, MemoryType::Note, "never written");
@@ -293,6 +299,12 @@ pub fn engine_history(store: Arc<dyn Store>) {
         (hc.versions[0].kind, hc.versions[0].actor.as_str()),
         (Imported, "key-f")
     );
+}
+
+/// The kinds of a memory's versions, oldest first.
+fn version_kinds(cairn: &Cairn, id: MemoryId) -> Vec<ChangeKind> {
+    let h = cairn.history("default", &id.to_string()).unwrap();
+    h.versions.iter().map(|v| v.kind).collect()
 }
 
 /// Recall respects scopes, modes and counts accesses; prefixes resolve.
