@@ -15,7 +15,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cairn_core::Cairn;
+use cairn_core::{api, Cairn};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -151,12 +151,12 @@ pub fn start(cairn: &Cairn, jobs: Jobs, shutdown: CancellationToken) -> Vec<Join
 /// Delete expired memories, embed pending writes, drop expired web UI
 /// sessions and idle rate buckets.
 fn sweep(cairn: &Cairn) {
-    match cairn.gc() {
+    match api::gc(cairn).map(|out| out.deleted) {
         Ok(0) => {}
         Ok(n) => tracing::info!(deleted = n, "swept expired memories"),
         Err(e) => tracing::warn!(error = %e, "sweep of expired memories failed"),
     }
-    match cairn.embed_pending() {
+    match api::embed_pending(cairn) {
         Ok(r) if r.embedded + r.expired > 0 || r.failure.is_some() => tracing::info!(
             embedded = r.embedded,
             expired = r.expired,
@@ -167,7 +167,7 @@ fn sweep(cairn: &Cairn) {
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "embedding pending writes failed"),
     }
-    if let Err(e) = cairn.store().shared().sweep_shared(cairn.now()) {
+    if let Err(e) = api::sweep_shared(cairn) {
         tracing::warn!(error = %e, "sweep of expired sessions and idle rate buckets failed");
     }
 }

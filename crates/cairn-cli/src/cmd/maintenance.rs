@@ -143,10 +143,11 @@ pub(super) fn stats(cairn: &Cairn, json: bool) -> Result<()> {
 }
 
 pub(super) fn gc(cairn: &Cairn, json: bool) -> Result<()> {
-    let n = cairn.gc()?;
+    let out = api::gc(cairn)?;
     if json {
-        return print_json(&serde_json::json!({"deleted": n}));
+        return print_json(&out);
     }
+    let n = out.deleted;
     println!(
         "deleted {n} expired memor{}",
         if n == 1 { "y" } else { "ies" }
@@ -157,20 +158,20 @@ pub(super) fn gc(cairn: &Cairn, json: bool) -> Result<()> {
 pub(super) fn reindex(cairn: &Cairn, json: bool) -> Result<()> {
     let bar = progress_bar(0);
     bar.set_message("re-embedding");
-    let n = cairn.reindex(&mut |done, total| {
+    let out = api::reindex(cairn, &mut |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     })?;
     bar.finish_and_clear();
     if json {
-        return print_json(&serde_json::json!({"reindexed": n, "model": cairn.embedder().model()}));
+        return print_json(&out);
     }
-    println!("re-embedded {n} memories with {}", cairn.embedder().model());
+    println!("re-embedded {} memories with {}", out.reindexed, out.model);
     Ok(())
 }
 
 pub(super) fn embed_pending(cairn: &Cairn, json: bool) -> Result<()> {
-    let report = cairn.embed_pending()?;
+    let report = api::embed_pending(cairn)?;
     if json {
         print_json(&report)?;
     } else {

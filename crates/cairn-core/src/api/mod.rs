@@ -26,6 +26,7 @@ mod foreign;
 mod history;
 mod ingest;
 mod keys;
+mod maintenance;
 mod neighbours;
 pub mod oauth;
 mod prompt;
@@ -61,6 +62,7 @@ pub use keys::{
     authenticate, authenticate_key_id, create_key, list_keys, revoke_key, tenant_name,
     Authenticated, CreateKeyInput, CreatedKey, KeyView,
 };
+pub use maintenance::{embed_pending, gc, reindex, sweep_shared, GcOutput, ReindexOutput};
 pub use neighbours::{
     activity, similar, ActivityEntry, ActivityInput, ActivityOutput, Neighbour, SimilarInput,
     SimilarOutput, MAX_NEIGHBOURS,
