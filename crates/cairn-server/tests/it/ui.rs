@@ -778,3 +778,34 @@ async fn similar_memories_and_activity_are_the_same_over_rest_and_in_the_ui() {
     assert_eq!(feed.status, StatusCode::OK);
     assert!(feed.html.contains("created") && !feed.html.contains(&theirs));
 }
+
+#[tokio::test]
+async fn a_contested_memory_names_the_newer_one_and_its_validity() {
+    let state = keyed_state();
+    let key = make_key(&state.cairn, "alice", "write");
+    let old = remember(
+        &state,
+        "alice",
+        "The atlas production database is PostgreSQL 16 on db-prod-3",
+    );
+    let new = blocking(|| {
+        let mut input =
+            RememberInput::new("The atlas production database is PostgreSQL 17 on db-prod-5");
+        input.conflicts = Some("prefer-newer".into());
+        let out = api::remember(&state.cairn, &Caller::new("alice"), input).unwrap();
+        assert_eq!(out.conflicts.len(), 1, "{:?}", out.conflicts);
+        out.id
+    });
+    let b = Browser::sign_in(&state, &key).await;
+    let page = b.get(&format!("/ui/memories/{old}")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.html.contains("Contested"), "{}", page.html);
+    assert!(
+        page.html.contains(&format!("href=\"/ui/memories/{new}\"")),
+        "links the newer memory"
+    );
+    assert!(page.html.contains("believed true until"), "{}", page.html);
+    // The newer memory is not contested.
+    let page = b.get(&format!("/ui/memories/{new}")).await;
+    assert!(!page.html.contains("Contested"));
+}

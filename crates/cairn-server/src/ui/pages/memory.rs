@@ -48,6 +48,14 @@ pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String
             @for t in &r.tags { " " span.tag { (t) } }
         }
         @if chain.chain.len() > 1 { (supersede_chain(&chain)) }
+        @if let Some((by, reason)) = contested(r.metadata.as_ref()) {
+            p.notice role="note" {
+                strong { "Contested" } " by a newer memory, "
+                a href=(format!("/ui/memories/{by}")) { code { (by) } }
+                ": " (reason)
+                @if let Some(to) = &r.valid_to { " · believed true until " (when(Some(to))) }
+            }
+        }
         article.content aria-label="Content" { (render::markdown(&r.content)) }
         div.grid2 {
             section {
@@ -323,4 +331,22 @@ pub async fn forget(State(state): State<AppState>, ui: Ui, Path(id): Path<String
     };
     run(&state, &ui, move |c, caller| api::forget(c, caller, input)).await?;
     Ok(see_other(&format!("/ui/memories/{id}")))
+}
+
+/// The memory that contested this one and why, from the metadata the core
+/// writes when a newer statement changes its value.
+fn contested(
+    metadata: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> Option<(String, String)> {
+    let m = metadata?;
+    let by = m
+        .get(cairn_core::engine::CONTESTED_BY)?
+        .as_str()?
+        .to_string();
+    let reason = m
+        .get(cairn_core::engine::CONTESTED_REASON)
+        .and_then(|v| v.as_str())
+        .unwrap_or("a changed value")
+        .to_string();
+    Some((by, reason))
 }
