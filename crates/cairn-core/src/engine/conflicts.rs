@@ -9,12 +9,16 @@
 
 use schemars::JsonSchema;
 
-use super::superseded;
-use crate::analysis::conflict::detect_conflict;
+use super::{superseded, Cairn};
+use crate::analysis::conflict::{attribute_words, detect_conflict, subject_terms};
 use crate::history::{Change, ChangeKind};
 use crate::memory::{Memory, MemoryId, MemoryType, Timestamp};
-use crate::store::WriteBatch;
+use crate::store::{Filter, WriteBatch};
 use crate::{Error, Result};
+
+/// Memories the keyword index adds to a write's nearest vectors as
+/// candidates for a conflict (see [`Cairn::add_conflict_candidates`]).
+pub const KEYWORD_CANDIDATES: usize = 8;
 
 /// The weight an older memory keeps when a newer one contests it under
 /// [`ConflictPolicy::PreferNewer`]: half, so that for the same question
@@ -193,6 +197,107 @@ pub(crate) fn apply_conflicts(
                 );
             }
         }
+    }
+}
+
+impl Cairn {
+    /// Add to `neighbours` (memories with their cosines to `vector`, best
+    /// first) the memories the keyword index finds for `content`'s subject
+    /// terms and the words of the attributes it names: a correction in
+    /// other words ("I moved. My new address is …" of "I live at …") is
+    /// often too far as a vector to be among the nearest, yet shares its
+    /// subject or its attribute's words. Nothing is searched when `content`
+    /// names no attribute.
+    pub(crate) fn add_conflict_candidates(
+        &self,
+        content: &str,
+        filter: &Filter,
+        vector: &[f32],
+        neighbours: &mut Vec<(Memory, f32)>,
+    ) -> Result<()> {
+        let words = attribute_words(content);
+        if words.is_empty() {
+            return Ok(());
+        }
+        let mut query: Vec<String> = subject_terms(content).into_iter().collect();
+        query.extend(words.iter().map(|w| w.to_string()));
+        let hits: Vec<_> = self
+            .store
+            .keyword_search(&query.join(" "), filter, KEYWORD_CANDIDATES)?
+            .into_iter()
+            .filter(|h| neighbours.iter().all(|(m, _)| m.id != h.id))
+            .collect();
+        if hits.is_empty() {
+            return Ok(());
+        }
+        neighbours.extend(self.exact_similarities(&filter.tenant, vector, &hits)?);
+        neighbours.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(())
+    }
+}
+
+impl Cairn {
+    /// Put before each result the memory that contests it
+    /// ([`CONTESTED_BY`]): moved up when it is further down, brought in
+    /// when the search did not reach it (a correction in other words may
+    /// not match the question as well as what it corrects: "where do I
+    /// live?" and "I moved. My new address is …"), if `filter` lets it
+    /// through. What was believed at a past time (`--as-of`, which
+    /// includes superseded memories) is left as found.
+    pub(crate) fn current_first(
+        &self,
+        filter: &Filter,
+        results: &mut Vec<super::Recalled>,
+    ) -> Result<()> {
+        if filter.include_superseded || results.is_empty() {
+            return Ok(());
+        }
+        let limit = results.len();
+        let mut i = 0;
+        // Each pass places one newer memory; a chain of contests is
+        // followed to its newest, never more than `limit` times.
+        let mut moves = 0;
+        while i < results.len() && moves <= limit {
+            let Some(newer) = results[i]
+                .memory
+                .metadata
+                .get(CONTESTED_BY)
+                .and_then(|v| v.as_str())
+                .and_then(|s| s.parse::<MemoryId>().ok())
+            else {
+                i += 1;
+                continue;
+            };
+            if let Some(j) = results.iter().position(|r| r.memory.id == newer) {
+                if j > i {
+                    let r = results.remove(j);
+                    results.insert(i, r);
+                    moves += 1;
+                    continue;
+                }
+                i += 1;
+                continue;
+            }
+            let found = self.store.get(&filter.tenant, &[newer])?;
+            match found.into_iter().next().filter(|m| filter.matches(m)) {
+                Some(memory) => {
+                    let explain = results[i].explain.clone();
+                    let matched = results[i].matched;
+                    results.insert(
+                        i,
+                        super::Recalled {
+                            memory,
+                            explain,
+                            matched,
+                        },
+                    );
+                    moves += 1;
+                }
+                None => i += 1,
+            }
+        }
+        results.truncate(limit);
+        Ok(())
     }
 }
 

@@ -205,7 +205,8 @@ impl Cairn {
             None => ScopeFilter::Global,
         };
         let hits = self.store.vector_search_exact(&vector, &filter, 8)?;
-        let neighbours = self.exact_similarities(&req.tenant, &vector, &hits)?;
+        let mut neighbours = self.exact_similarities(&req.tenant, &vector, &hits)?;
+        self.add_conflict_candidates(&req.content, &filter, &vector, &mut neighbours)?;
 
         // Episodes record distinct events: two identical turns at different
         // times are two memories, never merged. Superseding writes are
@@ -395,7 +396,7 @@ impl Cairn {
 
     /// Exact cosines between `vector` and the stored embeddings of `hits`,
     /// with the memories, best first.
-    fn exact_similarities(
+    pub(super) fn exact_similarities(
         &self,
         tenant: &str,
         vector: &[f32],
