@@ -10,6 +10,7 @@ mod backup_forget;
 mod cli;
 mod concurrent_start;
 mod conflicts;
+mod corrections;
 mod conversation;
 mod crash;
 mod defaults;

@@ -301,6 +301,18 @@ impl Cairn {
     }
 }
 
+/// The search context (text only the keyword index reads) of a memory
+/// that contests or supersedes `conflicts`: their texts, so that the
+/// question the older answered finds its correction ("where do I live?"
+/// finds "I moved. My new address is …" by the "live" of "I live at …").
+pub(crate) fn correction_context(conflicts: &[(Memory, ConflictingMemory)]) -> Option<String> {
+    let texts: Vec<String> = conflicts
+        .iter()
+        .map(|(m, _)| m.content.replace('\n', " "))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
 /// The reason recorded on the new memory's creation: which memories it
 /// conflicts with.
 pub(crate) fn creation_note(conflicts: &[(Memory, ConflictingMemory)]) -> Option<String> {
@@ -313,7 +325,33 @@ pub(crate) fn creation_note(conflicts: &[(Memory, ConflictingMemory)]) -> Option
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::conformance::LexicalEmbedder;
+    use crate::engine::RememberRequest;
+    use crate::history::LOCAL_ACTOR;
+    use crate::MemoryStore;
+
+    #[test]
+    fn a_correction_is_found_by_what_it_corrects_until_that_is_forgotten() {
+        let c = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+        let old = c
+            .remember(RememberRequest::new("t", "Dana is the lead of atlas"))
+            .unwrap();
+        let mut req = RememberRequest::new("t", "Leadership changed. Sam is now the lead of atlas");
+        req.conflicts = Some(ConflictPolicy::PreferNewer);
+        let new = c.remember(req).unwrap();
+        assert_eq!(new.conflicts[0].id, old.id, "{:?}", new.conflicts);
+        let stored = c.store().get("t", &[new.id]).unwrap().remove(0);
+        assert_eq!(
+            stored.search_context.as_deref(),
+            Some("Dana is the lead of atlas")
+        );
+        c.forget("t", &[old.id.to_string()], LOCAL_ACTOR).unwrap();
+        let stored = c.store().get("t", &[new.id]).unwrap().remove(0);
+        assert_eq!(stored.search_context, None);
+    }
 
     #[test]
     fn policies_parse_by_name() {

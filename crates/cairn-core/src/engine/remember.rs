@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::conflicts::{apply_conflicts, creation_note, find_conflicts, ConflictingMemory};
+use super::conflicts::{
+    apply_conflicts, correction_context, creation_note, find_conflicts, ConflictingMemory,
+};
 use super::{superseded, Cairn, ConflictPolicy, Redactions};
 use crate::analysis::values::mergeable;
 use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
@@ -310,6 +312,9 @@ impl Cairn {
                 );
             } else if policy == ConflictPolicy::Supersede {
                 memory.supersedes = conflicts.first().map(|(m, _)| m.id);
+            }
+            if policy != ConflictPolicy::Flag {
+                memory.search_context = correction_context(&conflicts);
             }
             if let Some(note) = creation_note(&conflicts) {
                 created = match &created.reason {
