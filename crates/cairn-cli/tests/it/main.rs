@@ -12,6 +12,7 @@ mod concurrent_start;
 mod conflicts;
 mod corrections;
 mod conversation;
+mod conversation_conflicts;
 mod crash;
 mod defaults;
 mod docs;

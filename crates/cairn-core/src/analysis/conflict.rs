@@ -273,21 +273,38 @@ pub fn subject_terms(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Who says `text` in the first person: `Some(speaker)` when it speaks as
-/// "I"/"my" (the speaker of a logged message `Speaker: text`, lower-cased,
-/// or empty when it names none), and names no relation ("my sister") it
-/// could be about instead.
-fn first_person(text: &str) -> Option<String> {
-    let (speaker, said) = match text.split_once(": ") {
-        Some((s, rest)) if !s.is_empty() && s.len() <= 40 && s.split_whitespace().count() <= 3 => {
-            (s.trim().to_lowercase(), rest)
+/// Prefixes of the form `Word: …` that are no speaker.
+const NOT_SPEAKERS: &[&str] = &[
+    "update", "note", "edit", "correction", "fyi", "ps", "todo", "important", "warning",
+    "reminder", "decision", "fix", "bug", "big news", "news",
+];
+
+/// The speaker of a logged message (`Speaker: text`: a name of up to
+/// three capitalised words, or a role such as `user`), lower-cased, and
+/// what it said; an empty speaker and the whole text otherwise.
+fn speaker_split(text: &str) -> (String, &str) {
+    if let Some((s, rest)) = text.split_once(": ") {
+        let s = s.trim();
+        let lower = s.to_lowercase();
+        let words: Vec<&str> = s.split_whitespace().collect();
+        let named = !words.is_empty()
+            && words.len() <= 3
+            && words
+                .iter()
+                .all(|w| w.chars().next().is_some_and(char::is_uppercase));
+        let role = matches!(lower.as_str(), "user" | "assistant" | "system" | "human" | "ai");
+        if (named || role) && !NOT_SPEAKERS.contains(&lower.as_str()) {
+            return (lower, rest);
         }
-        _ => (String::new(), text),
-    };
+    }
+    (String::new(), text)
+}
+
+/// Whether `said` (a text without its speaker) speaks as "I"/"my" and
+/// names no relation ("my sister") it could be about instead.
+fn first_person(said: &str) -> bool {
     let words = words(said);
-    let own = FIRST_PERSON.iter().any(|w| words.contains(*w));
-    let other = RELATIONS.iter().any(|w| words.contains(*w));
-    (own && !other).then_some(speaker)
+    FIRST_PERSON.iter().any(|w| words.contains(*w)) && !RELATIONS.iter().any(|w| words.contains(*w))
 }
 
 /// Why a newer statement conflicts with an older one.
@@ -330,6 +347,8 @@ impl Conflict {
 /// vectors:
 ///
 /// ```text
+/// (a logged message `Speaker: text` is compared by its text; "I" of two
+/// messages is one person when their speakers are the same)
 /// subject      = the key terms both share, attribute and cue words left
 ///                out ("lead", "changed"); when both hold such terms and
 ///                share none, they are about different subjects
@@ -350,6 +369,10 @@ impl Conflict {
 /// A newer statement that only adds detail (keeps every value and adds
 /// some) is no conflict.
 pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict> {
+    // Logged messages are compared by what they say; their speakers only
+    // tell whether "I" is the same person.
+    let (older_speaker, older) = speaker_split(older);
+    let (newer_speaker, newer) = speaker_split(newer);
     let (a, b) = (subject_terms(older), subject_terms(newer));
     let shared: Vec<String> = a.intersection(&b).cloned().collect();
     let different_subjects = shared.is_empty() && !a.is_empty() && !b.is_empty();
@@ -376,7 +399,7 @@ pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict
         .next()
         .copied();
     let one_subject = !shared.is_empty()
-        || first_person(older).is_some_and(|s| first_person(newer) == Some(s));
+        || (older_speaker == newer_speaker && first_person(older) && first_person(newer));
     let slot = one_subject
         && attribute.is_some()
         && cosine >= SLOT_COSINE

@@ -173,15 +173,9 @@ pub(crate) fn apply_conflicts(
         match c.action {
             ConflictAction::Flagged => {}
             ConflictAction::Contested => {
-                let mut m = old.clone();
-                m.weight = m.weight.min(CONTESTED_WEIGHT);
-                m.valid_to = Some(m.valid_to.map_or(now, |t| t.min(now)));
-                m.metadata
-                    .insert(CONTESTED_BY.into(), new.to_string().into());
-                m.metadata
-                    .insert(CONTESTED_REASON.into(), c.reason.clone().into());
-                m.updated_at = now;
-                batch.updates.push((m, None));
+                batch
+                    .updates
+                    .push((contested(old.clone(), new, &c.reason, now), None));
                 batch.changes.push(
                     Change::new(old.id, ChangeKind::Updated, actor, now)
                         .because(format!("contested by {new}: {}", c.reason)),
@@ -298,6 +292,82 @@ impl Cairn {
         }
         results.truncate(limit);
         Ok(())
+    }
+}
+
+/// `old` marked as contested by `new` at `now` (see
+/// [`ConflictPolicy::PreferNewer`]).
+fn contested(mut old: Memory, new: MemoryId, reason: &str, now: Timestamp) -> Memory {
+    old.weight = old.weight.min(CONTESTED_WEIGHT);
+    old.valid_to = Some(old.valid_to.map_or(now, |t| t.min(now)));
+    old.metadata
+        .insert(CONTESTED_BY.into(), new.to_string().into());
+    old.metadata
+        .insert(CONTESTED_REASON.into(), reason.to_string().into());
+    old.updated_at = now;
+    old
+}
+
+impl Cairn {
+    /// The memories a logged message `new` conflicts with, as a write
+    /// finds them (its nearest stored vectors in `filter`, the keyword
+    /// candidates, and the messages before it in `batch`), with what the
+    /// engine's policy did to each: the changes to stored memories are
+    /// added to `batch`, those to messages of `batch` made in place.
+    pub(crate) fn message_conflicts(
+        &self,
+        filter: &Filter,
+        new: &mut Memory,
+        vector: &[f32],
+        batch: &mut WriteBatch,
+        actor: &str,
+    ) -> Result<Vec<ConflictingMemory>> {
+        let hits = self.store.vector_search(vector, filter, KEYWORD_CANDIDATES)?;
+        let mut neighbours = self.exact_similarities(&filter.tenant, vector, &hits)?;
+        self.add_conflict_candidates(&new.content, filter, vector, &mut neighbours)?;
+        neighbours.retain(|(m, _)| batch.inserts.iter().all(|(b, _)| b.id != m.id));
+        neighbours.extend(
+            batch
+                .inserts
+                .iter()
+                .filter(|(m, _)| m.project == new.project)
+                .map(|(m, v)| (m.clone(), crate::rank::cosine(v, vector))),
+        );
+        let found = find_conflicts(&new.content, &neighbours, None, self.conflicts);
+        let at = new.created_at;
+        if self.conflicts == ConflictPolicy::Supersede {
+            new.supersedes = found.first().map(|(m, _)| m.id);
+        }
+        let (in_batch, stored): (Vec<_>, Vec<_>) = found
+            .iter()
+            .cloned()
+            .partition(|(m, _)| batch.inserts.iter().any(|(b, _)| b.id == m.id));
+        apply_conflicts(batch, &stored, new.id, at, actor);
+        for (old, c) in &in_batch {
+            let Some((m, _)) = batch.inserts.iter_mut().find(|(b, _)| b.id == old.id) else {
+                continue;
+            };
+            let why = match c.action {
+                ConflictAction::Flagged => continue,
+                ConflictAction::Contested => {
+                    *m = contested(m.clone(), new.id, &c.reason, at);
+                    "contested"
+                }
+                ConflictAction::Superseded => {
+                    *m = superseded(m.clone(), new.id, at);
+                    "superseded"
+                }
+            };
+            // One version per memory and batch: its creation says it.
+            if let Some(created) = batch.changes.iter_mut().find(|ch| ch.id == old.id) {
+                let note = format!("{why} by {}: {}", new.id, c.reason);
+                created.reason = Some(match created.reason.take() {
+                    Some(r) => format!("{r}; {note}"),
+                    None => note,
+                });
+            }
+        }
+        Ok(found.into_iter().map(|(_, c)| c).collect())
     }
 }
 
