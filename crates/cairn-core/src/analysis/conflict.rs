@@ -57,34 +57,80 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
     (
         "residence",
         &[
-            "live", "lives", "living", "lived", "address", "home", "moved", "move", "moving",
-            "relocated", "relocating", "reside", "resides", "apartment", "flat", "house",
+            "live",
+            "lives",
+            "living",
+            "lived",
+            "address",
+            "home",
+            "moved",
+            "move",
+            "moving",
+            "relocated",
+            "relocating",
+            "reside",
+            "resides",
+            "apartment",
+            "flat",
+            "house",
         ],
     ),
     (
         "lead",
         &[
-            "lead", "leads", "leader", "leadership", "led", "head", "heads", "manager",
-            "manages", "managed", "owner", "owns", "owned", "maintainer", "maintains",
+            "lead",
+            "leads",
+            "leader",
+            "leadership",
+            "led",
+            "head",
+            "heads",
+            "manager",
+            "manages",
+            "managed",
+            "owner",
+            "owns",
+            "owned",
+            "maintainer",
+            "maintains",
         ],
     ),
-    (
-        "phone",
-        &["phone", "number", "mobile", "cell", "telephone"],
-    ),
+    ("phone", &["phone", "number", "mobile", "cell", "telephone"]),
     ("email", &["email", "e-mail", "mail", "inbox"]),
     (
         "job",
         &[
-            "job", "work", "works", "working", "worked", "employer", "employed", "company",
-            "hired", "position", "role", "full-time", "part-time", "career",
+            "job",
+            "work",
+            "works",
+            "working",
+            "worked",
+            "employer",
+            "employed",
+            "company",
+            "hired",
+            "position",
+            "role",
+            "full-time",
+            "part-time",
+            "career",
         ],
     ),
     (
         "language",
         &[
-            "language", "languages", "code", "codes", "coding", "write", "writes", "writing",
-            "program", "programming", "developer", "stack",
+            "language",
+            "languages",
+            "code",
+            "codes",
+            "coding",
+            "write",
+            "writes",
+            "writing",
+            "program",
+            "programming",
+            "developer",
+            "stack",
         ],
     ),
     (
@@ -94,13 +140,29 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
     (
         "date",
         &[
-            "deadline", "due", "launch", "launches", "release", "releases", "scheduled",
-            "postponed", "rescheduled", "date", "meeting",
+            "deadline",
+            "due",
+            "launch",
+            "launches",
+            "release",
+            "releases",
+            "scheduled",
+            "postponed",
+            "rescheduled",
+            "date",
+            "meeting",
         ],
     ),
     (
         "version",
-        &["version", "versions", "upgraded", "downgraded", "upgrade", "release"],
+        &[
+            "version",
+            "versions",
+            "upgraded",
+            "downgraded",
+            "upgrade",
+            "release",
+        ],
     ),
     (
         "host",
@@ -115,19 +177,25 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
     ),
     (
         "price",
-        &["price", "cost", "costs", "budget", "fee", "salary", "rate", "paid", "pay"],
+        &[
+            "price", "cost", "costs", "budget", "fee", "salary", "rate", "paid", "pay",
+        ],
     ),
     (
         "partner",
         &[
-            "married", "dating", "girlfriend", "boyfriend", "wife", "husband", "partner",
-            "engaged", "divorced",
+            "married",
+            "dating",
+            "girlfriend",
+            "boyfriend",
+            "wife",
+            "husband",
+            "partner",
+            "engaged",
+            "divorced",
         ],
     ),
-    (
-        "pet",
-        &["dog", "cat", "pet", "puppy", "kitten"],
-    ),
+    ("pet", &["dog", "cat", "pet", "puppy", "kitten"]),
     (
         "favourite",
         &["favorite", "favourite", "prefer", "prefers", "preferred"],
@@ -137,14 +205,40 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
 /// Words naming people a first-person statement can be about instead of
 /// its speaker ("my sister lives in Denver" is not where I live).
 const RELATIONS: &[&str] = &[
-    "sister", "brother", "mother", "father", "mom", "mum", "dad", "parents", "wife", "husband",
-    "partner", "friend", "son", "daughter", "boss", "colleague", "roommate", "neighbor",
-    "neighbour", "cousin", "aunt", "uncle", "grandma", "grandpa", "kids", "kid", "girlfriend",
+    "sister",
+    "brother",
+    "mother",
+    "father",
+    "mom",
+    "mum",
+    "dad",
+    "parents",
+    "wife",
+    "husband",
+    "partner",
+    "friend",
+    "son",
+    "daughter",
+    "boss",
+    "colleague",
+    "roommate",
+    "neighbor",
+    "neighbour",
+    "cousin",
+    "aunt",
+    "uncle",
+    "grandma",
+    "grandpa",
+    "kids",
+    "kid",
+    "girlfriend",
     "boyfriend",
 ];
 
 /// Words that make a statement the speaker's own (first person).
-const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself"];
+const FIRST_PERSON: &[&str] = &[
+    "i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself",
+];
 
 /// Words that say a statement corrects or updates an earlier one.
 const CUE_WORDS: &[&str] = &[
@@ -263,9 +357,11 @@ pub fn attribute_words(text: &str) -> Vec<&'static str> {
 /// "moved" say what changed, not about what).
 pub fn subject_terms(text: &str) -> BTreeSet<String> {
     let attribute = |t: &str| {
-        ATTRIBUTES
-            .iter()
-            .any(|(_, names)| names.iter().any(|n| *n == t || n.strip_suffix('s') == Some(t)))
+        ATTRIBUTES.iter().any(|(_, names)| {
+            names
+                .iter()
+                .any(|n| *n == t || n.strip_suffix('s') == Some(t))
+        })
     };
     key_terms(text)
         .into_iter()
@@ -275,8 +371,21 @@ pub fn subject_terms(text: &str) -> BTreeSet<String> {
 
 /// Prefixes of the form `Word: …` that are no speaker.
 const NOT_SPEAKERS: &[&str] = &[
-    "update", "note", "edit", "correction", "fyi", "ps", "todo", "important", "warning",
-    "reminder", "decision", "fix", "bug", "big news", "news",
+    "update",
+    "note",
+    "edit",
+    "correction",
+    "fyi",
+    "ps",
+    "todo",
+    "important",
+    "warning",
+    "reminder",
+    "decision",
+    "fix",
+    "bug",
+    "big news",
+    "news",
 ];
 
 /// The speaker of a logged message (`Speaker: text`: a name of up to
@@ -292,7 +401,10 @@ fn speaker_split(text: &str) -> (String, &str) {
             && words
                 .iter()
                 .all(|w| w.chars().next().is_some_and(char::is_uppercase));
-        let role = matches!(lower.as_str(), "user" | "assistant" | "system" | "human" | "ai");
+        let role = matches!(
+            lower.as_str(),
+            "user" | "assistant" | "system" | "human" | "ai"
+        );
         if (named || role) && !NOT_SPEAKERS.contains(&lower.as_str()) {
             return (lower, rest);
         }

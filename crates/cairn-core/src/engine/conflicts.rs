@@ -322,7 +322,9 @@ impl Cairn {
         batch: &mut WriteBatch,
         actor: &str,
     ) -> Result<Vec<ConflictingMemory>> {
-        let hits = self.store.vector_search(vector, filter, KEYWORD_CANDIDATES)?;
+        let hits = self
+            .store
+            .vector_search(vector, filter, KEYWORD_CANDIDATES)?;
         let mut neighbours = self.exact_similarities(&filter.tenant, vector, &hits)?;
         self.add_conflict_candidates(&new.content, filter, vector, &mut neighbours)?;
         neighbours.retain(|(m, _)| batch.inserts.iter().all(|(b, _)| b.id != m.id));

@@ -114,13 +114,8 @@ impl Cairn {
         let newer: Vec<MemoryId> = gone
             .iter()
             .filter_map(|m| {
-                m.superseded_by.or_else(|| {
-                    m.metadata
-                        .get(super::CONTESTED_BY)?
-                        .as_str()?
-                        .parse()
-                        .ok()
-                })
+                m.superseded_by
+                    .or_else(|| m.metadata.get(super::CONTESTED_BY)?.as_str()?.parse().ok())
             })
             .collect::<BTreeSet<_>>()
             .into_iter()
