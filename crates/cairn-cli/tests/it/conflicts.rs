@@ -105,7 +105,6 @@ fn a_restatement_still_merges_and_the_flag_policy_changes_nothing() {
 }
 
 #[test]
-#[ignore = "known gap: a correction in other words (\"Leadership changed: … is now the lead\") is not detected with the real model yet"]
 fn supersede_hides_the_older_until_as_of_asks_for_its_time() {
     let env = Env::new();
     let old = env.remember(&["Maria Lopez is the lead of the payments team"]);

@@ -11,6 +11,8 @@ mod cli;
 mod concurrent_start;
 mod conflicts;
 mod conversation;
+mod conversation_conflicts;
+mod corrections;
 mod crash;
 mod defaults;
 mod docs;

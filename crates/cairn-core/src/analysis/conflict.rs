@@ -7,8 +7,14 @@
 //! host, date… or the polarity) or the newer one carries a correction cue
 //! ("now", "moved", "no longer", "instead", "update:"…) and names a value
 //! the older does not. Cosine only decides how much shared subject is
-//! needed. Pure and offline; the engine ([`crate::engine`]) applies the
-//! conflict policy to what this finds.
+//! needed — except for a correction in other words ("Dana is the lead of
+//! atlas" → "Leadership changed. Sam is now the lead of atlas"; "I live at
+//! 12 Oak Street" → "I moved. My new address is 4 Pine Road"), whose
+//! cosine is often below 0.5: there the subject (shared subject terms, or
+//! both said by the same first person) and the attribute ([`ATTRIBUTES`]:
+//! `live`, `address` and `moved` name one residence) decide, and the
+//! cosine only has to clear [`SLOT_COSINE`]. Pure and offline; the engine
+//! ([`crate::engine`]) applies the conflict policy to what this finds.
 
 use std::collections::BTreeSet;
 
@@ -32,6 +38,207 @@ pub const NO_SHARED_VALUE_COSINE: f32 = 0.85;
 /// Cosine at or above which a correction cue in the newer statement is
 /// enough, with a shared key term, to call the pair a conflict.
 pub const CUE_COSINE: f32 = 0.5;
+
+/// Cosine at or above which two statements about the same subject and the
+/// same attribute, with a value replaced (or added after a correction
+/// cue), conflict whatever their wording: low, because a correction in
+/// other words shares few words with what it corrects (0.39 for "Maria
+/// Lopez is the lead of the payments team" → "Leadership changed: Tomas
+/// Berg is now the lead of the payments team" with the default model),
+/// and the subject and attribute already say they are about one thing.
+pub const SLOT_COSINE: f32 = 0.25;
+
+/// Attributes a statement can give a value to, each with the words that
+/// name it. Two statements name the same attribute when a word of one and
+/// a word of the other are in the same list: "I live at …", "my address
+/// is …" and "I moved to …" all say where someone lives. Words are matched
+/// as lower-cased whole words; a word may name several attributes.
+pub const ATTRIBUTES: &[(&str, &[&str])] = &[
+    (
+        "residence",
+        &[
+            "live",
+            "lives",
+            "living",
+            "lived",
+            "address",
+            "home",
+            "moved",
+            "move",
+            "moving",
+            "relocated",
+            "relocating",
+            "reside",
+            "resides",
+            "apartment",
+            "flat",
+            "house",
+        ],
+    ),
+    (
+        "lead",
+        &[
+            "lead",
+            "leads",
+            "leader",
+            "leadership",
+            "led",
+            "head",
+            "heads",
+            "manager",
+            "manages",
+            "managed",
+            "owner",
+            "owns",
+            "owned",
+            "maintainer",
+            "maintains",
+        ],
+    ),
+    ("phone", &["phone", "number", "mobile", "cell", "telephone"]),
+    ("email", &["email", "e-mail", "mail", "inbox"]),
+    (
+        "job",
+        &[
+            "job",
+            "work",
+            "works",
+            "working",
+            "worked",
+            "employer",
+            "employed",
+            "company",
+            "hired",
+            "position",
+            "role",
+            "full-time",
+            "part-time",
+            "career",
+        ],
+    ),
+    (
+        "language",
+        &[
+            "language",
+            "languages",
+            "code",
+            "codes",
+            "coding",
+            "write",
+            "writes",
+            "writing",
+            "program",
+            "programming",
+            "developer",
+            "stack",
+        ],
+    ),
+    (
+        "reading",
+        &["reading", "read", "reads", "book", "books", "novel"],
+    ),
+    (
+        "date",
+        &[
+            "deadline",
+            "due",
+            "launch",
+            "launches",
+            "release",
+            "releases",
+            "scheduled",
+            "postponed",
+            "rescheduled",
+            "date",
+            "meeting",
+        ],
+    ),
+    (
+        "version",
+        &[
+            "version",
+            "versions",
+            "upgraded",
+            "downgraded",
+            "upgrade",
+            "release",
+        ],
+    ),
+    (
+        "host",
+        &[
+            "host", "hosted", "server", "deployed", "hosting", "region", "cluster", "moved",
+            "migrated",
+        ],
+    ),
+    (
+        "database",
+        &["database", "databases", "db", "postgres", "datastore"],
+    ),
+    (
+        "price",
+        &[
+            "price", "cost", "costs", "budget", "fee", "salary", "rate", "paid", "pay",
+        ],
+    ),
+    (
+        "partner",
+        &[
+            "married",
+            "dating",
+            "girlfriend",
+            "boyfriend",
+            "wife",
+            "husband",
+            "partner",
+            "engaged",
+            "divorced",
+        ],
+    ),
+    ("pet", &["dog", "cat", "pet", "puppy", "kitten"]),
+    (
+        "favourite",
+        &["favorite", "favourite", "prefer", "prefers", "preferred"],
+    ),
+];
+
+/// Words naming people a first-person statement can be about instead of
+/// its speaker ("my sister lives in Denver" is not where I live).
+const RELATIONS: &[&str] = &[
+    "sister",
+    "brother",
+    "mother",
+    "father",
+    "mom",
+    "mum",
+    "dad",
+    "parents",
+    "wife",
+    "husband",
+    "partner",
+    "friend",
+    "son",
+    "daughter",
+    "boss",
+    "colleague",
+    "roommate",
+    "neighbor",
+    "neighbour",
+    "cousin",
+    "aunt",
+    "uncle",
+    "grandma",
+    "grandpa",
+    "kids",
+    "kid",
+    "girlfriend",
+    "boyfriend",
+];
+
+/// Words that make a statement the speaker's own (first person).
+const FIRST_PERSON: &[&str] = &[
+    "i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself",
+];
 
 /// Words that say a statement corrects or updates an earlier one.
 const CUE_WORDS: &[&str] = &[
@@ -113,6 +320,105 @@ pub fn key_terms(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The lower-cased whole words of `text` (apostrophes and hyphens kept).
+fn words(text: &str) -> BTreeSet<String> {
+    text.to_lowercase()
+        .replace('’', "'")
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The attributes ([`ATTRIBUTES`]) `text` names.
+pub fn attributes(text: &str) -> BTreeSet<&'static str> {
+    let words = words(text);
+    ATTRIBUTES
+        .iter()
+        .filter(|(_, names)| names.iter().any(|n| words.contains(*n)))
+        .map(|(a, _)| *a)
+        .collect()
+}
+
+/// The words every attribute `text` names is named by: what a search for
+/// an older value of the same attribute looks for ("address" also finds
+/// "I live at …").
+pub fn attribute_words(text: &str) -> Vec<&'static str> {
+    let named = attributes(text);
+    ATTRIBUTES
+        .iter()
+        .filter(|(a, _)| named.contains(a))
+        .flat_map(|(_, names)| names.iter().copied())
+        .collect()
+}
+
+/// The subject terms of `text`: its key terms ([`key_terms`]) that name
+/// neither an attribute nor a correction ("leadership", "changed" and
+/// "moved" say what changed, not about what).
+pub fn subject_terms(text: &str) -> BTreeSet<String> {
+    let attribute = |t: &str| {
+        ATTRIBUTES.iter().any(|(_, names)| {
+            names
+                .iter()
+                .any(|n| *n == t || n.strip_suffix('s') == Some(t))
+        })
+    };
+    key_terms(text)
+        .into_iter()
+        .filter(|t| !attribute(t) && !CUE_WORDS.contains(&t.as_str()))
+        .collect()
+}
+
+/// Prefixes of the form `Word: …` that are no speaker.
+const NOT_SPEAKERS: &[&str] = &[
+    "update",
+    "note",
+    "edit",
+    "correction",
+    "fyi",
+    "ps",
+    "todo",
+    "important",
+    "warning",
+    "reminder",
+    "decision",
+    "fix",
+    "bug",
+    "big news",
+    "news",
+];
+
+/// The speaker of a logged message (`Speaker: text`: a name of up to
+/// three capitalised words, or a role such as `user`), lower-cased, and
+/// what it said; an empty speaker and the whole text otherwise.
+fn speaker_split(text: &str) -> (String, &str) {
+    if let Some((s, rest)) = text.split_once(": ") {
+        let s = s.trim();
+        let lower = s.to_lowercase();
+        let words: Vec<&str> = s.split_whitespace().collect();
+        let named = !words.is_empty()
+            && words.len() <= 3
+            && words
+                .iter()
+                .all(|w| w.chars().next().is_some_and(char::is_uppercase));
+        let role = matches!(
+            lower.as_str(),
+            "user" | "assistant" | "system" | "human" | "ai"
+        );
+        if (named || role) && !NOT_SPEAKERS.contains(&lower.as_str()) {
+            return (lower, rest);
+        }
+    }
+    (String::new(), text)
+}
+
+/// Whether `said` (a text without its speaker) speaks as "I"/"my" and
+/// names no relation ("my sister") it could be about instead.
+fn first_person(said: &str) -> bool {
+    let words = words(said);
+    FIRST_PERSON.iter().any(|w| words.contains(*w)) && !RELATIONS.iter().any(|w| words.contains(*w))
+}
+
 /// Why a newer statement conflicts with an older one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conflict {
@@ -122,6 +428,9 @@ pub struct Conflict {
     pub cue: Option<&'static str>,
     /// The key terms both share (the subject).
     pub shared: Vec<String>,
+    /// The attribute both give a value to ([`ATTRIBUTES`]), when the
+    /// conflict was found by subject and attribute.
+    pub attribute: Option<&'static str>,
 }
 
 impl Conflict {
@@ -135,6 +444,9 @@ impl Conflict {
         if let Some(cue) = self.cue {
             parts.push(format!("correction cue \"{cue}\""));
         }
+        if let Some(a) = self.attribute {
+            parts.push(format!("same attribute: {a}"));
+        }
         if !self.shared.is_empty() {
             let shown: Vec<&str> = self.shared.iter().take(4).map(String::as_str).collect();
             parts.push(format!("same subject: {}", shown.join(", ")));
@@ -147,42 +459,69 @@ impl Conflict {
 /// vectors:
 ///
 /// ```text
-/// same subject = cosine ≥ 0.75, or (a key term shared and cosine ≥ 0.55)
+/// (a logged message `Speaker: text` is compared by its text; "I" of two
+/// messages is one person when their speakers are the same)
+/// subject      = the key terms both share, attribute and cue words left
+///                out ("lead", "changed"); when both hold such terms and
+///                share none, they are about different subjects
+/// same subject = cosine ≥ 0.75 and no different subjects, or (a subject
+///                term shared and cosine ≥ 0.55)
 /// conflict     = same subject and a value replaced (one dropped and one
 ///                added, or the polarity flipped), and a value kept
 ///                (`PostgreSQL` in "PostgreSQL 16" → "PostgreSQL 17") or
 ///                cosine ≥ 0.85
-///             or a correction cue in the newer, a key term shared,
+///             or a correction cue in the newer, a subject term shared,
 ///                cosine ≥ 0.5, and a value changed (or none on either side)
+///             or one subject (a subject term shared, or both said by the
+///                same first person), one attribute named by both, a value
+///                replaced (or added after a correction cue), and
+///                cosine ≥ 0.25
 /// ```
 ///
 /// A newer statement that only adds detail (keeps every value and adds
 /// some) is no conflict.
 pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict> {
-    let (a, b) = (key_terms(older), key_terms(newer));
+    // Logged messages are compared by what they say; their speakers only
+    // tell whether "I" is the same person.
+    let (older_speaker, older) = speaker_split(older);
+    let (newer_speaker, newer) = speaker_split(newer);
+    let (a, b) = (subject_terms(older), subject_terms(newer));
     let shared: Vec<String> = a.intersection(&b).cloned().collect();
+    let different_subjects = shared.is_empty() && !a.is_empty() && !b.is_empty();
     let change = compare_values(older, newer);
     let cue = correction_cue(newer).filter(|_| correction_cue(older).is_none());
-    let same_subject =
-        cosine >= SAME_SUBJECT_COSINE || (!shared.is_empty() && cosine >= SHARED_TERM_COSINE);
+    let same_subject = (cosine >= SAME_SUBJECT_COSINE && !different_subjects)
+        || (!shared.is_empty() && cosine >= SHARED_TERM_COSINE);
     let kept_value = {
         let (va, vb) = (value_slots(older), value_slots(newer));
         va.values
             .iter()
             .any(|v| vb.values.contains(v) || vb.words.contains(v))
     };
-    let replaced = change.as_ref().is_some_and(ValueChange::is_replacement)
-        && (kept_value || cosine >= NO_SHARED_VALUE_COSINE);
-    let cued = cue.is_some()
-        && !shared.is_empty()
-        && cosine >= CUE_COSINE
-        && change
-            .as_ref()
-            .is_none_or(|c| !c.added.is_empty() || c.negation);
-    ((same_subject && replaced) || cued).then_some(Conflict {
+    let replacement = change.as_ref().is_some_and(ValueChange::is_replacement);
+    let replaced = replacement && (kept_value || cosine >= NO_SHARED_VALUE_COSINE);
+    let adds_value = change
+        .as_ref()
+        .is_none_or(|c| !c.added.is_empty() || c.negation);
+    let cued = cue.is_some() && !shared.is_empty() && cosine >= CUE_COSINE && adds_value;
+    // The same attribute of the same subject given another value, however
+    // it is worded.
+    let attribute = attributes(older)
+        .intersection(&attributes(newer))
+        .next()
+        .copied();
+    let one_subject = !shared.is_empty()
+        || (older_speaker == newer_speaker && first_person(older) && first_person(newer));
+    let slot = one_subject
+        && attribute.is_some()
+        && cosine >= SLOT_COSINE
+        && change.is_some()
+        && (replacement || (cue.is_some() && adds_value));
+    ((same_subject && replaced) || cued || slot).then_some(Conflict {
         change,
         cue,
         shared,
+        attribute: attribute.filter(|_| slot),
     })
 }
 
@@ -251,6 +590,78 @@ mod tests {
                 0.6
             ),
             None
+        );
+    }
+
+    #[test]
+    fn a_correction_in_other_words_conflicts_by_subject_and_attribute() {
+        // Cosines of the default model, between the stored texts.
+        for (old, new, cosine, attribute) in [
+            (
+                "Dana is the lead of atlas",
+                "Leadership changed. Sam is now the lead of atlas",
+                0.48,
+                "lead",
+            ),
+            (
+                "I live at 12 Oak Street",
+                "I moved. My new address is 4 Pine Road",
+                0.46,
+                "residence",
+            ),
+            (
+                "Maria Lopez is the lead of the payments team",
+                "Leadership changed: Tomas Berg is now the lead of the payments team",
+                0.39,
+                "lead",
+            ),
+            (
+                "Priya: I live in Boston with my two cats",
+                "Priya: I moved to Denver last month",
+                0.35,
+                "residence",
+            ),
+        ] {
+            let c = detect_conflict(old, new, cosine).unwrap_or_else(|| panic!("{old} / {new}"));
+            assert_eq!(c.attribute, Some(attribute), "{old} / {new}");
+            assert!(c.reason().contains("same attribute"), "{}", c.reason());
+        }
+    }
+
+    #[test]
+    fn the_same_attribute_of_another_subject_is_no_conflict() {
+        for (old, new, cosine) in [
+            // Two projects' leads.
+            (
+                "Leadership changed: Tomas Berg is now the lead of the payments team",
+                "Leadership changed. Sam is now the lead of atlas",
+                0.58,
+            ),
+            // Two facts about one project, different attributes.
+            ("atlas uses Rust", "atlas deploys on Fridays", 0.5),
+            // Two speakers.
+            (
+                "Priya: I live in Boston",
+                "Omar: I moved to Denver last month",
+                0.5,
+            ),
+            // A relative's home, not mine.
+            ("I live in Boston", "My sister moved to Denver", 0.5),
+        ] {
+            assert_eq!(detect_conflict(old, new, cosine), None, "{old} / {new}");
+        }
+    }
+
+    #[test]
+    fn attributes_and_subjects_leave_out_what_changed() {
+        assert_eq!(
+            attributes("I moved. My new address is 4 Pine Road"),
+            BTreeSet::from(["host", "residence"])
+        );
+        assert!(attribute_words("my address").contains(&"live"));
+        assert_eq!(
+            subject_terms("Leadership changed. Sam is now the lead of atlas"),
+            BTreeSet::from(["atla".to_string(), "sam".to_string()])
         );
     }
 

@@ -41,6 +41,20 @@ pub struct ConversationImportReport {
     /// Secrets replaced before the messages were stored, by kind.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub redacted: BTreeMap<String, usize>,
+    /// The messages that change what an earlier message or memory said
+    /// ("I moved to Denver"), each with the one it conflicts with.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<MessageConflictView>,
+}
+
+/// A logged message that conflicts with an earlier memory.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct MessageConflictView {
+    /// The message's memory id.
+    pub message: String,
+    /// The earlier memory, why, and what the conflict policy did to it.
+    #[serde(flatten)]
+    pub conflict: super::write::ConflictView,
 }
 
 fn request(caller: &Caller, project: Option<String>) -> ObserveRequest {
@@ -114,7 +128,18 @@ fn summarise(report: ObserveReport, errors: Vec<(usize, String)>) -> Conversatio
     conversations.extend(report.pending.iter().map(|m| m.conversation.clone()));
     conversations.sort();
     conversations.dedup();
+    let message_conflicts = report
+        .logged
+        .iter()
+        .flat_map(|m| {
+            m.conflicts.iter().map(|c| MessageConflictView {
+                message: m.id.to_string(),
+                conflict: c.clone().into(),
+            })
+        })
+        .collect();
     ConversationImportReport {
+        conflicts: message_conflicts,
         imported: report.logged.len(),
         pending: report.pending.len(),
         pending_reason: report.pending_reason,
@@ -141,6 +166,10 @@ pub struct LoggedView {
     pub new_topic: bool,
     /// Its importance, 0–1 (`0.6·novelty + 0.4·salience`).
     pub importance: f64,
+    /// The earlier memories it conflicts with (it changes what they said),
+    /// why, and what the conflict policy did to each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<super::write::ConflictView>,
 }
 
 impl From<LoggedMessage> for LoggedView {
@@ -152,6 +181,7 @@ impl From<LoggedMessage> for LoggedView {
             topic: m.topic,
             new_topic: m.new_topic,
             importance: m.importance,
+            conflicts: m.conflicts.into_iter().map(Into::into).collect(),
         }
     }
 }

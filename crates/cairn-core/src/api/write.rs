@@ -132,6 +132,24 @@ pub struct ConflictView {
     pub action: ConflictAction,
 }
 
+impl From<crate::engine::ConflictingMemory> for ConflictView {
+    /// The view of a conflict whose short id is its first
+    /// [`crate::SHORT_ID_MIN`] characters (unique by the clock of a
+    /// UUIDv7, as short ids are shown).
+    fn from(c: crate::engine::ConflictingMemory) -> Self {
+        let id = c.id.to_string();
+        ConflictView {
+            short_id: id.chars().take(crate::SHORT_ID_MIN).collect(),
+            id,
+            kind: c.kind,
+            content: c.content,
+            similarity: c.similarity,
+            reason: c.reason,
+            action: c.action,
+        }
+    }
+}
+
 /// Remember a memory. A superseding memory inherits the type, project and
 /// tags of the one it replaces unless the request gives them, and its slot
 /// always (the request names none).

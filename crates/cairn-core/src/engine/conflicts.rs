@@ -9,12 +9,16 @@
 
 use schemars::JsonSchema;
 
-use super::superseded;
-use crate::analysis::conflict::detect_conflict;
+use super::{superseded, Cairn};
+use crate::analysis::conflict::{attribute_words, detect_conflict, subject_terms};
 use crate::history::{Change, ChangeKind};
 use crate::memory::{Memory, MemoryId, MemoryType, Timestamp};
-use crate::store::WriteBatch;
+use crate::store::{Filter, WriteBatch};
 use crate::{Error, Result};
+
+/// Memories the keyword index adds to a write's nearest vectors as
+/// candidates for a conflict (see [`Cairn::add_conflict_candidates`]).
+pub const KEYWORD_CANDIDATES: usize = 8;
 
 /// The weight an older memory keeps when a newer one contests it under
 /// [`ConflictPolicy::PreferNewer`]: half, so that for the same question
@@ -169,15 +173,9 @@ pub(crate) fn apply_conflicts(
         match c.action {
             ConflictAction::Flagged => {}
             ConflictAction::Contested => {
-                let mut m = old.clone();
-                m.weight = m.weight.min(CONTESTED_WEIGHT);
-                m.valid_to = Some(m.valid_to.map_or(now, |t| t.min(now)));
-                m.metadata
-                    .insert(CONTESTED_BY.into(), new.to_string().into());
-                m.metadata
-                    .insert(CONTESTED_REASON.into(), c.reason.clone().into());
-                m.updated_at = now;
-                batch.updates.push((m, None));
+                batch
+                    .updates
+                    .push((contested(old.clone(), new, &c.reason, now), None));
                 batch.changes.push(
                     Change::new(old.id, ChangeKind::Updated, actor, now)
                         .because(format!("contested by {new}: {}", c.reason)),
@@ -196,6 +194,197 @@ pub(crate) fn apply_conflicts(
     }
 }
 
+impl Cairn {
+    /// Add to `neighbours` (memories with their cosines to `vector`, best
+    /// first) the memories the keyword index finds for `content`'s subject
+    /// terms and the words of the attributes it names: a correction in
+    /// other words ("I moved. My new address is …" of "I live at …") is
+    /// often too far as a vector to be among the nearest, yet shares its
+    /// subject or its attribute's words. Nothing is searched when `content`
+    /// names no attribute.
+    pub(crate) fn add_conflict_candidates(
+        &self,
+        content: &str,
+        filter: &Filter,
+        vector: &[f32],
+        neighbours: &mut Vec<(Memory, f32)>,
+    ) -> Result<()> {
+        let words = attribute_words(content);
+        if words.is_empty() {
+            return Ok(());
+        }
+        let mut query: Vec<String> = subject_terms(content).into_iter().collect();
+        query.extend(words.iter().map(|w| w.to_string()));
+        let hits: Vec<_> = self
+            .store
+            .keyword_search(&query.join(" "), filter, KEYWORD_CANDIDATES)?
+            .into_iter()
+            .filter(|h| neighbours.iter().all(|(m, _)| m.id != h.id))
+            .collect();
+        if hits.is_empty() {
+            return Ok(());
+        }
+        neighbours.extend(self.exact_similarities(&filter.tenant, vector, &hits)?);
+        neighbours.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(())
+    }
+}
+
+impl Cairn {
+    /// Put before each result the memory that contests it
+    /// ([`CONTESTED_BY`]): moved up when it is further down, brought in
+    /// when the search did not reach it (a correction in other words may
+    /// not match the question as well as what it corrects: "where do I
+    /// live?" and "I moved. My new address is …"), if `filter` lets it
+    /// through. What was believed at a past time (`--as-of`, which
+    /// includes superseded memories) is left as found.
+    pub(crate) fn current_first(
+        &self,
+        filter: &Filter,
+        results: &mut Vec<super::Recalled>,
+    ) -> Result<()> {
+        if filter.include_superseded || results.is_empty() {
+            return Ok(());
+        }
+        let limit = results.len();
+        let mut i = 0;
+        // Each pass places one newer memory; a chain of contests is
+        // followed to its newest, never more than `limit` times.
+        let mut moves = 0;
+        while i < results.len() && moves <= limit {
+            let Some(newer) = results[i]
+                .memory
+                .metadata
+                .get(CONTESTED_BY)
+                .and_then(|v| v.as_str())
+                .and_then(|s| s.parse::<MemoryId>().ok())
+            else {
+                i += 1;
+                continue;
+            };
+            if let Some(j) = results.iter().position(|r| r.memory.id == newer) {
+                if j > i {
+                    let r = results.remove(j);
+                    results.insert(i, r);
+                    moves += 1;
+                    continue;
+                }
+                i += 1;
+                continue;
+            }
+            let found = self.store.get(&filter.tenant, &[newer])?;
+            match found.into_iter().next().filter(|m| filter.matches(m)) {
+                Some(memory) => {
+                    let explain = results[i].explain.clone();
+                    let matched = results[i].matched;
+                    results.insert(
+                        i,
+                        super::Recalled {
+                            memory,
+                            explain,
+                            matched,
+                        },
+                    );
+                    moves += 1;
+                }
+                None => i += 1,
+            }
+        }
+        results.truncate(limit);
+        Ok(())
+    }
+}
+
+/// `old` marked as contested by `new` at `now` (see
+/// [`ConflictPolicy::PreferNewer`]).
+fn contested(mut old: Memory, new: MemoryId, reason: &str, now: Timestamp) -> Memory {
+    old.weight = old.weight.min(CONTESTED_WEIGHT);
+    old.valid_to = Some(old.valid_to.map_or(now, |t| t.min(now)));
+    old.metadata
+        .insert(CONTESTED_BY.into(), new.to_string().into());
+    old.metadata
+        .insert(CONTESTED_REASON.into(), reason.to_string().into());
+    old.updated_at = now;
+    old
+}
+
+impl Cairn {
+    /// The memories a logged message `new` conflicts with, as a write
+    /// finds them (its nearest stored vectors in `filter`, the keyword
+    /// candidates, and the messages before it in `batch`), with what the
+    /// engine's policy did to each: the changes to stored memories are
+    /// added to `batch`, those to messages of `batch` made in place.
+    pub(crate) fn message_conflicts(
+        &self,
+        filter: &Filter,
+        new: &mut Memory,
+        vector: &[f32],
+        batch: &mut WriteBatch,
+        actor: &str,
+    ) -> Result<Vec<ConflictingMemory>> {
+        let hits = self
+            .store
+            .vector_search(vector, filter, KEYWORD_CANDIDATES)?;
+        let mut neighbours = self.exact_similarities(&filter.tenant, vector, &hits)?;
+        self.add_conflict_candidates(&new.content, filter, vector, &mut neighbours)?;
+        neighbours.retain(|(m, _)| batch.inserts.iter().all(|(b, _)| b.id != m.id));
+        neighbours.extend(
+            batch
+                .inserts
+                .iter()
+                .filter(|(m, _)| m.project == new.project)
+                .map(|(m, v)| (m.clone(), crate::rank::cosine(v, vector))),
+        );
+        let found = find_conflicts(&new.content, &neighbours, None, self.conflicts);
+        let at = new.created_at;
+        if self.conflicts == ConflictPolicy::Supersede {
+            new.supersedes = found.first().map(|(m, _)| m.id);
+        }
+        let (in_batch, stored): (Vec<_>, Vec<_>) = found
+            .iter()
+            .cloned()
+            .partition(|(m, _)| batch.inserts.iter().any(|(b, _)| b.id == m.id));
+        apply_conflicts(batch, &stored, new.id, at, actor);
+        for (old, c) in &in_batch {
+            let Some((m, _)) = batch.inserts.iter_mut().find(|(b, _)| b.id == old.id) else {
+                continue;
+            };
+            let why = match c.action {
+                ConflictAction::Flagged => continue,
+                ConflictAction::Contested => {
+                    *m = contested(m.clone(), new.id, &c.reason, at);
+                    "contested"
+                }
+                ConflictAction::Superseded => {
+                    *m = superseded(m.clone(), new.id, at);
+                    "superseded"
+                }
+            };
+            // One version per memory and batch: its creation says it.
+            if let Some(created) = batch.changes.iter_mut().find(|ch| ch.id == old.id) {
+                let note = format!("{why} by {}: {}", new.id, c.reason);
+                created.reason = Some(match created.reason.take() {
+                    Some(r) => format!("{r}; {note}"),
+                    None => note,
+                });
+            }
+        }
+        Ok(found.into_iter().map(|(_, c)| c).collect())
+    }
+}
+
+/// The search context (text only the keyword index reads) of a memory
+/// that contests or supersedes `conflicts`: their texts, so that the
+/// question the older answered finds its correction ("where do I live?"
+/// finds "I moved. My new address is …" by the "live" of "I live at …").
+pub(crate) fn correction_context(conflicts: &[(Memory, ConflictingMemory)]) -> Option<String> {
+    let texts: Vec<String> = conflicts
+        .iter()
+        .map(|(m, _)| m.content.replace('\n', " "))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
 /// The reason recorded on the new memory's creation: which memories it
 /// conflicts with.
 pub(crate) fn creation_note(conflicts: &[(Memory, ConflictingMemory)]) -> Option<String> {
@@ -208,7 +397,33 @@ pub(crate) fn creation_note(conflicts: &[(Memory, ConflictingMemory)]) -> Option
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::conformance::LexicalEmbedder;
+    use crate::engine::RememberRequest;
+    use crate::history::LOCAL_ACTOR;
+    use crate::MemoryStore;
+
+    #[test]
+    fn a_correction_is_found_by_what_it_corrects_until_that_is_forgotten() {
+        let c = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
+        let old = c
+            .remember(RememberRequest::new("t", "Dana is the lead of atlas"))
+            .unwrap();
+        let mut req = RememberRequest::new("t", "Leadership changed. Sam is now the lead of atlas");
+        req.conflicts = Some(ConflictPolicy::PreferNewer);
+        let new = c.remember(req).unwrap();
+        assert_eq!(new.conflicts[0].id, old.id, "{:?}", new.conflicts);
+        let stored = c.store().get("t", &[new.id]).unwrap().remove(0);
+        assert_eq!(
+            stored.search_context.as_deref(),
+            Some("Dana is the lead of atlas")
+        );
+        c.forget("t", &[old.id.to_string()], LOCAL_ACTOR).unwrap();
+        let stored = c.store().get("t", &[new.id]).unwrap().remove(0);
+        assert_eq!(stored.search_context, None);
+    }
 
     #[test]
     fn policies_parse_by_name() {

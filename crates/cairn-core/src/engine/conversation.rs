@@ -90,6 +90,10 @@ pub struct LoggedMessage {
     pub new_topic: bool,
     /// Its importance, 0–1.
     pub importance: f64,
+    /// The memories it conflicts with (an earlier message or memory whose
+    /// value it changes: "I moved to Denver"), why, and what the engine's
+    /// conflict policy did to each.
+    pub conflicts: Vec<super::ConflictingMemory>,
 }
 
 /// A message kept until the embedding endpoint answers (see
@@ -386,6 +390,9 @@ impl Cairn {
                 search_context: None,
             };
 
+            let conflicts =
+                self.message_conflicts(&filter, &mut memory, &vector, &mut batch, &req.actor)?;
+
             // Neighbours: the previous message of the same session gives
             // this one its context, and takes this one as its own.
             let in_batch = latest.get(&message.conversation).copied();
@@ -409,6 +416,7 @@ impl Cairn {
                     .unwrap_or_default(),
                 new_topic: started,
                 importance,
+                conflicts,
             });
             batch
                 .changes
@@ -421,7 +429,11 @@ impl Cairn {
         for state in running.values_mut() {
             if std::mem::take(&mut state.last_changed) {
                 if let Some(last) = state.last.take() {
-                    batch.updates.push((last, None));
+                    // A conflict may have marked it already: keep both.
+                    match batch.updates.iter_mut().find(|(m, _)| m.id == last.id) {
+                        Some((m, _)) => m.search_context = last.search_context,
+                        None => batch.updates.push((last, None)),
+                    }
                 }
             }
         }

@@ -33,6 +33,7 @@ impl Cairn {
     /// topics' and conversations' descriptions.
     pub(super) fn scrub_forgotten(&self, tenant: &str, gone: &[Memory]) -> Result<()> {
         self.unconsolidate(tenant, gone)?;
+        self.scrub_corrections(tenant, gone)?;
         let threads: Vec<_> = gone.iter().filter_map(|m| m.thread.clone()).collect();
         if threads.is_empty() {
             return Ok(());
@@ -102,6 +103,45 @@ impl Cairn {
                 )),
             );
             batch.updates.push((m, None));
+        }
+        self.store.write(batch)
+    }
+
+    /// The memories that contest or supersede one of `gone` hold its text
+    /// in their search context ([`super::conflicts::correction_context`]):
+    /// it is taken out.
+    fn scrub_corrections(&self, tenant: &str, gone: &[Memory]) -> Result<()> {
+        let newer: Vec<MemoryId> = gone
+            .iter()
+            .filter_map(|m| {
+                m.superseded_by
+                    .or_else(|| m.metadata.get(super::CONTESTED_BY)?.as_str()?.parse().ok())
+            })
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if newer.is_empty() {
+            return Ok(());
+        }
+        let texts: Vec<String> = gone.iter().map(|m| m.content.replace('\n', " ")).collect();
+        let mut batch = WriteBatch::default();
+        for mut m in self.store.get(tenant, &newer)? {
+            let Some(context) = m.search_context.as_deref() else {
+                continue;
+            };
+            let kept: Vec<&str> = context
+                .split('\n')
+                .filter(|line| !texts.iter().any(|t| t == line))
+                .collect();
+            if kept.len() == context.split('\n').count() {
+                continue;
+            }
+            m.search_context = (!kept.is_empty()).then(|| kept.join("\n"));
+            // The index text changes, not what the memory says: no version.
+            batch.updates.push((m, None));
+        }
+        if batch.updates.is_empty() {
+            return Ok(());
         }
         self.store.write(batch)
     }

@@ -641,6 +641,7 @@ impl Cairn {
                 })
             }));
         }
+        self.current_first(&filter, &mut results)?;
         Ok(results)
     }
 

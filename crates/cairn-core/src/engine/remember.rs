@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::conflicts::{apply_conflicts, creation_note, find_conflicts, ConflictingMemory};
+use super::conflicts::{
+    apply_conflicts, correction_context, creation_note, find_conflicts, ConflictingMemory,
+};
 use super::{superseded, Cairn, ConflictPolicy, Redactions};
 use crate::analysis::values::mergeable;
 use crate::history::{Change, ChangeKind, LOCAL_ACTOR};
@@ -205,7 +207,8 @@ impl Cairn {
             None => ScopeFilter::Global,
         };
         let hits = self.store.vector_search_exact(&vector, &filter, 8)?;
-        let neighbours = self.exact_similarities(&req.tenant, &vector, &hits)?;
+        let mut neighbours = self.exact_similarities(&req.tenant, &vector, &hits)?;
+        self.add_conflict_candidates(&req.content, &filter, &vector, &mut neighbours)?;
 
         // Episodes record distinct events: two identical turns at different
         // times are two memories, never merged. Superseding writes are
@@ -310,6 +313,9 @@ impl Cairn {
             } else if policy == ConflictPolicy::Supersede {
                 memory.supersedes = conflicts.first().map(|(m, _)| m.id);
             }
+            if policy != ConflictPolicy::Flag {
+                memory.search_context = correction_context(&conflicts);
+            }
             if let Some(note) = creation_note(&conflicts) {
                 created = match &created.reason {
                     Some(r) => created.clone().because(format!("{r}; {note}")),
@@ -395,7 +401,7 @@ impl Cairn {
 
     /// Exact cosines between `vector` and the stored embeddings of `hits`,
     /// with the memories, best first.
-    fn exact_similarities(
+    pub(super) fn exact_similarities(
         &self,
         tenant: &str,
         vector: &[f32],
