@@ -348,7 +348,7 @@ impl Pool {
         }
         let out = f(
             &mut Reader {
-                conn: &mut *open.conn,
+                conn: &mut open.conn,
             },
             &rows,
         )?;
