@@ -13,6 +13,7 @@
 //! Nothing here touches storage, embeddings or I/O.
 
 pub mod relevance;
+pub mod ties;
 
 use std::collections::HashMap;
 use std::hash::Hash;

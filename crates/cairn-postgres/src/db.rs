@@ -1,12 +1,13 @@
 //! The pool of connections, made on the first successful connection, and
 //! transactions confined to a tenant.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use cairn_core::{Error, Result};
-use postgres::{Client, NoTls, Transaction};
-use r2d2_postgres::PostgresConnectionManager;
+use postgres::types::ToSql;
+use postgres::{Client, NoTls, Row, SimpleQueryMessage, SimpleQueryRow, Statement, Transaction};
 
 use crate::schema::{self, APP_ROLE};
 use crate::sql::pg_err;
@@ -32,13 +33,112 @@ struct Session {
     app_role: bool,
 }
 
-impl r2d2::CustomizeConnection<Client, postgres::Error> for Session {
-    fn on_acquire(&self, conn: &mut Client) -> std::result::Result<(), postgres::Error> {
+impl r2d2::CustomizeConnection<Conn, postgres::Error> for Session {
+    fn on_acquire(&self, conn: &mut Conn) -> std::result::Result<(), postgres::Error> {
         let mut sql = format!("SET search_path = \"{}\", public", self.schema);
         if self.app_role {
             sql.push_str(&format!("; SET ROLE {APP_ROLE}"));
         }
-        conn.batch_execute(&sql)
+        conn.client.batch_execute(&sql)
+    }
+}
+
+/// A pooled connection and the statements prepared on it by
+/// [`Reader::query`] (a prepared statement lives on its connection).
+pub(crate) struct Conn {
+    client: Client,
+    statements: HashMap<String, Statement>,
+}
+
+/// At most this many statements stay prepared on a connection (the
+/// read paths' statements differ only by the filter's shape).
+const PREPARED_PER_CONNECTION: usize = 256;
+
+/// Makes [`Conn`]s. A connection is not tested with a round trip when it
+/// is lent (r2d2's default): one the server closed fails its first
+/// statement, is seen broken when it comes back, and the read paths try
+/// again on another ([`Pool::read`]).
+#[derive(Debug)]
+struct Manager {
+    config: postgres::Config,
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Conn;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> std::result::Result<Conn, postgres::Error> {
+        Ok(Conn {
+            client: self.config.connect(NoTls)?,
+            statements: HashMap::new(),
+        })
+    }
+
+    fn is_valid(&self, conn: &mut Conn) -> std::result::Result<(), postgres::Error> {
+        conn.client.simple_query("").map(drop)
+    }
+
+    fn has_broken(&self, conn: &mut Conn) -> bool {
+        conn.client.is_closed()
+    }
+}
+
+/// A read-only transaction on one connection, whose statements are
+/// prepared once per connection: each costs one round trip, not two
+/// (parse, then bind and execute).
+pub(crate) struct Reader<'a> {
+    conn: &'a mut Conn,
+}
+
+impl Reader<'_> {
+    /// The rows of `sql` (prepared on this connection the first time).
+    pub(crate) fn query(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> std::result::Result<Vec<Row>, postgres::Error> {
+        let Conn { client, statements } = &mut *self.conn;
+        let statement = match statements.get(sql) {
+            Some(s) => s.clone(),
+            None => {
+                let s = client.prepare(sql)?;
+                if statements.len() >= PREPARED_PER_CONNECTION {
+                    statements.clear();
+                }
+                statements.insert(sql.to_string(), s.clone());
+                s
+            }
+        };
+        client.query(&statement, params)
+    }
+}
+
+/// A read's connection; rolled back when dropped before its end (an
+/// error or a panic in the read), so it goes back to the pool idle.
+struct Open {
+    conn: r2d2::PooledConnection<Manager>,
+    ended: bool,
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        if !self.ended {
+            let _ = self.conn.client.batch_execute("ROLLBACK");
+        }
+    }
+}
+
+/// The statement naming a transaction's `scope` (one simple query: the
+/// tenant is a quoted literal).
+fn scope_sql(scope: Scope<'_>) -> String {
+    match scope {
+        Scope::Tenant(tenant) => format!(
+            "SELECT set_config('cairn.tenant', '{}', true)",
+            tenant.replace('\'', "''")
+        ),
+        Scope::Every => "SELECT set_config('cairn.every_tenant', 'on', true)".to_string(),
+        // A statement all the same: [`Pool::read`] counts them.
+        Scope::Unscoped => "SELECT NULL".to_string(),
     }
 }
 
@@ -129,6 +229,16 @@ impl Db {
         self.pool()?.tx(scope, f)
     }
 
+    /// Run `f` in one read-only transaction (see [`Pool::read`]).
+    pub(crate) fn read<T>(
+        &self,
+        scope: Scope<'_>,
+        settings: &str,
+        f: impl FnOnce(&mut Reader<'_>, &[SimpleQueryRow]) -> Result<T>,
+    ) -> Result<T> {
+        self.pool()?.read(scope, settings, f)
+    }
+
     /// Run `f` on a connection outside any explicit transaction (see
     /// [`Pool::client`]).
     pub(crate) fn client<T>(&self, f: impl FnOnce(&mut Client) -> Result<T>) -> Result<T> {
@@ -138,7 +248,7 @@ impl Db {
 
 /// Connections to one store's migrated schema.
 pub(crate) struct Pool {
-    pool: r2d2::Pool<PostgresConnectionManager<NoTls>>,
+    pool: r2d2::Pool<Manager>,
     /// Whether connections act as [`APP_ROLE`] (and so must leave it for
     /// what only the owner may do).
     app_role: bool,
@@ -158,11 +268,14 @@ impl Pool {
             .max_size(c.size.max(1))
             .min_idle(Some(1))
             .connection_timeout(c.wait)
+            .test_on_check_out(false)
             .connection_customizer(Box::new(Session {
                 schema: c.schema.clone(),
                 app_role,
             }))
-            .build(PostgresConnectionManager::new(c.config.clone(), NoTls))
+            .build(Manager {
+                config: c.config.clone(),
+            })
             .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
         Ok(Pool { pool, app_role })
     }
@@ -179,6 +292,7 @@ impl Pool {
             .get()
             .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
         let mut tx = conn
+            .client
             .transaction()
             .map_err(|e| pg_err("beginning a transaction", e))?;
         match scope {
@@ -197,6 +311,55 @@ impl Pool {
         Ok(out)
     }
 
+    /// Run `f` in one read-only transaction confined to `scope`, begun
+    /// in one round trip with `settings` (`SET LOCAL`s, and any
+    /// statements whose rows `f` is given), its statements prepared once
+    /// per connection ([`Reader`]). A connection the server closed while
+    /// it was idle is replaced once.
+    pub(crate) fn read<T>(
+        &self,
+        scope: Scope<'_>,
+        settings: &str,
+        f: impl FnOnce(&mut Reader<'_>, &[SimpleQueryRow]) -> Result<T>,
+    ) -> Result<T> {
+        let begin = format!("BEGIN READ ONLY; {}; {settings}", scope_sql(scope));
+        let mut retried = false;
+        let (conn, messages) = loop {
+            let mut conn = self
+                .pool
+                .get()
+                .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
+            match conn.client.simple_query(&begin) {
+                Ok(messages) => break (conn, messages),
+                Err(_) if conn.client.is_closed() && !retried => retried = true,
+                Err(e) => return Err(pg_err("beginning a read", e)),
+            }
+        };
+        let mut open = Open { conn, ended: false };
+        // The rows of `settings`: those after `BEGIN`'s and the scope's.
+        let mut done = 0;
+        let mut rows: Vec<SimpleQueryRow> = Vec::new();
+        for message in messages {
+            match message {
+                SimpleQueryMessage::Row(row) if done >= 2 => rows.push(row),
+                SimpleQueryMessage::CommandComplete(_) => done += 1,
+                _ => {}
+            }
+        }
+        let out = f(
+            &mut Reader {
+                conn: &mut open.conn,
+            },
+            &rows,
+        )?;
+        open.ended = true;
+        open.conn
+            .client
+            .batch_execute("COMMIT")
+            .map_err(|e| pg_err("ending a read", e))?;
+        Ok(out)
+    }
+
     /// Run `f` on a pooled connection outside any explicit transaction:
     /// one statement is its own transaction, at one round trip.
     pub(crate) fn client<T>(&self, f: impl FnOnce(&mut Client) -> Result<T>) -> Result<T> {
@@ -204,7 +367,7 @@ impl Pool {
             .pool
             .get()
             .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
-        f(&mut conn)
+        f(&mut conn.client)
     }
 
     /// Run `sql` (one statement) outside any transaction, as the tables'
@@ -214,6 +377,7 @@ impl Pool {
             .pool
             .get()
             .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
+        let conn = &mut conn.client;
         if self.app_role {
             conn.batch_execute("SET ROLE NONE")
                 .map_err(|e| pg_err("acting as the schema's owner", e))?;

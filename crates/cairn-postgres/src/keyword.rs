@@ -6,13 +6,15 @@
 //! impact-ordered postings (`postings.rs`), scoring only the memories
 //! that could be among them.
 
-use cairn_core::store::{keyword_terms, Filter, Hit, TermRarity};
-use cairn_core::Result;
-use postgres::Transaction;
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use crate::db::{Db, Scope};
+use crate::db::{Db, Reader, Scope};
 use crate::postings;
 use crate::sql::{get, pg_err};
+use cairn_core::store::{keyword_terms, Filter, Hit, TermRarity};
+use cairn_core::Result;
 
 /// A query's terms as the keyword index holds them, and BM25's
 /// statistics over every memory of every tenant.
@@ -32,7 +34,7 @@ struct Stemmed {
 /// Each term's stem by the configuration that indexed the memories (a term
 /// PostgreSQL makes no stem of is left out), with the statistics, in one
 /// statement.
-fn stem(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Stemmed> {
+fn stem(tx: &mut Reader<'_>, terms: &[String]) -> Result<Stemmed> {
     let rows = tx
         .query(
             "SELECT q.n::int, s.lexeme, coalesce(t.rows, 0), c.rows, c.total_len \
@@ -66,32 +68,76 @@ fn stem(tx: &mut Transaction<'_>, terms: &[String]) -> Result<Stemmed> {
     Ok(out)
 }
 
+/// The statistics of the last few keyword searches, by query: a hybrid
+/// recall asks [`rarity`] of the query it just searched, and the search
+/// already read them (one transaction fewer). An entry is taken once,
+/// within [`RECENT_FOR`] of its search.
+#[derive(Default)]
+pub(crate) struct Recent(Mutex<VecDeque<(Instant, String, TermRarity)>>);
+
+/// How many searches' statistics [`Recent`] keeps.
+const RECENT_SEARCHES: usize = 32;
+
+/// How long they are taken for the same query's rarity: the span of one
+/// recall, so that they are as fresh as a read of their own.
+const RECENT_FOR: Duration = Duration::from_secs(1);
+
+impl Recent {
+    fn put(&self, query: &str, stemmed: &Stemmed) {
+        let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if recent.len() >= RECENT_SEARCHES {
+            recent.pop_front();
+        }
+        recent.push_back((Instant::now(), query.to_string(), rarity_of(stemmed)));
+    }
+
+    fn take(&self, query: &str) -> Option<TermRarity> {
+        let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        recent.retain(|(at, _, _)| at.elapsed() < RECENT_FOR);
+        let i = recent.iter().rposition(|(_, q, _)| q == query)?;
+        recent.remove(i).map(|(_, _, r)| r)
+    }
+}
+
+fn rarity_of(stemmed: &Stemmed) -> TermRarity {
+    TermRarity {
+        rows: stemmed.rows,
+        terms: stemmed.terms.clone(),
+        rows_with_term: stemmed.rows_with.clone(),
+    }
+}
+
 /// [`cairn_core::Store::keyword_rarity`].
-pub(crate) fn rarity(db: &Db, query: &str) -> Result<Option<TermRarity>> {
+pub(crate) fn rarity(db: &Db, recent: &Recent, query: &str) -> Result<Option<TermRarity>> {
     let terms = keyword_terms(query);
     if terms.is_empty() {
         return Ok(None);
     }
+    if let Some(known) = recent.take(query) {
+        return Ok(Some(known));
+    }
     // As `keyword_search`: each term's stem, and BM25's statistics over
     // every memory of every tenant.
-    db.tx(Scope::Unscoped, |tx| {
-        let stemmed = stem(tx, &terms)?;
-        Ok(Some(TermRarity {
-            rows: stemmed.rows,
-            terms: stemmed.terms,
-            rows_with_term: stemmed.rows_with,
-        }))
+    db.read(Scope::Unscoped, "", |tx, _| {
+        Ok(Some(rarity_of(&stem(tx, &terms)?)))
     })
 }
 
 /// [`cairn_core::Store::keyword_search`].
-pub(crate) fn search(db: &Db, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+pub(crate) fn search(
+    db: &Db,
+    recent: &Recent,
+    query: &str,
+    filter: &Filter,
+    limit: usize,
+) -> Result<Vec<Hit>> {
     let terms = keyword_terms(query);
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    db.tx(Scope::Tenant(&filter.tenant), |tx| {
+    db.read(Scope::Tenant(&filter.tenant), "", |tx, _| {
         let stemmed = stem(tx, &terms)?;
+        recent.put(query, &stemmed);
         if stemmed.lexemes.is_empty() {
             return Ok(Vec::new());
         }

@@ -30,9 +30,9 @@ use std::collections::HashMap;
 use cairn_core::rank::{bm25_term, BM25_FIELD_WEIGHTS};
 use cairn_core::store::{Filter, Hit};
 use cairn_core::{MemoryId, Result};
-use postgres::Transaction;
 use uuid::Uuid;
 
+use crate::db::Reader;
 use crate::sql::{factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS};
 
 /// Terms held by at most this many memories have their whole list read
@@ -83,7 +83,7 @@ struct Seen {
 /// The top `limit` memories `filter` lets through by BM25 over `query`'s
 /// terms, best first (ties by descending id).
 pub(crate) fn top_k(
-    tx: &mut Transaction<'_>,
+    tx: &mut Reader<'_>,
     filter: &Filter,
     query: &Query<'_>,
     limit: usize,
@@ -111,7 +111,7 @@ pub(crate) fn top_k(
 /// each. Groups whose rows score nothing (no weighted occurrence) are
 /// left out.
 fn read(
-    tx: &mut Transaction<'_>,
+    tx: &mut Reader<'_>,
     tenant: &str,
     query: &Query<'_>,
     depth: Option<i64>,
@@ -197,7 +197,7 @@ fn weighted(counts: [f64; 3]) -> f64 {
 /// The best `limit` of the memories read that `filter` lets through,
 /// scored exactly, and whether no memory left unread could be among them.
 fn best_of(
-    tx: &mut Transaction<'_>,
+    tx: &mut Reader<'_>,
     filter: &Filter,
     query: &Query<'_>,
     groups: &[Group],
@@ -267,7 +267,7 @@ fn best_of(
 /// term, each scored by `rank::bm25_term` over its own words: the query
 /// stems' occurrences by field, read from its `tsvector`.
 fn score_exactly(
-    tx: &mut Transaction<'_>,
+    tx: &mut Reader<'_>,
     filter: &Filter,
     query: &Query<'_>,
     ids: &[Uuid],

@@ -34,6 +34,8 @@ pub struct PostgresStore {
     index_deferred: AtomicBool,
     /// [`PostgresOptions::ef_search`].
     ef_search: usize,
+    /// The statistics of the last keyword searches.
+    recent: keyword::Recent,
 }
 
 impl PostgresStore {
@@ -77,6 +79,7 @@ impl PostgresStore {
             db,
             index_deferred: AtomicBool::new(false),
             ef_search: options.ef_search,
+            recent: keyword::Recent::default(),
         })
     }
 }
@@ -181,11 +184,11 @@ impl Store for PostgresStore {
     }
 
     fn keyword_rarity(&self, query: &str) -> Result<Option<TermRarity>> {
-        keyword::rarity(&self.db, query)
+        keyword::rarity(&self.db, &self.recent, query)
     }
 
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        keyword::search(&self.db, query, filter, limit)
+        keyword::search(&self.db, &self.recent, query, filter, limit)
     }
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {

@@ -6,24 +6,46 @@ use cairn_core::memstore::check_dimension;
 use cairn_core::store::{Filter, Hit};
 use cairn_core::{Error, MemoryId, ModelInfo, Result};
 use pgvector::Vector;
-use postgres::Transaction;
+use postgres::{SimpleQueryRow, Transaction};
 
 use crate::db::{Db, Pool, Scope};
 use crate::sql::{factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS};
 
+/// The statement reading the recorded model.
+const MODEL_SQL: &str = "SELECT key, value FROM meta WHERE key IN ('model_name', 'model_dim')";
+
 /// The recorded model, read inside the transaction.
 pub(crate) fn read_model(tx: &mut Transaction<'_>) -> Result<Option<ModelInfo>> {
     let rows = tx
-        .query(
-            "SELECT key, value FROM meta WHERE key IN ('model_name', 'model_dim')",
-            &[],
-        )
+        .query(MODEL_SQL, &[])
         .map_err(|e| pg_err("reading the model", e))?;
+    let mut pairs = Vec::new();
+    for row in &rows {
+        pairs.push((get::<String>(row, 0)?, get::<String>(row, 1)?));
+    }
+    model_from(pairs)
+}
+
+/// The recorded model from the rows of [`MODEL_SQL`] run as a simple query.
+fn model_of(rows: &[SimpleQueryRow]) -> Result<Option<ModelInfo>> {
+    let text = |row: &SimpleQueryRow, i: usize| -> Result<String> {
+        row.try_get(i)
+            .map_err(|e| pg_err("reading the model", e))?
+            .map(str::to_string)
+            .ok_or_else(|| Error::storage("the recorded model has a null"))
+    };
+    let pairs = rows
+        .iter()
+        .map(|row| Ok((text(row, 0)?, text(row, 1)?)))
+        .collect::<Result<Vec<_>>>()?;
+    model_from(pairs)
+}
+
+/// The model from its `(key, value)` rows in `meta`.
+fn model_from(pairs: Vec<(String, String)>) -> Result<Option<ModelInfo>> {
     let mut name = None;
     let mut dim = None;
-    for row in &rows {
-        let key: String = get(row, 0)?;
-        let value: String = get(row, 1)?;
+    for (key, value) in pairs {
         match key.as_str() {
             "model_name" => name = Some(value),
             _ => {
@@ -116,20 +138,20 @@ pub(crate) fn search(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    db.tx(Scope::Tenant(&filter.tenant), |tx| {
-        check_dimension(read_model(tx)?.as_ref(), vector)?;
-        let setting = match scan {
-            // HNSW keeps scanning until the filter has let `limit` rows
-            // through (pgvector's iterative scan).
-            Scan::Index { ef_search } => format!(
-                "SET LOCAL hnsw.ef_search = {}; SET LOCAL hnsw.iterative_scan = strict_order",
-                limit.max(ef_search).min(1000)
-            ),
-            // The HNSW index is read only by an index scan.
-            Scan::Exact => "SET LOCAL enable_indexscan = off".to_string(),
-        };
-        tx.batch_execute(&setting)
-            .map_err(|e| pg_err("setting the vector search", e))?;
+    let setting = match scan {
+        // HNSW keeps scanning until the filter has let `limit` rows
+        // through (pgvector's iterative scan).
+        Scan::Index { ef_search } => format!(
+            "SET LOCAL hnsw.ef_search = {}; SET LOCAL hnsw.iterative_scan = strict_order",
+            limit.max(ef_search).min(1000)
+        ),
+        // The HNSW index is read only by an index scan.
+        Scan::Exact => "SET LOCAL enable_indexscan = off".to_string(),
+    };
+    // The settings and the recorded model in the read's first round trip.
+    let settings = format!("{setting}; {MODEL_SQL}");
+    db.read(Scope::Tenant(&filter.tenant), &settings, |tx, model| {
+        check_dimension(model_of(model)?.as_ref(), vector)?;
         let dim = vector.len();
         let mut params = Params::default();
         let condition = filter_sql(filter, &mut params);

@@ -37,6 +37,7 @@ mod pending;
 mod records;
 mod redaction;
 mod relevance;
+mod same_ranking;
 mod search;
 pub mod secrets;
 mod shared_state;
@@ -70,6 +71,7 @@ pub use records::{
 };
 pub use redaction::engine_secrets_never_reach_the_store_through_any_field;
 pub use relevance::engine_relevance_floor;
+pub use same_ranking::engine_ranks_the_fixed_set_as_the_reference;
 pub use search::{
     check_access_expiry_stats, check_bm25_matches_the_formula, check_exact_vector_search,
     check_hit_factors, check_keyword_search, check_model, check_vector_search,
@@ -539,6 +541,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_bm25_matches_the_formula(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_ranks_the_fixed_set_as_the_reference() {
+                {
+                    let fixture = $make;
+                    c::engine_ranks_the_fixed_set_as_the_reference(c::Fixture::store(&fixture))
                 }
             }
             #[test]

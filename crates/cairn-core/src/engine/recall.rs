@@ -473,9 +473,10 @@ impl Cairn {
             Ok::<_, Error>((hits, rarity))
         };
         let vector_side = |query_vector: Vec<f32>| {
-            let hits = self
+            let mut hits = self
                 .store
                 .vector_search(&query_vector, &filter, candidates)?;
+            crate::rank::ties::order_vector_hits(&mut hits);
             Ok::<_, Error>((hits, query_vector))
         };
         // The sides are independent: while this thread embeds the query,
