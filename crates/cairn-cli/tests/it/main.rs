@@ -27,6 +27,7 @@ mod private_files;
 mod providers;
 mod readme;
 mod redact;
+mod redact_personal;
 mod relevance;
 mod same_json;
 mod setup;

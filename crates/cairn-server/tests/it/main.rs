@@ -42,6 +42,7 @@ mod providers;
 mod rest;
 mod rest_history;
 mod rest_limits;
+mod settings;
 mod sign_in;
 mod slow_clients;
 mod tenant_ids;
