@@ -31,6 +31,7 @@ mod redact_personal;
 mod relevance;
 mod same_json;
 mod setup;
+mod setup_show;
 mod slot;
 mod wal;
 
