@@ -13,17 +13,34 @@ fn a_tenant_keeping_personal_data_gets_it_back_and_secrets_are_still_redacted() 
     // The default: personal data redacted, and the answer says how to keep it.
     let human = env.ok(&["remember", NOTE]);
     assert!(human.contains("1 email"), "{human}");
-    assert!(human.contains("cairn settings set redact_personal off"), "{human}");
+    assert!(
+        human.contains("cairn settings set redact_personal off"),
+        "{human}"
+    );
     assert_eq!(env.json(&["settings"])["redact_personal"], true);
 
-    let set = env.json(&["--tenant", "marcus", "settings", "set", "redact_personal", "off"]);
+    let set = env.json(&[
+        "--tenant",
+        "marcus",
+        "settings",
+        "set",
+        "redact_personal",
+        "off",
+    ]);
     assert_eq!(set["tenant"], "marcus");
     assert_eq!(set["redact_personal"], false);
     let out = env.json(&["--tenant", "marcus", "remember", NOTE]);
-    assert_eq!(out["redacted"], serde_json::json!({"github_token": 1}), "{out}");
+    assert_eq!(
+        out["redacted"],
+        serde_json::json!({"github_token": 1}),
+        "{out}"
+    );
     let hits = env.json(&["--tenant", "marcus", "recall", "how to reach marcus email"]);
     let content = hits["results"][0]["content"].as_str().unwrap();
-    assert!(content.contains("reach me at marcus.chen@example.com"), "{content}");
+    assert!(
+        content.contains("reach me at marcus.chen@example.com"),
+        "{content}"
+    );
     assert!(content.contains("[REDACTED:github_token]"), "{content}");
 
     // Neither the default tenant nor another named one changed.

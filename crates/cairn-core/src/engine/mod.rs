@@ -42,8 +42,7 @@ pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_I
 pub use pending::PendingReport;
 pub use recall::{Found, Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{
-    redaction_counts, RedactionPolicy, Redactions, DEFAULT_REDACT_PERSONAL,
-    REDACT_PERSONAL_SETTING,
+    redaction_counts, RedactionPolicy, Redactions, DEFAULT_REDACT_PERSONAL, REDACT_PERSONAL_SETTING,
 };
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
 pub(crate) use transfer::copy_id;

@@ -78,7 +78,11 @@ impl RedactionPolicy {
     }
 
     /// Redact every key and string of `metadata`, in place.
-    pub(crate) fn redact_metadata(&self, metadata: &mut Map<String, Value>, found: &mut Redactions) {
+    pub(crate) fn redact_metadata(
+        &self,
+        metadata: &mut Map<String, Value>,
+        found: &mut Redactions,
+    ) {
         if self.redactor.is_some() {
             let entries = std::mem::take(metadata);
             for (mut key, value) in entries {
@@ -147,11 +151,13 @@ impl Cairn {
         let Some(redactor) = self.redactor else {
             return Ok(RedactionPolicy::none());
         };
-        Ok(RedactionPolicy::new(Some(if self.redact_personal(tenant)? {
-            redactor
-        } else {
-            redactor.without_personal()
-        })))
+        Ok(RedactionPolicy::new(Some(
+            if self.redact_personal(tenant)? {
+                redactor
+            } else {
+                redactor.without_personal()
+            },
+        )))
     }
 
     /// [`Cairn::redaction_policy`] of `tenant` when `redact` is true, else
@@ -272,7 +278,10 @@ mod tests {
             kept,
             "reach me at marcus.chen@example.com, key [REDACTED:openai_key]"
         );
-        assert_eq!(found.keys().copied().collect::<Vec<_>>(), [SecretKind::OpenaiKey]);
+        assert_eq!(
+            found.keys().copied().collect::<Vec<_>>(),
+            [SecretKind::OpenaiKey]
+        );
         let mut other = text.to_string();
         c.redaction_policy("u")
             .unwrap()

@@ -60,7 +60,9 @@ pub async fn set_settings(
     who: Who,
     JsonBody(input): JsonBody<SettingsInput>,
 ) -> Result<Json<SettingsView>, ApiError> {
-    run(&state, &who, move |c, caller| api::set_settings(c, caller, input))
-        .await
-        .map(Json)
+    run(&state, &who, move |c, caller| {
+        api::set_settings(c, caller, input)
+    })
+    .await
+    .map(Json)
 }

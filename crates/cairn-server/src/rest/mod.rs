@@ -27,9 +27,9 @@ use cairn_core::api::{
     ConversationView, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput, HistoryOutput,
     IngestInput, IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput, MemoryView,
     PromptInput, ProvidersOutput, RecallInput, RecallOutput, RememberInput, RememberOutput,
-    RevertInput, RevertOutput, SaveOutput, SimilarInput, SimilarOutput, SlotInput, SlotListInput,
-    SettingsInput, SettingsView, SlotRead, SlotSearchInput, SlotView, StatsOutput, TagInput, TagOutput, UpdateInput,
-    UpdateOutput, WindowInput,
+    RevertInput, RevertOutput, SaveOutput, SettingsInput, SettingsView, SimilarInput,
+    SimilarOutput, SlotInput, SlotListInput, SlotRead, SlotSearchInput, SlotView, StatsOutput,
+    TagInput, TagOutput, UpdateInput, UpdateOutput, WindowInput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;

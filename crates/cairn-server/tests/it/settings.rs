@@ -7,7 +7,8 @@ use serde_json::json;
 use crate::rest::{assert_error, Client};
 use crate::{keyed_state, make_key};
 
-const NOTE: &str = "reach me at marcus.chen@example.com, deploy key ghp_1234567890abcdefghijABCDEFGHIJ123456";
+const NOTE: &str =
+    "reach me at marcus.chen@example.com, deploy key ghp_1234567890abcdefghijABCDEFGHIJ123456";
 
 #[tokio::test]
 async fn a_tenant_that_keeps_personal_data_gets_its_email_back_and_others_do_not() {
@@ -22,16 +23,28 @@ async fn a_tenant_that_keeps_personal_data_gets_its_email_back_and_others_do_not
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.body, json!({"tenant": "alice", "redact_personal": true}));
     let refused = alice
-        .call("PATCH", "/v1/settings", Some(json!({"redact_personal": false})))
+        .call(
+            "PATCH",
+            "/v1/settings",
+            Some(json!({"redact_personal": false})),
+        )
         .await;
     assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
     let r = alice_admin
-        .call("PATCH", "/v1/settings", Some(json!({"redact_personal": false})))
+        .call(
+            "PATCH",
+            "/v1/settings",
+            Some(json!({"redact_personal": false})),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.body["redact_personal"], false);
     let bad = alice_admin
-        .call("PATCH", "/v1/settings", Some(json!({"redact_email": false})))
+        .call(
+            "PATCH",
+            "/v1/settings",
+            Some(json!({"redact_email": false})),
+        )
         .await;
     assert_error(&bad, StatusCode::UNPROCESSABLE_ENTITY, "invalid_body");
 
@@ -41,7 +54,10 @@ async fn a_tenant_that_keeps_personal_data_gets_its_email_back_and_others_do_not
     let id = kept.body["id"].as_str().unwrap();
     let got = alice.get(&format!("/v1/memories/{id}")).await;
     let content = got.body["content"].as_str().unwrap().to_string();
-    assert!(content.contains("reach me at marcus.chen@example.com"), "{content}");
+    assert!(
+        content.contains("reach me at marcus.chen@example.com"),
+        "{content}"
+    );
     assert!(content.contains("[REDACTED:github_token]"), "{content}");
 
     let other = bob.post("/v1/memories", json!({"content": NOTE})).await;
