@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
@@ -38,6 +40,17 @@ def check(name: str, ok: bool, detail: object = "") -> None:
     else:
         FAILED.append(name)
         print(f"FAIL {name}: {detail}", file=sys.stderr)
+
+
+class Warnings(logging.Handler):
+    """Every warning the SDK logs or warns (`warnings` is routed to logging)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append(f"{record.name}: {record.getMessage()}")
 
 
 def structured(result) -> dict:
@@ -295,7 +308,16 @@ async def main() -> int:
         project_dir.mkdir()
         subprocess.run([CAIRN, "init", "--project", "e2e-proj"], cwd=project_dir, check=True, stdout=subprocess.DEVNULL)
         t0 = time.time()
+        # A session of tools/list, remember and recall (and the rest) over
+        # stdio: the SDK, validating every schema and structured result,
+        # must have nothing to warn about.
+        seen = Warnings()
+        logging.getLogger().addHandler(seen)
+        logging.captureWarnings(True)
+        warnings.simplefilter("always")
         await run_stdio(tmp / "stdio.db", project_dir)
+        check("stdio: the SDK warned of nothing", not seen.seen, seen.seen[:5])
+        logging.getLogger().removeHandler(seen)
         await run_http(tmp / "http.db", project_dir)
         print(f"e2e finished in {time.time() - t0:.1f} s")
     print(f"{len(PASSED)} passed, {len(FAILED)} failed")

@@ -86,6 +86,9 @@ fn creates_store(command: &Command) -> bool {
             | Command::Keys {
                 action: KeyAction::Create { .. }
             }
+            | Command::Settings {
+                action: Some(SettingsAction::Set { .. })
+            }
     )
 }
 
@@ -401,6 +404,7 @@ fn run_command(cairn: Cairn, command: Command, json: bool) -> Result<()> {
         Command::Mcp(a) => crate::serve::mcp(cairn, a),
         Command::Serve(_) => unreachable!("served by `run`"),
         Command::Keys { action } => crate::keys::run(&cairn, action, tenant_named(), json),
+        Command::Settings { action } => crate::keys::settings(&cairn, action, json),
         Command::Conversation { action } => crate::conversation::run(&cairn, action, json),
         Command::Slot { action } => crate::slot::run(&cairn, action, json),
         Command::Model { .. }
@@ -578,6 +582,9 @@ fn print_remembered(cairn: &Cairn, out: &RememberOutput) {
             paint("redacted", out::YELLOW),
             kinds.join(", ")
         );
+        if out.redacted.keys().any(|k| k == "email" || k == "phone") {
+            println!("  e-mail addresses and phone numbers are kept from now on after `cairn settings set redact_personal off`");
+        }
     }
     if let Some(old) = &out.superseded {
         println!(

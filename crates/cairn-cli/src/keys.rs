@@ -1,10 +1,11 @@
-//! `cairn keys`: API keys for `cairn serve`.
+//! `cairn keys`: API keys for `cairn serve`; `cairn settings`: the
+//! tenant's settings.
 
 use anyhow::Result;
-use cairn_core::api::{self, CreateKeyInput, KeyView};
+use cairn_core::api::{self, CreateKeyInput, KeyView, SettingsInput};
 use cairn_core::Cairn;
 
-use crate::args::KeyAction;
+use crate::args::{KeyAction, SettingsAction};
 use crate::cmd::print_json;
 use crate::out::{paint, BOLD, DIM, YELLOW};
 
@@ -95,4 +96,28 @@ fn line(k: &KeyView) -> String {
         label,
         paint(&used, DIM)
     )
+}
+
+/// Run `cairn settings [set NAME VALUE]` for the tenant of `--tenant`.
+pub fn settings(cairn: &Cairn, action: Option<SettingsAction>, json: bool) -> Result<()> {
+    let caller = crate::cmd::caller();
+    let view = match action {
+        None => api::settings(cairn, &caller)?,
+        Some(SettingsAction::Set { name, value }) => {
+            api::set_settings(cairn, &caller, SettingsInput::named(&name, &value)?)?
+        }
+    };
+    if json {
+        return print_json(&view);
+    }
+    println!("Settings of tenant {}:", view.tenant);
+    println!(
+        "  redact_personal  {}  {}",
+        if view.redact_personal { "on " } else { "off" },
+        paint(
+            "redact e-mail addresses and phone numbers (secrets always are)",
+            DIM
+        )
+    );
+    Ok(())
 }

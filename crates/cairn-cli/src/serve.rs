@@ -223,6 +223,22 @@ pub fn setup(db: Option<PathBuf>, a: SetupArgs) -> Result<()> {
         command: a.command.unwrap_or_else(default_command),
         env,
     };
+    if a.show && a.tool == setup::Tool::Generic && targets.config.is_none() {
+        // The entry asked for is the server's; the instructions file it
+        // also writes is named, not printed.
+        let shown = setup::show(a.tool, &targets, &cmd)?;
+        if let Some((_, entry)) = shown.last() {
+            println!("Add this server to your MCP client's configuration:");
+            print!("{entry}");
+        }
+        if let Some((file, _)) = shown.first().filter(|_| shown.len() > 1) {
+            println!(
+                "(`cairn setup generic` also adds the memory protocol to {}; see docs/AGENT_PROTOCOL.md)",
+                file.display()
+            );
+        }
+        return Ok(());
+    }
     if a.show {
         for (file, text) in setup::show(a.tool, &targets, &cmd)? {
             println!("==> {}", file.display());

@@ -55,14 +55,15 @@ fn guarded(path: &str) -> bool {
 }
 
 /// The role a REST request needs: reading for GET and for the searches
-/// sent as POST, administering for `/v1/keys`, `/v1/consolidate` and
-/// `/v1/providers`, writing for the rest. MCP
+/// sent as POST, administering for `/v1/keys`, `/v1/consolidate`,
+/// `/v1/providers` and changing `/v1/settings`, writing for the rest. MCP
 /// requests need only a key: its tools check [`ReadOnly`] themselves.
 fn needed(method: &Method, path: &str) -> Role {
     if path == "/v1/keys"
         || path.starts_with("/v1/keys/")
         || path == "/v1/consolidate"
         || path == "/v1/providers"
+        || (path == "/v1/settings" && *method != Method::GET && *method != Method::HEAD)
     {
         return Role::Admin;
     }
@@ -290,6 +291,8 @@ mod tests {
         assert_eq!(needed(&Method::GET, "/v1/keys"), Role::Admin);
         assert_eq!(needed(&Method::POST, "/v1/consolidate"), Role::Admin);
         assert_eq!(needed(&Method::GET, "/v1/providers"), Role::Admin);
+        assert_eq!(needed(&Method::GET, "/v1/settings"), Role::Read);
+        assert_eq!(needed(&Method::PATCH, "/v1/settings"), Role::Admin);
         assert_eq!(needed(&Method::POST, MCP_PATH), Role::Read);
         assert!(guarded("/v1/stats") && guarded("/mcp") && guarded("/v1"));
         assert!(!guarded("/healthz") && !guarded("/readyz") && !guarded("/v1x"));

@@ -541,6 +541,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's settings (redact_personal: whether e-mail addresses and phone numbers are redacted)
+         * @description Needs a key with the `read` role.
+         */
+        get: operations["settings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some of the tenant's settings; answers them all
+         * @description Needs a key with the `admin` role.
+         */
+        patch: operations["set_settings"];
+        trace?: never;
+    };
     "/v1/slot-search": {
         parameters: {
             query?: never;
@@ -2983,6 +3007,26 @@ export interface components {
              */
             tokens: number;
         };
+        /** @description The settings to change; a field left out keeps its value. */
+        SettingsInput: {
+            /**
+             * @description Redact e-mail addresses and phone numbers from what is written
+             *     from now on (what is stored stays as stored).
+             * @default null
+             */
+            redact_personal?: boolean | null;
+        };
+        /** @description A tenant's settings, as every front end shows them. */
+        SettingsView: {
+            /**
+             * @description Whether e-mail addresses and phone numbers are redacted from what
+             *     the tenant writes (default true). Keys, tokens, passwords, card
+             *     numbers and IBANs are redacted whatever this says.
+             */
+            redact_personal: boolean;
+            /** @description The tenant they belong to. */
+            tenant: string;
+        };
         /** @description How many neighbours. */
         SimilarInput: {
             /**
@@ -4549,6 +4593,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Window"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsView"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    set_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SettingsInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsView"];
                 };
             };
             default: components["responses"]["Error"];

@@ -10,6 +10,21 @@ const KEY_EXAMPLES: &str = "Examples:
   cairn keys create --role write
   cairn keys create --tenant alice --role write --expires 90d";
 
+/// `cairn settings ...`
+#[derive(Debug, Subcommand)]
+pub enum SettingsAction {
+    /// Change one setting of the tenant.
+    ///
+    /// Example: cairn settings set redact_personal off
+    Set {
+        /// The setting: redact_personal (redact e-mail addresses and
+        /// phone numbers; on by default).
+        name: String,
+        /// on or off.
+        value: String,
+    },
+}
+
 /// `cairn keys ...`
 #[derive(Debug, Subcommand)]
 pub enum KeyAction {

@@ -260,6 +260,17 @@ pub enum Command {
         #[command(subcommand)]
         action: KeyAction,
     },
+    /// The tenant's settings: show them, or `set` one.
+    ///
+    /// redact_personal (default on): redact e-mail addresses and phone
+    /// numbers from what is written. Keys, tokens and passwords are
+    /// redacted whatever it says. Turn it off for a personal store whose
+    /// agent should remember how to reach you; keep it on for a store a
+    /// team shares.
+    Settings {
+        #[command(subcommand)]
+        action: Option<SettingsAction>,
+    },
     /// Conversations: import transcripts, log messages, list and show them.
     ///
     /// Every message is an `episode` memory in a session → conversation →

@@ -30,9 +30,11 @@ mod private_files;
 mod providers;
 mod readme;
 mod redact;
+mod redact_personal;
 mod relevance;
 mod same_json;
 mod setup;
+mod setup_show;
 mod slot;
 mod wal;
 

@@ -215,11 +215,23 @@ fn write_partial(
     copy.verify()?;
     let checksums = sums(&*copy)?;
     drop(copy);
-    if !snapshot && sums(store)? != checksums {
-        return Err(Error::Unavailable {
-            message: "the store was written to while it was copied: run the backup again".into(),
-            source: None,
-        });
+    if !snapshot {
+        let now = sums(store)?;
+        if now != checksums {
+            let changed: Vec<&str> = now
+                .iter()
+                .zip(&checksums)
+                .filter(|(a, b)| a != b)
+                .map(|(a, _)| a.table.as_str())
+                .collect();
+            return Err(Error::Unavailable {
+                message: format!(
+                    "the store was written to while it was copied ({} changed): run the backup again",
+                    changed.join(", ")
+                ),
+                source: None,
+            });
+        }
     }
     let manifest = Manifest {
         format: FORMAT.into(),

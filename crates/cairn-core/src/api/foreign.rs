@@ -127,10 +127,11 @@ pub fn import_foreign(
         }));
     }
     let mut redacted = Redactions::new();
+    let policy = cairn.redaction_policy(&caller.tenant)?;
     for m in &mut memories {
-        cairn.redact_text(&mut m.content, &mut redacted);
+        policy.redact_text(&mut m.content, &mut redacted);
         if let Some(meta) = m.metadata.as_mut() {
-            cairn.redact_metadata(meta, &mut redacted);
+            policy.redact_metadata(meta, &mut redacted);
         }
         if m.project.is_none() {
             m.project.clone_from(&project);
@@ -140,7 +141,7 @@ pub fn import_foreign(
     }
     for s in &mut slots {
         if let Some(d) = s.description.as_mut() {
-            cairn.redact_text(d, &mut redacted);
+            policy.redact_text(d, &mut redacted);
         }
     }
     let mut conversations: Vec<String> = messages.iter().map(|m| m.conversation.clone()).collect();
@@ -169,7 +170,7 @@ pub fn import_foreign(
     if input.dry_run {
         // Messages are redacted when logged: count what would be.
         for m in &mut messages {
-            cairn.redact_text(&mut m.text, &mut redacted);
+            policy.redact_text(&mut m.text, &mut redacted);
         }
         report.items = memories
             .iter()

@@ -33,6 +33,7 @@ mod prompt;
 mod providers;
 mod read;
 mod selection;
+mod settings;
 mod slots;
 mod transfer;
 mod view;
@@ -75,6 +76,7 @@ pub use read::{
     NOTHING_RELEVANT,
 };
 pub use selection::{as_of, ListSort, Selection};
+pub use settings::{set_settings, settings, SettingsInput, SettingsView, SETTING_NAMES};
 pub use slots::{
     archive_candidates, slot_archive, slot_export, slot_import, slot_list, slot_merge, slot_names,
     slot_read, slot_restore, slot_save, slot_search, slot_select, slot_set, slot_tree, slot_zero,

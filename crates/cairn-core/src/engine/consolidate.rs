@@ -235,7 +235,8 @@ impl Cairn {
             .collect::<Result<_>>()?;
         let lines: Vec<&str> = g.episodes.iter().map(|m| m.content.as_str()).collect();
         let (mut text, generated) = self.summary_of(&lines, &vectors, SUMMARY_TOKENS)?;
-        self.redact_text(&mut text, &mut Redactions::new());
+        self.redaction_policy(&g.episodes[0].tenant)?
+            .redact_text(&mut text, &mut Redactions::new());
         let mut context = String::new();
         for line in &lines {
             if context.len() + line.len() + 1 > MAX_SEARCH_CONTEXT {

@@ -162,7 +162,8 @@ impl Cairn {
         keep: bool,
     ) -> Result<ObserveReport> {
         let project = req.project.as_deref().map(normalize_project).transpose()?;
-        self.refuse_secrets("project", &project)?;
+        let policy = self.redaction_policy(&req.tenant)?;
+        policy.refuse_secrets("project", &project)?;
         let mut report = ObserveReport::default();
         let mut running: HashMap<String, Running> = HashMap::new();
         let mut messages = messages.into_iter().peekable();
@@ -176,7 +177,7 @@ impl Cairn {
                 break;
             }
             done += chunk.len();
-            let project = project.as_deref();
+            let project = (project.as_deref(), policy);
             self.observe_batch(req, project, chunk, &mut running, &mut report, keep)?;
             progress(done);
         }
@@ -186,7 +187,7 @@ impl Cairn {
     fn observe_batch(
         &self,
         req: &ObserveRequest,
-        project: Option<&str>,
+        (project, policy): (Option<&str>, super::RedactionPolicy),
         chunk: Vec<Message>,
         running: &mut HashMap<String, Running>,
         report: &mut ObserveReport,
@@ -199,11 +200,11 @@ impl Cairn {
             .map(|m| checked(m, now))
             .collect::<Result<Vec<_>>>()?;
         for m in &mut chunk {
-            self.refuse_secrets("conversation id", [&m.conversation])?;
-            self.refuse_secrets("session id", &m.session)?;
-            self.redact_text(&mut m.speaker, &mut report.redacted);
-            self.redact_text(&mut m.text, &mut report.redacted);
-            self.redact_metadata(&mut m.metadata, &mut report.redacted);
+            policy.refuse_secrets("conversation id", [&m.conversation])?;
+            policy.refuse_secrets("session id", &m.session)?;
+            policy.redact_text(&mut m.speaker, &mut report.redacted);
+            policy.redact_text(&mut m.text, &mut report.redacted);
+            policy.redact_metadata(&mut m.metadata, &mut report.redacted);
         }
         // Named ids already stored are skipped (an import run again), and
         // so are those stored as this tenant's copy: an id another tenant

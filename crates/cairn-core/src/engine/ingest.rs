@@ -216,11 +216,10 @@ impl Cairn {
             dry_run: req.dry_run,
             ..Default::default()
         };
-        if req.redact {
-            self.refuse_secrets("project", &project)?;
-            self.refuse_secrets("tag", &req.tags)?;
-            self.redact_text(&mut text, &mut receipt.redacted);
-        }
+        let policy = self.policy_if(&req.tenant, req.redact)?;
+        policy.refuse_secrets("project", &project)?;
+        policy.refuse_secrets("tag", &req.tags)?;
+        policy.redact_text(&mut text, &mut receipt.redacted);
         if text.trim().is_empty() {
             return Err(Error::invalid(
                 "nothing to ingest: the text is empty once cleaned",

@@ -41,7 +41,9 @@ pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
 pub use pending::PendingReport;
 pub use recall::{Found, Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
-pub use redaction::{redaction_counts, Redactions};
+pub use redaction::{
+    redaction_counts, RedactionPolicy, Redactions, DEFAULT_REDACT_PERSONAL, REDACT_PERSONAL_SETTING,
+};
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
 #[cfg(any(test, feature = "conformance"))]
 pub(crate) use transfer::copy_id;

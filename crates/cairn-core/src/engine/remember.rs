@@ -150,16 +150,13 @@ impl Cairn {
     /// writer stored meanwhile is merged into like one found here.
     pub fn remember(&self, mut req: RememberRequest) -> Result<RememberOutcome> {
         let mut redacted = Redactions::new();
-        if req.redact {
-            self.redact_text(&mut req.content, &mut redacted);
-            self.redact_metadata(&mut req.metadata, &mut redacted);
-        }
+        let policy = self.policy_if(&req.tenant, req.redact)?;
+        policy.redact_text(&mut req.content, &mut redacted);
+        policy.redact_metadata(&mut req.metadata, &mut redacted);
         validate_content(&req.content)?;
         let recipe = self.ensure_model()?;
-        if req.redact {
-            self.refuse_secrets("tag", &req.tags)?;
-            self.refuse_secrets("project", &req.project)?;
-        }
+        policy.refuse_secrets("tag", &req.tags)?;
+        policy.refuse_secrets("project", &req.project)?;
         req.tags = normalize_tags(&req.tags)?;
         let vector = match self.embed_one(&recipe.text(&req.content, &req.tags)) {
             Ok(v) => v,

@@ -61,15 +61,14 @@ impl Cairn {
         let mut m = before.clone();
         let now = self.now();
         let mut redacted = super::Redactions::new();
-        if req.redact {
-            self.refuse_secrets("tag", req.tags.iter().flatten().chain(&req.add_tags))?;
-            self.refuse_secrets("project", req.project.iter().flatten())?;
-            if let Some(c) = req.content.as_mut() {
-                self.redact_text(c, &mut redacted);
-            }
-            if let Some(meta) = req.metadata.as_mut() {
-                self.redact_metadata(meta, &mut redacted);
-            }
+        let policy = self.policy_if(tenant, req.redact)?;
+        policy.refuse_secrets("tag", req.tags.iter().flatten().chain(&req.add_tags))?;
+        policy.refuse_secrets("project", req.project.iter().flatten())?;
+        if let Some(c) = req.content.as_mut() {
+            policy.redact_text(c, &mut redacted);
+        }
+        if let Some(meta) = req.metadata.as_mut() {
+            policy.redact_metadata(meta, &mut redacted);
         }
         if let Some(c) = req.content {
             validate_content(&c)?;

@@ -177,6 +177,14 @@ impl SecretKind {
         }
     }
 
+    /// Personal data rather than a credential: e-mail addresses and phone
+    /// numbers, which a tenant may choose to keep
+    /// ([`crate::engine::RedactionPolicy`]). Every other kind (keys,
+    /// tokens, passwords, card numbers, IBANs) is always redacted.
+    pub fn is_personal(self) -> bool {
+        matches!(self, SecretKind::Email | SecretKind::Phone)
+    }
+
     fn bit(self) -> u32 {
         1 << self as u32
     }
@@ -265,6 +273,12 @@ impl Redactor {
     /// Whether this redactor replaces `kind`.
     pub fn applies(&self, kind: SecretKind) -> bool {
         self.kinds & kind.bit() != 0
+    }
+
+    /// This redactor without the personal kinds
+    /// ([`SecretKind::is_personal`]).
+    pub fn without_personal(self) -> Self {
+        Redactor::new(self.kinds().filter(|k| !k.is_personal()))
     }
 
     /// The kinds this redactor replaces, in [`SecretKind::ALL`] order.

@@ -1,9 +1,12 @@
 //! `POST /v1/consolidate` and `GET /v1/providers` (admin keys): upkeep of
-//! a tenant's memories and the model providers in use.
+//! a tenant's memories and the model providers in use; `/v1/settings`:
+//! the tenant's settings (read by any key, changed by an admin key).
 
 use axum::extract::State;
 use axum::Json;
-use cairn_core::api::{self, ConsolidateInput, ConsolidateOutput, ProvidersOutput};
+use cairn_core::api::{
+    self, ConsolidateInput, ConsolidateOutput, ProvidersOutput, SettingsInput, SettingsView,
+};
 
 use super::{run, JsonBody, QueryParams, Who};
 use crate::{ApiError, AppState};
@@ -40,4 +43,26 @@ pub async fn providers(
     run(&state, &who, move |c, _| Ok(api::providers(c, input.check)))
         .await
         .map(Json)
+}
+
+/// `GET /v1/settings`: the tenant's settings.
+pub async fn settings(
+    State(state): State<AppState>,
+    who: Who,
+) -> Result<Json<SettingsView>, ApiError> {
+    run(&state, &who, api::settings).await.map(Json)
+}
+
+/// `PATCH /v1/settings`: change some of the tenant's settings; answers
+/// them all.
+pub async fn set_settings(
+    State(state): State<AppState>,
+    who: Who,
+    JsonBody(input): JsonBody<SettingsInput>,
+) -> Result<Json<SettingsView>, ApiError> {
+    run(&state, &who, move |c, caller| {
+        api::set_settings(c, caller, input)
+    })
+    .await
+    .map(Json)
 }

@@ -27,9 +27,9 @@ use cairn_core::api::{
     ConversationView, CreateKeyInput, CreatedKey, ForgetInput, ForgetOutput, HistoryOutput,
     IngestInput, IngestOutput, KeyView, ListInput, ListOutput, LogInput, LogOutput, MemoryView,
     PromptInput, ProvidersOutput, RecallInput, RecallOutput, RememberInput, RememberOutput,
-    RevertInput, RevertOutput, SaveOutput, SimilarInput, SimilarOutput, SlotInput, SlotListInput,
-    SlotRead, SlotSearchInput, SlotView, StatsOutput, TagInput, TagOutput, UpdateInput,
-    UpdateOutput, WindowInput, ZeroInput, ZeroOutput,
+    RevertInput, RevertOutput, SaveOutput, SettingsInput, SettingsView, SimilarInput,
+    SimilarOutput, SlotInput, SlotListInput, SlotRead, SlotSearchInput, SlotView, StatsOutput,
+    TagInput, TagOutput, UpdateInput, UpdateOutput, WindowInput, ZeroInput, ZeroOutput,
 };
 use cairn_core::context::ContextPack;
 use cairn_core::engine::ImportReport;
@@ -536,6 +536,29 @@ pub fn operations() -> Vec<Operation> {
                 "The chat model and embedder in use; with check=true, whether each answers",
                 Role::Admin,
                 get(admin::providers),
+            )
+        },
+        Operation {
+            ok: (StatusCode::OK, schema::<SettingsView>),
+            ..op(
+                M::GET,
+                "/settings",
+                "settings",
+                "The tenant's settings (redact_personal: whether e-mail addresses and phone numbers are redacted)",
+                Role::Read,
+                get(admin::settings),
+            )
+        },
+        Operation {
+            body: Some(schema::<SettingsInput>),
+            ok: (StatusCode::OK, schema::<SettingsView>),
+            ..op(
+                M::PATCH,
+                "/settings",
+                "set_settings",
+                "Change some of the tenant's settings; answers them all",
+                Role::Admin,
+                patch(admin::set_settings),
             )
         },
         Operation {

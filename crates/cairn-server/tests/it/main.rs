@@ -42,10 +42,12 @@ mod providers;
 mod rest;
 mod rest_history;
 mod rest_limits;
+mod settings;
 mod sign_in;
 mod slow_clients;
 mod tenant_ids;
 mod ui;
+mod ui_words;
 
 /// Run `f` on a thread of its own and wait for it: how a test calls the
 /// engine from async code (a PostgreSQL store must not be used on the

@@ -314,11 +314,12 @@ pub fn slot_set(cairn: &Cairn, caller: &Caller, input: SlotInput) -> Result<Slot
             Slot::default(),
         )
     });
+    let policy = cairn.redaction_policy(tenant)?;
     if let Some(mut d) = input.description {
-        cairn.redact_text(&mut d, &mut Default::default());
+        policy.redact_text(&mut d, &mut Default::default());
         slot.description = d.trim().to_string();
     }
-    cairn.refuse_secrets("tag", input.tags.iter().flatten().chain(&input.add_tags))?;
+    policy.refuse_secrets("tag", input.tags.iter().flatten().chain(&input.add_tags))?;
     if let Some(t) = input.tags {
         slot.tags = normalize_tags(&t)?;
     }
@@ -332,7 +333,7 @@ pub fn slot_set(cairn: &Cairn, caller: &Caller, input: SlotInput) -> Result<Slot
             "" => None,
             g => Some(normalize_group(g)?),
         };
-        cairn.refuse_secrets("group", &slot.group)?;
+        policy.refuse_secrets("group", &slot.group)?;
     }
     if let Some(p) = input.priority {
         if !(1..=5).contains(&p) {

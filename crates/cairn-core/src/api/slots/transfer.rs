@@ -371,11 +371,12 @@ pub fn slot_import(
                     )?;
                 }
                 let mut redacted = Default::default();
+                let policy = cairn.redaction_policy(&caller.tenant)?;
                 for r in &mut records {
                     r.slot = Some(slot.clone());
-                    cairn.redact_text(&mut r.content, &mut redacted);
+                    policy.redact_text(&mut r.content, &mut redacted);
                     if let Some(meta) = r.metadata.as_mut() {
-                        cairn.redact_metadata(meta, &mut redacted);
+                        policy.redact_metadata(meta, &mut redacted);
                     }
                 }
                 let done = cairn.import(

@@ -70,7 +70,12 @@ pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String
                     dt { "updated" } dd { (when(r.updated_at.as_deref())) }
                     dt { "last used" } dd { (when(r.last_accessed_at.as_deref())) }
                     dt { "expires" } dd { (when(r.expires_at.as_deref())) }
-                    dt { "valid" } dd { (when(r.valid_from.as_deref())) " → " (when(r.valid_to.as_deref())) }
+                    @match (r.valid_from.as_deref(), r.valid_to.as_deref()) {
+                        (None, None) => {}
+                        (Some(from), None) => { dt { "true since" } dd { (when(Some(from))) } }
+                        (None, Some(to)) => { dt { "true until" } dd { (when(Some(to))) } }
+                        (from, to) => { dt { "true" } dd { "from " (when(from)) " until " (when(to)) } }
+                    }
                     @if let Some(slot) = &r.slot { dt { "slot" } dd { (slot) } }
                     @if let Some(meta) = &r.metadata {
                         dt { "metadata" } dd { pre.json { (serde_json::to_string_pretty(meta).unwrap_or_default()) } }
