@@ -481,6 +481,11 @@ impl Conflict {
 /// A newer statement that only adds detail (keeps every value and adds
 /// some) is no conflict.
 pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict> {
+    // Every rule below needs at least this similarity: the text analysis
+    // is skipped for the many pairs that are plainly about other things.
+    if cosine < SLOT_COSINE {
+        return None;
+    }
     // Logged messages are compared by what they say; their speakers only
     // tell whether "I" is the same person.
     let (older_speaker, older) = speaker_split(older);

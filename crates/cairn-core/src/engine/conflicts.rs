@@ -328,12 +328,23 @@ impl Cairn {
         let mut neighbours = self.exact_similarities(&filter.tenant, vector, &hits)?;
         self.add_conflict_candidates(&new.content, filter, vector, &mut neighbours)?;
         neighbours.retain(|(m, _)| batch.inserts.iter().all(|(b, _)| b.id != m.id));
+        // The batch's earlier messages, the nearest first and as many as
+        // the store gives: comparing each with all of a long import's
+        // messages made importing quadratic.
+        let mut earlier: Vec<(usize, f32)> = batch
+            .inserts
+            .iter()
+            .enumerate()
+            .filter(|(_, (m, _))| m.project == new.project)
+            .map(|(i, (_, v))| (i, crate::rank::cosine(v, vector)))
+            .filter(|&(_, sim)| sim >= crate::analysis::conflict::SLOT_COSINE)
+            .collect();
+        earlier.sort_by(|a, b| b.1.total_cmp(&a.1));
+        earlier.truncate(KEYWORD_CANDIDATES);
         neighbours.extend(
-            batch
-                .inserts
-                .iter()
-                .filter(|(m, _)| m.project == new.project)
-                .map(|(m, v)| (m.clone(), crate::rank::cosine(v, vector))),
+            earlier
+                .into_iter()
+                .map(|(i, sim)| (batch.inserts[i].0.clone(), sim)),
         );
         let found = find_conflicts(&new.content, &neighbours, None, self.conflicts);
         let at = new.created_at;
