@@ -28,6 +28,7 @@
 mod backup;
 mod checkpoint;
 mod collections;
+mod compress;
 mod durability;
 mod keys;
 pub mod keyword_index;

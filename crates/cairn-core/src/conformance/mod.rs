@@ -38,7 +38,7 @@ mod records;
 mod redaction;
 mod relevance;
 mod search;
-pub mod secrets;
+pub use cairn_text::secrets;
 mod shared_state;
 mod slots;
 mod threads;

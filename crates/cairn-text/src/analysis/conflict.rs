@@ -7,7 +7,7 @@
 //! host, date… or the polarity) or the newer one carries a correction cue
 //! ("now", "moved", "no longer", "instead", "update:"…) and names a value
 //! the older does not. Cosine only decides how much shared subject is
-//! needed. Pure and offline; the engine ([`crate::engine`]) applies the
+//! needed. Pure and offline; the engine (`cairn_core::engine`) applies the
 //! conflict policy to what this finds.
 
 use std::collections::BTreeSet;
@@ -16,7 +16,7 @@ use super::values::{compare_values, value_slots, ValueChange};
 
 /// Cosine at or above which two statements are about the same subject
 /// whatever words they share (the contradiction threshold of
-/// [`crate::rank::CONTRADICTION_THRESHOLD`]).
+/// `cairn_core::rank::CONTRADICTION_THRESHOLD`).
 pub const SAME_SUBJECT_COSINE: f32 = 0.75;
 
 /// Cosine at or above which two statements that share a key term are
