@@ -13,8 +13,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
+use cairn_core::api::EngineBuilder;
 use cairn_core::api::{self, CreateKeyInput};
-use cairn_core::{Cairn, Store, StoreCaches};
+use cairn_core::{Store, StoreCaches};
 use cairn_mcp::{CairnMcp, McpConfig};
 use cairn_server::{AppState, RateLimits};
 use cairn_sqlite::SqliteStore;
@@ -53,7 +54,7 @@ pub fn run(memories: usize, runs: usize) -> Result<()> {
     let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
     let sqlite = Arc::new(SqliteStore::open(&path)?);
     let store: Arc<dyn Store> = sqlite.clone();
-    let cairn = Cairn::new(store.clone(), embedder.clone());
+    let cairn = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
     let fill = crate::fill(
         &cairn,
         Some(&sqlite),

@@ -107,4 +107,3 @@ impl FromStr for MemoryType {
             })
     }
 }
-
