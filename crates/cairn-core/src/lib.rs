@@ -16,6 +16,8 @@
 //!   (`block_in_place`, or `spawn_blocking` on a single-threaded runtime).
 //! - Every ranking formula is a pure function in [`rank`] with its tests.
 
+#![warn(unreachable_pub)]
+
 pub mod api;
 pub mod chat;
 pub mod collections;

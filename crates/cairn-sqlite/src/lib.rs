@@ -25,6 +25,8 @@
 //! This crate must never hold ranking logic (that is `cairn_core::rank`) nor
 //! decide what a filter means (that is `cairn_core::store::Filter`).
 
+#![warn(unreachable_pub)]
+
 mod backup;
 mod checkpoint;
 mod collections;

@@ -14,6 +14,8 @@
 //! - The one clock read is [`time::now`], for relative dates parsed
 //!   without a reference time.
 
+#![warn(unreachable_pub)]
+
 pub mod analysis;
 pub mod error;
 pub mod ingest;
