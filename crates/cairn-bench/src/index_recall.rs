@@ -15,10 +15,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::api::EngineBuilder;
 use cairn_core::history::LOCAL_ACTOR;
 use cairn_core::store::{Filter, ScopeFilter};
 use cairn_core::wire::MemoryRecord;
-use cairn_core::{Cairn, Embedder, MemoryId, Store};
+use cairn_core::{Embedder, MemoryId, Store};
 use cairn_sqlite::SqliteStore;
 
 use crate::embed_cache::CachedEmbedder;
@@ -174,7 +175,7 @@ fn fill(
     texts: &[String],
     vectors: &[Vec<f32>],
 ) -> Result<Vec<MemoryId>> {
-    let cairn = Cairn::new(store, embedder);
+    let cairn = EngineBuilder::new(store, embedder).build()?;
     let ids: Vec<MemoryId> = (0..texts.len())
         .map(|i| MemoryId::new_at(1_700_000_000_000 + i as i64))
         .collect();

@@ -17,9 +17,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use cairn_core::api::EngineBuilder;
 use cairn_core::engine::{Decision, IngestRequest, RecallRequest};
 use cairn_core::ingest::clean;
-use cairn_core::{Cairn, Embedder, MemoryId};
+use cairn_core::{Embedder, MemoryId};
 use cairn_sqlite::SqliteStore;
 
 use crate::locomo::{self, CATEGORIES};
@@ -45,7 +46,7 @@ pub fn run(path: &Path, conversations: Option<usize>, pooled_vectors: bool) -> R
         let (text, turns) = conversation_text(conv);
         let tmp = tempfile::tempdir()?;
         let store = Arc::new(SqliteStore::open(tmp.path().join("ingest.db"))?);
-        let cairn = Cairn::new(store, embedder.clone());
+        let cairn = EngineBuilder::new(store, embedder.clone()).build()?;
         let mut req = IngestRequest::new(TENANT, text.clone());
         req.pooled_vectors = pooled_vectors;
         let t = Instant::now();

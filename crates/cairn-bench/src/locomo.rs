@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::api::EngineBuilder;
 use cairn_core::engine::Profile;
 use cairn_core::engine::{Message, ObserveRequest};
 use cairn_core::rank::Fusion;
@@ -239,9 +240,11 @@ impl Harness {
     ) -> Self {
         let clock = Arc::new(AtomicI64::new(0));
         let reader = clock.clone();
-        let cairn = Cairn::new(store, embedder)
-            .with_clock(Arc::new(move || reader.load(Ordering::Relaxed)))
-            .with_fusion(fusion);
+        let cairn = EngineBuilder::new(store, embedder)
+            .fusion(fusion)
+            .build()
+            .expect("an engine without a redaction setting builds")
+            .with_clock(Arc::new(move || reader.load(Ordering::Relaxed)));
         Harness {
             cairn,
             clock,

@@ -43,6 +43,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::api::EngineBuilder;
 use cairn_core::history::LOCAL_ACTOR;
 use cairn_core::wire::{JsonLines, MemoryRecord};
 use cairn_core::{Cairn, Embedder, RecallRequest, SearchMode, Store};
@@ -535,11 +536,12 @@ fn store(
                 (sqlite.clone(), Some(sqlite), None)
             }
         };
-        let cairn =
-            Cairn::new(store.clone(), embedder.clone()).with_fusion(cairn_core::rank::Fusion {
+        let cairn = EngineBuilder::new(store.clone(), embedder.clone())
+            .fusion(cairn_core::rank::Fusion {
                 feedback_weight,
                 ..Default::default()
-            });
+            })
+            .build()?;
         let import_s = fill(&cairn, sqlite.as_deref(), &corpus, &embedder, n, &dir)?;
         let mut hybrid = Vec::new();
         let mut keyword = Vec::new();
@@ -639,7 +641,7 @@ fn embed(sentences: usize) -> Result<()> {
     // Import with embedding, through the engine, into a real file.
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("e.db"))?);
-    let cairn = Cairn::new(store, Arc::new(model));
+    let cairn = EngineBuilder::new(store, Arc::new(model)).build()?;
     let records = texts
         .iter()
         .enumerate()

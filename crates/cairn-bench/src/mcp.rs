@@ -19,7 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use cairn_core::{Cairn, RecallRequest, Store, StoreCaches};
+use cairn_core::api::EngineBuilder;
+use cairn_core::{RecallRequest, Store, StoreCaches};
 use cairn_mcp::{CairnMcp, McpConfig};
 use cairn_sqlite::SqliteStore;
 use rmcp::model::CallToolRequestParams;
@@ -39,7 +40,7 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let embedder = Arc::new(SyntheticEmbedder::new(corpus.clone()));
     let sqlite = Arc::new(SqliteStore::open(&path)?);
     let store: Arc<dyn Store> = sqlite.clone();
-    let cairn = Cairn::new(store.clone(), embedder.clone());
+    let cairn = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
     crate::fill(
         &cairn,
         Some(&sqlite),

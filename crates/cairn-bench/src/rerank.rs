@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use cairn_core::api::EngineBuilder;
 use cairn_core::rerank::{Mmr, Reranker};
 use cairn_core::{Cairn, MemoryId, MemoryStore, RecallRequest, RememberRequest};
 use cairn_providers::testing::{MockServer, Mode};
@@ -37,7 +38,8 @@ fn http(url: String, retries: u32) -> Arc<dyn Reranker> {
 pub fn run(memories: usize, queries: usize, limit: usize) -> Result<()> {
     let corpus = Corpus::new(11);
     let store = Arc::new(MemoryStore::new());
-    let base = Cairn::new(store, Arc::new(SyntheticEmbedder::new(corpus.clone())));
+    let base =
+        EngineBuilder::new(store, Arc::new(SyntheticEmbedder::new(corpus.clone()))).build()?;
     for i in 0..memories {
         base.remember(RememberRequest::new(
             "default",

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use cairn_core::api::EngineBuilder;
 use cairn_core::api::{self, Caller, CreateKeyInput};
 use cairn_core::{Cairn, Store, StoreCaches};
 use cairn_sqlite::SqliteStore;
@@ -279,7 +280,7 @@ pub fn pg_pair(
     let store: Arc<dyn Store> = Arc::new(schema.open()?);
     let corpus = Arc::new(Corpus::new(42));
     let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
-    let synthetic = Cairn::new(store.clone(), embedder.clone());
+    let synthetic = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
     crate::fill(&synthetic, None, &corpus, &embedder, memories, tmp.path())?;
     store.set_model(&cairn_embed::model_info())?;
     let (key, ids) = key_and_ids(&synthetic)?;
@@ -376,7 +377,7 @@ impl Bench {
         let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
         let sqlite = Arc::new(SqliteStore::open(&path)?);
         let store: Arc<dyn Store> = sqlite.clone();
-        let synthetic = Cairn::new(store.clone(), embedder.clone());
+        let synthetic = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
         crate::fill(
             &synthetic,
             Some(&sqlite),
@@ -488,7 +489,7 @@ pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> R
     // loaded as the server's are.
     let warm = Arc::new(SqliteStore::open(&path)?);
     warm.preload()?;
-    let engine = Cairn::new(warm, embedder);
+    let engine = EngineBuilder::new(warm, embedder).build()?;
     let caller = Caller::new("default");
     println!();
     println!("| one client, p50 | REST | engine (`cairn_core::api`, in process) | REST overhead |");

@@ -13,8 +13,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
+use cairn_core::api::EngineBuilder;
 use cairn_core::api::{self, CreateKeyInput};
-use cairn_core::{Cairn, Store, StoreCaches};
+use cairn_core::{Store, StoreCaches};
 use cairn_mcp::{CairnMcp, McpConfig};
 use cairn_server::{AppState, RateLimits};
 use cairn_sqlite::SqliteStore;
@@ -53,7 +54,7 @@ pub fn run(memories: usize, runs: usize) -> Result<()> {
     let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
     let sqlite = Arc::new(SqliteStore::open(&path)?);
     let store: Arc<dyn Store> = sqlite.clone();
-    let cairn = Cairn::new(store.clone(), embedder.clone());
+    let cairn = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
     let fill = crate::fill(
         &cairn,
         Some(&sqlite),
@@ -167,7 +168,7 @@ pub fn run(memories: usize, runs: usize) -> Result<()> {
 
 /// The rows for the application layer alone on the browser's first page
 /// (what the UI adds is the difference) and the store's count in it.
-fn api_alone(engine: &Cairn, runs: usize) -> Result<()> {
+fn api_alone(engine: &cairn_core::Cairn, runs: usize) -> Result<()> {
     // The application layer alone, for the same first page: what the
     // UI adds is the difference.
     let caller = api::Caller::new("default");

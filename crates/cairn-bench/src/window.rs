@@ -9,10 +9,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
+use cairn_core::api::EngineBuilder;
 use cairn_core::engine::{Message, ObserveRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 use cairn_core::tokens::Tokenizer;
 use cairn_core::window::WindowFormat;
-use cairn_core::{Cairn, MemoryType, RememberRequest, Store};
+use cairn_core::{MemoryType, RememberRequest, Store};
 use cairn_sqlite::SqliteStore;
 
 use crate::synth::{Corpus, SyntheticEmbedder};
@@ -24,7 +25,8 @@ pub fn run(exchanges: usize, runs: usize, budget: usize) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(tmp.path().join("window.db"))?);
     let corpus = Corpus::new(7);
-    let cairn = Cairn::new(store, Arc::new(SyntheticEmbedder::new(corpus.clone())));
+    let cairn =
+        EngineBuilder::new(store, Arc::new(SyntheticEmbedder::new(corpus.clone()))).build()?;
     let start = cairn.now() - (exchanges as i64) * 120_000;
     let messages = (0..exchanges * 2).map(|i| Message {
         conversation: "bench-conversation".into(),

@@ -12,7 +12,6 @@ use cairn_core::api::{
 };
 use cairn_core::engine::ConflictAction;
 use cairn_core::project::detect_project;
-use cairn_core::redact::Redactor;
 use cairn_core::{
     Cairn, ChatProvider, Embedder, Error, MemoryId, SearchMode, Store, WriteStatus, DEFAULT_TENANT,
     SHORT_ID_MIN,
@@ -280,51 +279,16 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
     let chat = providers
         .chat_provider()
         .map(|c| Arc::new(c) as Arc<dyn ChatProvider>);
-    let redaction = match &cli.redact {
-        Some(setting) => Redactor::from_setting(setting)?,
-        None => Some(Redactor::default()),
-    };
-    let mut fusion = cairn_core::rank::Fusion::default();
-    if let Some(days) = std::env::var("CAIRN_STALENESS_DAYS")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    {
-        let days: f64 = days
-            .trim()
-            .parse()
-            .ok()
-            .filter(|d: &f64| *d >= 0.0)
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "CAIRN_STALENESS_DAYS must be a number of days ≥ 0, got {days:?}"
-                ))
-            })?;
-        fusion.staleness_days = Some(days);
-    }
-    if let Some(floor) = std::env::var("CAIRN_MIN_RELEVANCE")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    {
-        fusion.min_relevance = floor
-            .trim()
-            .parse()
-            .ok()
-            .filter(|f: &f64| (0.0..=1.0).contains(f))
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "CAIRN_MIN_RELEVANCE must be a number from 0 to 1 (0 turns the floor off), got {floor:?}"
-                ))
-            })?;
-    }
-    Ok(Cairn::new(store, embedder)
-        .with_conflict_policy(crate::config::conflict_policy(match &cli.command {
+    Ok(api::EngineBuilder::new(store, embedder)
+        .chat(chat)
+        .reranker(providers.reranker())
+        .redaction(cli.redact.as_deref())
+        .conflict_policy(Some(crate::config::conflict_policy(match &cli.command {
             Command::Serve(a) => a.config.as_deref(),
             _ => None,
-        })?)
-        .with_redaction(redaction)
-        .with_chat(chat)
-        .with_reranker(providers.reranker())
-        .with_fusion(fusion))
+        })?))
+        .environment()?
+        .build()?)
 }
 
 /// Run a parsed command line.

@@ -277,6 +277,13 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// The text work's one error, an input refused, is the user's mistake.
+impl From<cairn_text::Error> for Error {
+    fn from(e: cairn_text::Error) -> Self {
+        Error::invalid(e.message())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

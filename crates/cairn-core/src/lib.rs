@@ -3,10 +3,10 @@
 //! The heart of Cairn, a persistent memory for AI agents: the memory record
 //! ([`Memory`]), the [`Store`] and [`Embedder`] traits, the ranking math
 //! ([`rank`]), the engine ([`Cairn`]: recall and writing), context assembly
-//! ([`context`]), the text stages of ingestion ([`ingest`]), the
+//! ([`context`]), the text stages of ingestion ([`ingest`], with the rest
+//! of the text work from `cairn-text`, re-exported here), the
 //! application layer every front end calls ([`api`]), project detection
-//! ([`project`]), redaction of secrets before anything is stored
-//! ([`redact`]), the wire format ([`wire`]) and the readers of other memory
+//! ([`project`]), the wire format ([`wire`]) and the readers of other memory
 //! systems' exports ([`importers`]).
 //!
 //! ## Invariants
@@ -16,7 +16,8 @@
 //!   (`block_in_place`, or `spawn_blocking` on a single-threaded runtime).
 //! - Every ranking formula is a pure function in [`rank`] with its tests.
 
-pub mod analysis;
+#![warn(unreachable_pub)]
+
 pub mod api;
 pub mod chat;
 pub mod collections;
@@ -27,7 +28,6 @@ pub mod error;
 pub mod highlight;
 pub mod history;
 pub mod importers;
-pub mod ingest;
 pub mod keys;
 pub mod memory;
 pub mod memstore;
@@ -36,15 +36,15 @@ pub mod oauth;
 pub mod packing;
 pub mod project;
 pub mod rank;
-pub mod redact;
 pub mod rerank;
 pub mod shared;
 pub mod store;
-pub mod template;
 pub mod time;
-pub mod tokens;
-pub mod window;
 pub mod wire;
+
+// The text work that needs neither store nor model lives in `cairn-text`;
+// its modules keep their paths here (`cairn_core::redact`, `crate::window`).
+pub use cairn_text::{analysis, ingest, redact, template, tokens, window};
 
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;

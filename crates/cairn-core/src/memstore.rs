@@ -602,6 +602,16 @@ impl Store for MemoryStore {
         Ok(hits)
     }
 
+    /// This store's `vector_search` compares every memory already.
+    fn vector_search_exact(
+        &self,
+        vector: &[f32],
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        self.vector_search(vector, filter, limit)
+    }
+
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
         let mut state = self.write_lock()?;
         for id in ids {

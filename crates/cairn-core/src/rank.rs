@@ -592,20 +592,7 @@ pub fn feedback_terms(
         .collect()
 }
 
-/// Cosine similarity of two vectors of equal length (0 if either is zero).
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na.sqrt() * nb.sqrt())
-    }
-}
+pub use cairn_text::similarity::cosine;
 
 /// The importance of a conversation message (Memory Vault AI's formula):
 /// `0.6·novelty + 0.4·salience`, where novelty is `1 − ` the highest

@@ -617,17 +617,14 @@ pub trait Store: Send + Sync {
     /// As [`Store::vector_search`], but every memory the filter admits is
     /// compared: nothing is left out by an approximate index. Dedup,
     /// contradiction and novelty checks read this, so that a duplicate is
-    /// never stored twice because an index missed it. The default calls
-    /// `vector_search`: a backend whose `vector_search` approximates must
-    /// override it.
+    /// never stored twice because an index missed it. No default: a
+    /// backend whose `vector_search` is exact says so by calling it.
     fn vector_search_exact(
         &self,
         vector: &[f32],
         filter: &Filter,
         limit: usize,
-    ) -> Result<Vec<Hit>> {
-        self.vector_search(vector, filter, limit)
-    }
+    ) -> Result<Vec<Hit>>;
 
     /// Count one access of each memory at `at`.
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;

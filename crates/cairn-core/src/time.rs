@@ -5,10 +5,7 @@ use chrono::{DateTime, NaiveDate, SecondsFormat, TimeZone, Utc};
 use crate::memory::Timestamp;
 use crate::{Error, Result};
 
-/// The current time.
-pub fn now() -> Timestamp {
-    Utc::now().timestamp_millis()
-}
+pub use cairn_text::time::now;
 
 /// Parse a TTL or age like `30m`, `24h`, `7d`, `2w` (also `45s`) into
 /// milliseconds. A bare number is refused: the unit is never guessed.

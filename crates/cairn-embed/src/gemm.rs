@@ -56,7 +56,7 @@ struct PanelRow([f32; NR]);
 
 impl Packed {
     /// An all-zero `W` of `(k, n)`, to be filled by [`Packed::set_columns`].
-    pub fn zeroed(k: usize, n: usize) -> Self {
+    pub(crate) fn zeroed(k: usize, n: usize) -> Self {
         let panels = vec![PanelRow([0f32; NR]); n.div_ceil(NR) * k];
         Self { k, n, panels }
     }
@@ -65,7 +65,7 @@ impl Packed {
     /// column, `k` values each. That is the `(out, in)` weight matrix of a
     /// PyTorch linear layer as it is stored, whose rows are the columns of
     /// `W = weight^T`: it is packed without being transposed first.
-    pub fn set_columns(&mut self, first: usize, columns: &[f32], scale: f32) {
+    pub(crate) fn set_columns(&mut self, first: usize, columns: &[f32], scale: f32) {
         let k = self.k;
         if k == 0 {
             return;
@@ -84,12 +84,12 @@ impl Packed {
     }
 
     /// Rows of `W` (the input width).
-    pub fn k(&self) -> usize {
+    pub(crate) fn k(&self) -> usize {
         self.k
     }
 
     /// Columns of `W` (the output width).
-    pub fn n(&self) -> usize {
+    pub(crate) fn n(&self) -> usize {
         self.n
     }
 

@@ -34,6 +34,8 @@
 //! - embed with a model configuration it does not implement (see
 //!   [`SentenceTransformerDir`]): such a model is refused, naming the field.
 
+#![warn(unreachable_pub)]
+
 mod encoder;
 mod fetch;
 mod gemm;

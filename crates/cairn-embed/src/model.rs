@@ -38,7 +38,7 @@ fn absolute() -> String {
 
 impl BertConfig {
     /// Refuse configurations this encoder does not implement.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if let Some(other) = self.model_type.as_deref().filter(|t| *t != "bert") {
             return Err(format!(
                 "unsupported model_type {other:?} (only \"bert\": this encoder is BERT's)"
@@ -331,7 +331,7 @@ pub(crate) struct Bert {
 
 impl Bert {
     /// Build the encoder from weights named like Hugging Face's `BertModel`.
-    pub fn load(cfg: &BertConfig, file: &WeightFile) -> candle_core::Result<Self> {
+    pub(crate) fn load(cfg: &BertConfig, file: &WeightFile) -> candle_core::Result<Self> {
         let mut loader = Loader::new(file);
         let embeddings = Embeddings::load(cfg, &loader).map_err(candle_core::Error::wrap)?;
         let layers = (0..cfg.num_hidden_layers)
@@ -345,7 +345,7 @@ impl Bert {
     }
 
     /// The width of the vectors [`Bert::forward`] returns, one per token.
-    pub fn hidden_size(&self) -> usize {
+    pub(crate) fn hidden_size(&self) -> usize {
         self.embeddings.hidden
     }
 
@@ -354,7 +354,7 @@ impl Bert {
     /// `ids` and `type_ids` hold every text's tokens, one text after the
     /// other, text `b` being `lengths[b]` tokens long. Returns the last hidden
     /// states in the same order, `(ids.len(), hidden)` row-major.
-    pub fn forward(
+    pub(crate) fn forward(
         &self,
         ids: &[u32],
         type_ids: &[u32],

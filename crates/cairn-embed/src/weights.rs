@@ -67,7 +67,7 @@ pub(crate) struct WeightFile {
 impl WeightFile {
     /// Open `path` and parse its header; every entry's byte range is checked
     /// to lie within the file.
-    pub fn open(path: &Path) -> Result<Self, WeightsError> {
+    pub(crate) fn open(path: &Path) -> Result<Self, WeightsError> {
         let io = |source| WeightsError::Io {
             path: path.to_owned(),
             source,
@@ -107,7 +107,7 @@ impl WeightFile {
     }
 
     /// Whether the file holds a tensor named `name`.
-    pub fn contains(&self, name: &str) -> bool {
+    pub(crate) fn contains(&self, name: &str) -> bool {
         self.entries.contains_key(name)
     }
 
@@ -130,7 +130,7 @@ impl WeightFile {
 
     /// Read tensor `name`, which must be f32 of exactly `shape`, into `out`
     /// (resized to fit).
-    pub fn read_into(
+    pub(crate) fn read_into(
         &self,
         name: &str,
         shape: &[usize],
@@ -147,7 +147,7 @@ impl WeightFile {
     }
 
     /// Read tensor `name`, f32 of exactly `shape`, row-major.
-    pub fn read(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightsError> {
+    pub(crate) fn read(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightsError> {
         let mut out = Vec::new();
         self.read_into(name, shape, &mut out)?;
         Ok(out)
@@ -155,7 +155,7 @@ impl WeightFile {
 
     /// A reader for the rows of the `(rows, cols)` f32 matrix `name`, which
     /// stays on disk.
-    pub fn row_table(
+    pub(crate) fn row_table(
         &self,
         name: &str,
         rows: usize,
@@ -243,7 +243,7 @@ pub(crate) struct RowTable {
 
 impl RowTable {
     /// Read row `row` into `out` (of length `cols`).
-    pub fn read_row(&self, row: usize, out: &mut [f32]) -> Result<(), WeightsError> {
+    pub(crate) fn read_row(&self, row: usize, out: &mut [f32]) -> Result<(), WeightsError> {
         if row >= self.rows || out.len() != self.cols {
             return Err(WeightsError::Tensor {
                 path: self.path.clone(),

@@ -18,6 +18,8 @@
 //! - On stdio, stdout carries only protocol messages: log with `tracing`
 //!   to stderr.
 
+#![warn(unreachable_pub)]
+
 pub mod help;
 pub mod jsonrpc;
 pub mod lines;

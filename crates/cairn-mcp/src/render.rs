@@ -12,7 +12,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
 /// A successful result: compact text for the model and the structured value.
-pub fn reply<T: Serialize>(text: String, value: &T) -> CallToolResult {
+pub(crate) fn reply<T: Serialize>(text: String, value: &T) -> CallToolResult {
     let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
     r.structured_content = Some(serde_json::to_value(value).unwrap_or(serde_json::Value::Null));
     r
@@ -20,7 +20,7 @@ pub fn reply<T: Serialize>(text: String, value: &T) -> CallToolResult {
 
 /// The tool result for an engine error: its message and what to do next,
 /// decided once per error kind.
-pub fn error_result(e: &Error) -> CallToolResult {
+pub(crate) fn error_result(e: &Error) -> CallToolResult {
     let hint = match e.kind() {
         ErrorKind::Ambiguous => "Use more characters of the id (the full id always works).",
         ErrorKind::TooLarge => "Store a short summary, or split it into several specific memories.",
@@ -45,7 +45,7 @@ pub fn error_result(e: &Error) -> CallToolResult {
 }
 
 /// Whitespace folded, cut at `max` characters.
-pub fn one_line(s: &str, max: usize) -> String {
+pub(crate) fn one_line(s: &str, max: usize) -> String {
     let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     match flat.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &flat[..i]),
@@ -59,7 +59,7 @@ fn scope(project: Option<&str>) -> &str {
 
 /// What `observe` did: a line per message.
 /// An ingest's receipt: a line per chunk, then the counts.
-pub fn ingested(out: &IngestOutput) -> String {
+pub(crate) fn ingested(out: &IngestOutput) -> String {
     let mut lines: Vec<String> = out
         .chunks
         .iter()
@@ -88,7 +88,7 @@ pub fn ingested(out: &IngestOutput) -> String {
 }
 
 /// Logged and pending messages, a line each.
-pub fn observed(out: &LogOutput) -> String {
+pub(crate) fn observed(out: &LogOutput) -> String {
     let logged = out.logged.iter().map(|m| {
         format!(
             "logged {} in {} ({}topic {}, importance {:.2})",
@@ -111,7 +111,7 @@ pub fn observed(out: &LogOutput) -> String {
 }
 
 /// What `remember` did.
-pub fn remembered(out: &RememberOutput) -> String {
+pub(crate) fn remembered(out: &RememberOutput) -> String {
     let at = scope(out.project.as_deref());
     let mut text = match out.status {
         WriteStatus::Created => format!("remembered {} ({at})", out.short_id),
@@ -148,7 +148,7 @@ pub fn remembered(out: &RememberOutput) -> String {
 }
 
 /// One memory in full.
-pub fn memory(m: &MemoryView) -> String {
+pub(crate) fn memory(m: &MemoryView) -> String {
     let r = &m.record;
     let mut s = format!(
         "{} [{} · {}] {}\ntags: {}; importance {}; weight {}; created {}; updated {}; used {} times",
@@ -180,7 +180,7 @@ pub fn memory(m: &MemoryView) -> String {
 }
 
 /// A memory, and its versions when asked for: a line each.
-pub fn memory_with_history(out: &GetOutput) -> String {
+pub(crate) fn memory_with_history(out: &GetOutput) -> String {
     let mut s = memory(&out.memory);
     for v in out.history.iter().flatten() {
         let reason = v
@@ -201,7 +201,7 @@ pub fn memory_with_history(out: &GetOutput) -> String {
 }
 
 /// A page of memories.
-pub fn page(out: &ListOutput) -> String {
+pub(crate) fn page(out: &ListOutput) -> String {
     let mut text = format!(
         "{} of {} (scope: {}, offset {}):",
         plural(out.memories.len(), "memory", "memories"),
@@ -225,7 +225,7 @@ pub fn page(out: &ListOutput) -> String {
 }
 
 /// What `forget` did, or would do.
-pub fn forgotten(out: &ForgetOutput) -> String {
+pub(crate) fn forgotten(out: &ForgetOutput) -> String {
     match out.would_forget {
         Some(n) => format!(
             "{} match (scope: {}); nothing deleted. Call forget again with the same filter and confirm: true to delete {}.",
@@ -248,7 +248,7 @@ fn counts(m: &serde_json::Map<String, serde_json::Value>) -> String {
 }
 
 /// The store's counts.
-pub fn stats(out: &StatsOutput) -> String {
+pub(crate) fn stats(out: &StatsOutput) -> String {
     format!(
         "{} ({} expired, {} superseded); by type: {}; by project: {}; session project: {}",
         plural(out.total, "memory", "memories"),

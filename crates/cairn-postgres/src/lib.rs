@@ -86,6 +86,8 @@
 //! never reads or writes outside its schema (the `vector` extension
 //! aside).
 
+#![warn(unreachable_pub)]
+
 mod bulk;
 mod collections;
 mod db;

@@ -20,6 +20,8 @@
 //! their workers (`block_in_place` or `spawn_blocking`). API keys come from the environment and are never
 //! stored or printed.
 
+#![warn(unreachable_pub)]
+
 mod chat;
 mod embed;
 mod http;

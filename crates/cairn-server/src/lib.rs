@@ -18,6 +18,8 @@
 //! - Engine calls leave the async workers (`spawn_blocking` or
 //!   `block_in_place`): the core is synchronous.
 
+#![warn(unreachable_pub)]
+
 pub mod app;
 pub mod auth;
 pub mod browser;

@@ -25,9 +25,12 @@
 //! This crate must never hold ranking logic (that is `cairn_core::rank`) nor
 //! decide what a filter means (that is `cairn_core::store::Filter`).
 
+#![warn(unreachable_pub)]
+
 mod backup;
 mod checkpoint;
 mod collections;
+mod compress;
 mod durability;
 mod keys;
 pub mod keyword_index;

@@ -4,7 +4,9 @@
 //! The keyword index is contentless and keeps its terms; the vector index
 //! holds no text: neither changes, and nothing is versioned.
 
-use cairn_core::packing::{self, Packed};
+use cairn_core::packing::Packed;
+
+use crate::compress as packing;
 use cairn_core::{MemoryId, Result};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ValueRef};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};

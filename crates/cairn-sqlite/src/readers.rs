@@ -16,7 +16,7 @@ use crate::store::BUSY_TIMEOUT;
 /// Page cache of each read connection, in KiB: smaller than the writer's
 /// ([`crate::CACHE_KIB`]), since there are several and they read the same
 /// hot pages.
-pub const READER_CACHE_KIB: i64 = 16 * 1024;
+pub(crate) const READER_CACHE_KIB: i64 = 16 * 1024;
 
 /// Read connections of a store: as many as the machine has cores, at most
 /// eight.

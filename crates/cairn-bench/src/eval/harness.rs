@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use cairn_core::api::EngineBuilder;
 use cairn_core::api::{self, Caller, RememberInput, Selection};
 use cairn_core::engine::Profile;
 use cairn_core::rank::Fusion;
@@ -98,10 +99,12 @@ impl Harness {
             .ok()
             .and_then(|p| p.parse().ok())
             .unwrap_or_default();
-        let cairn = Cairn::new(store, embedder)
-            .with_clock(Arc::new(move || reader.load(Ordering::Relaxed)))
-            .with_fusion(fusion)
-            .with_conflict_policy(conflicts);
+        let cairn = EngineBuilder::new(store, embedder)
+            .fusion(fusion)
+            .conflict_policy(Some(conflicts))
+            .build()
+            .expect("an engine without a redaction setting builds")
+            .with_clock(Arc::new(move || reader.load(Ordering::Relaxed)));
         Harness {
             cairn,
             clock,

@@ -20,6 +20,7 @@
 use crate::history::LOCAL_ACTOR;
 
 mod backup;
+mod builder;
 mod consolidate;
 mod conversation;
 mod foreign;
@@ -42,6 +43,7 @@ mod write;
 pub use backup::{
     backup, partial_path, restore, BackupFile, BackupOutput, RecordSum, RestoreOutput,
 };
+pub use builder::{EngineBuilder, MIN_RELEVANCE_VAR, STALENESS_DAYS_VAR};
 pub use consolidate::{
     consolidate, consolidate_all, ConsolidateInput, ConsolidateOutput, ConsolidatedGroupView,
 };

@@ -114,7 +114,7 @@ fn templated(mut window: Window, template: &PromptTemplate) -> Result<Window> {
                 .iter()
                 .filter(|e| e.section == *s)
                 .map(|e| template.line(e).map(|l| l + "\n"))
-                .collect::<Result<_>>()
+                .collect::<cairn_text::Result<_>>()
                 .ok()?;
             (!lines.is_empty()).then(|| SectionTokens {
                 section: *s,

@@ -26,7 +26,7 @@ pub const MIN_CONTEXT_BUDGET: usize = 50;
 pub const NOTHING_RELEVANT: &str = "nothing relevant is stored";
 
 /// Characters of a result's highlighted snippet.
-pub const SNIPPET_WIDTH: usize = 160;
+pub(super) const SNIPPET_WIDTH: usize = 160;
 
 /// What to recall.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -215,7 +215,7 @@ pub fn recall(cairn: &Cairn, caller: &Caller, input: RecallInput) -> Result<Reca
 
 /// The query without its `entity:` term, and the entity it names:
 /// `entity:Lisbon` or `entity:"New York"` (the first one).
-pub fn entity_filter(query: &str) -> (String, Option<String>) {
+pub(super) fn entity_filter(query: &str) -> (String, Option<String>) {
     const KEY: &str = "entity:";
     let lower = query.to_ascii_lowercase();
     let Some(at) = lower

@@ -155,7 +155,7 @@ impl Selection {
             .types
             .iter()
             .map(|t| t.parse::<MemoryType>())
-            .collect::<Result<_>>()?;
+            .collect::<cairn_text::Result<_>>()?;
         filter.tags = normalize_tags(&self.tags)?;
         filter.sources = self
             .sources

@@ -39,7 +39,7 @@ mod redaction;
 mod relevance;
 mod same_ranking;
 mod search;
-pub mod secrets;
+pub use cairn_text::secrets;
 mod shared_state;
 mod slots;
 mod threads;

@@ -18,7 +18,7 @@ use crate::{Error, Result};
 
 /// Memories the keyword index adds to a write's nearest vectors as
 /// candidates for a conflict (see [`Cairn::add_conflict_candidates`]).
-pub const KEYWORD_CANDIDATES: usize = 8;
+pub(crate) const KEYWORD_CANDIDATES: usize = 8;
 
 /// The weight an older memory keeps when a newer one contests it under
 /// [`ConflictPolicy::PreferNewer`]: half, so that for the same question

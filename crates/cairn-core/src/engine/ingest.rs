@@ -179,7 +179,7 @@ struct Run<'a> {
 /// each token alike. One embedding pass serves both the subject breaks
 /// and the chunks' vectors, and a chunk longer than the model's 256-token
 /// window is represented whole rather than cut off.
-pub fn pooled(sentences: &[(Vec<f32>, usize)]) -> Vec<f32> {
+pub(super) fn pooled(sentences: &[(Vec<f32>, usize)]) -> Vec<f32> {
     let dim = sentences.first().map_or(0, |(v, _)| v.len());
     let mut sum = vec![0f32; dim];
     for (v, weight) in sentences {

@@ -13,7 +13,7 @@ use crate::{ApiError, AppState};
 
 /// Whether to check the providers.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
-pub struct ProvidersInput {
+pub(super) struct ProvidersInput {
     /// Send each provider a small request to see that it answers.
     #[serde(default)]
     pub check: bool,
@@ -22,7 +22,7 @@ pub struct ProvidersInput {
 /// `POST /v1/consolidate`: the tenant's oldest episode groups into
 /// summaries (dry_run writes nothing); the tenant is the key's, or
 /// `X-Cairn-Tenant`'s.
-pub async fn consolidate(
+pub(super) async fn consolidate(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<ConsolidateInput>,
@@ -35,7 +35,7 @@ pub async fn consolidate(
 }
 
 /// `GET /v1/providers?check=true`: the chat model and embedder in use.
-pub async fn providers(
+pub(super) async fn providers(
     State(state): State<AppState>,
     who: Who,
     QueryParams(input): QueryParams<ProvidersInput>,
@@ -46,7 +46,7 @@ pub async fn providers(
 }
 
 /// `GET /v1/settings`: the tenant's settings.
-pub async fn settings(
+pub(super) async fn settings(
     State(state): State<AppState>,
     who: Who,
 ) -> Result<Json<SettingsView>, ApiError> {
@@ -55,7 +55,7 @@ pub async fn settings(
 
 /// `PATCH /v1/settings`: change some of the tenant's settings; answers
 /// them all.
-pub async fn set_settings(
+pub(super) async fn set_settings(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<SettingsInput>,

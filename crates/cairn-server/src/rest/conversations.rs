@@ -21,7 +21,7 @@ use cairn_core::engine::ImportProgress;
 /// How a transcript import goes.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default)]
-pub struct TranscriptInput {
+pub(super) struct TranscriptInput {
     /// The project of the messages (default: global).
     pub project: Option<String>,
     /// Refuse the whole body, writing nothing, if any line is bad
@@ -36,7 +36,7 @@ pub struct TranscriptInput {
 /// How to count tokens.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default)]
-pub struct TokenizerInput {
+pub(super) struct TokenizerInput {
     /// `cl100k_base` (default) or `o200k_base`.
     pub tokenizer: Option<String>,
 }
@@ -46,7 +46,7 @@ pub struct TokenizerInput {
 /// or `role`, `text`, optional `session`, `at`, `id`, `metadata`), logged
 /// in order. Ids already stored are skipped, so an import cut off can be
 /// sent again.
-pub async fn import(
+pub(super) async fn import(
     State(state): State<AppState>,
     who: Who,
     QueryParams(input): QueryParams<TranscriptInput>,
@@ -68,7 +68,7 @@ pub async fn import(
 }
 
 /// `GET /v1/conversations`: the caller's conversations, oldest first.
-pub async fn list(
+pub(super) async fn list(
     State(state): State<AppState>,
     who: Who,
     QueryParams(_): QueryParams<super::search::NoParams>,
@@ -78,7 +78,7 @@ pub async fn list(
 
 /// `GET /v1/conversations/{id}`: a conversation with its topics and their
 /// messages.
-pub async fn show(
+pub(super) async fn show(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -92,7 +92,7 @@ pub async fn show(
 
 /// `GET /v1/conversations/{id}/stats?tokenizer=…`: exact token totals of
 /// the conversation, its sessions and its topics.
-pub async fn stats(
+pub(super) async fn stats(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -109,7 +109,7 @@ pub async fn stats(
 /// each went (session, conversation, topic, whether it started a topic,
 /// its importance), or 202 when some are kept pending (the embedding
 /// endpoint failed: they are logged when it answers).
-pub async fn log(
+pub(super) async fn log(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<LogInput>,
@@ -125,7 +125,7 @@ pub async fn log(
 /// `POST /v1/sessions/{id}/window`: the context an LLM call of the session
 /// should get for a new message, within a token budget. A `session` in the
 /// body, if given, must be the path's.
-pub async fn window(
+pub(super) async fn window(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -146,7 +146,7 @@ pub async fn window(
 
 /// `GET /v1/sessions/{id}/working-memory`: the rules to follow and the
 /// session's latest messages.
-pub async fn working_memory(
+pub(super) async fn working_memory(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,

@@ -11,13 +11,13 @@ use crate::{ApiError, AppState};
 
 /// Which keys to list.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
-pub struct KeyListInput {
+pub(super) struct KeyListInput {
     /// Only this tenant's keys.
     pub tenant: Option<String>,
 }
 
 /// `POST /v1/keys`: 201 with the key's text, shown this once.
-pub async fn create(
+pub(super) async fn create(
     State(state): State<AppState>,
     _admin: Who,
     JsonBody(input): JsonBody<CreateKeyInput>,
@@ -27,7 +27,7 @@ pub async fn create(
 }
 
 /// `GET /v1/keys?tenant=…`: oldest first, never a secret.
-pub async fn list(
+pub(super) async fn list(
     State(state): State<AppState>,
     _admin: Who,
     QueryParams(input): QueryParams<KeyListInput>,
@@ -41,7 +41,7 @@ pub async fn list(
 }
 
 /// `DELETE /v1/keys/{id}`: the key stops working at once.
-pub async fn revoke(
+pub(super) async fn revoke(
     State(state): State<AppState>,
     _admin: Who,
     Path(id): Path<String>,

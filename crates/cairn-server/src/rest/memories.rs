@@ -19,7 +19,7 @@ use crate::{ApiError, AppState};
 /// `POST /v1/memories`: 201 with `Location` for a new memory, 200 when it
 /// merged into a near-identical one (the answer says which, how similar,
 /// against which threshold).
-pub async fn create(
+pub(super) async fn create(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<RememberInput>,
@@ -42,7 +42,7 @@ pub async fn create(
 }
 
 /// `POST /v1/ingest`: raw text in, a receipt of every chunk out.
-pub async fn ingest(
+pub(super) async fn ingest(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<IngestInput>,
@@ -55,7 +55,7 @@ pub async fn ingest(
 }
 
 /// `GET /v1/memories?…`: a page, the total and `next_cursor`.
-pub async fn list(
+pub(super) async fn list(
     State(state): State<AppState>,
     who: Who,
     QueryParams(input): QueryParams<ListInput>,
@@ -66,7 +66,7 @@ pub async fn list(
 }
 
 /// `GET /v1/memories/{id}` (id or unique prefix); counts as an access.
-pub async fn get(
+pub(super) async fn get(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -77,7 +77,7 @@ pub async fn get(
 }
 
 /// `PATCH /v1/memories/{id}`: change what the body gives.
-pub async fn update(
+pub(super) async fn update(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -92,7 +92,7 @@ pub async fn update(
 
 /// `PATCH /v1/memories`: add and remove tags on many memories in one
 /// transaction.
-pub async fn tag(
+pub(super) async fn tag(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<TagInput>,
@@ -104,7 +104,7 @@ pub async fn tag(
 
 /// `GET /v1/memories/{id}/chain`: the whole supersede chain, oldest
 /// first.
-pub async fn chain(
+pub(super) async fn chain(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -115,7 +115,7 @@ pub async fn chain(
 }
 
 /// `GET /v1/memories/{id}/history`.
-pub async fn history(
+pub(super) async fn history(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -127,7 +127,7 @@ pub async fn history(
 
 /// `GET /v1/memories/{id}/similar?limit=…`: the nearest memories by
 /// meaning.
-pub async fn similar(
+pub(super) async fn similar(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -141,7 +141,7 @@ pub async fn similar(
 }
 
 /// `GET /v1/activity?limit=…`: the latest changes and deletions.
-pub async fn activity(
+pub(super) async fn activity(
     State(state): State<AppState>,
     who: Who,
     QueryParams(input): QueryParams<ActivityInput>,
@@ -154,7 +154,7 @@ pub async fn activity(
 }
 
 /// `POST /v1/memories/{id}/revert`: `{"version": N}`.
-pub async fn revert(
+pub(super) async fn revert(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -168,7 +168,7 @@ pub async fn revert(
 }
 
 /// `DELETE /v1/memories/{id}`.
-pub async fn forget_one(
+pub(super) async fn forget_one(
     State(state): State<AppState>,
     who: Who,
     Path(id): Path<String>,
@@ -184,7 +184,7 @@ pub async fn forget_one(
 
 /// `DELETE /v1/memories?…`: every memory of a selection; without
 /// `confirm=true` only counts them (`would_forget`).
-pub async fn forget_matching(
+pub(super) async fn forget_matching(
     State(state): State<AppState>,
     who: Who,
     QueryParams(input): QueryParams<ForgetInput>,

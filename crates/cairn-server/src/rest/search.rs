@@ -10,7 +10,7 @@ use super::{run, JsonBody, Who};
 use crate::{ApiError, AppState};
 
 /// `POST /v1/recall`: memories for a query, best first, within a budget.
-pub async fn recall(
+pub(super) async fn recall(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<RecallInput>,
@@ -21,7 +21,7 @@ pub async fn recall(
 }
 
 /// `POST /v1/context`: what to load at the start of a session.
-pub async fn context(
+pub(super) async fn context(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<ContextInput>,
@@ -35,7 +35,7 @@ pub async fn context(
 
 /// `POST /v1/prompt`: the memories a prompt about a query should carry,
 /// within a token budget.
-pub async fn prompt(
+pub(super) async fn prompt(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<PromptInput>,
@@ -46,7 +46,7 @@ pub async fn prompt(
 }
 
 /// `GET /v1/stats`: counts of the tenant's memories.
-pub async fn stats(
+pub(super) async fn stats(
     State(state): State<AppState>,
     who: Who,
     super::QueryParams(_): super::QueryParams<NoParams>,
@@ -56,4 +56,4 @@ pub async fn stats(
 
 /// A route that takes no parameters (and refuses any).
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
-pub struct NoParams {}
+pub(super) struct NoParams {}

@@ -16,7 +16,7 @@ use crate::{ApiError, AppState};
 /// What to append to a slot.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct EntryInput {
+pub(super) struct EntryInput {
     /// The text.
     pub text: String,
     /// Save an extractive summary of the text instead.
@@ -30,7 +30,7 @@ pub struct EntryInput {
 /// A page of a slot's entries.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default)]
-pub struct ReadInput {
+pub(super) struct ReadInput {
     /// Skip this many entries (from the oldest).
     pub offset: usize,
     /// At most this many.
@@ -42,7 +42,7 @@ pub struct ReadInput {
 /// An export's format.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default)]
-pub struct FormatInput {
+pub(super) struct FormatInput {
     /// `md` (default), `txt` or `json`.
     pub format: Option<String>,
 }
@@ -50,13 +50,13 @@ pub struct FormatInput {
 /// Why a slot is archived.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct ArchiveInput {
+pub(super) struct ArchiveInput {
     /// Why.
     pub reason: Option<String>,
 }
 
 /// `GET /v1/slots?group=&tags=&include_archived=&archived_only=`.
-pub async fn list(
+pub(super) async fn list(
     State(state): State<AppState>,
     who: Who,
     QueryParams(input): QueryParams<SlotListInput>,
@@ -71,7 +71,7 @@ pub async fn list(
 /// `POST /v1/slot-search`: hybrid recall over slots' entries, each result
 /// with the query's words it contains. (Not under `/v1/slots/`, where it
 /// would hide a slot named `search`.)
-pub async fn search(
+pub(super) async fn search(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<SlotSearchInput>,
@@ -85,7 +85,7 @@ pub async fn search(
 
 /// `POST /v1/slots`: make a slot or change one (description, tags, group,
 /// priority, name).
-pub async fn set(
+pub(super) async fn set(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<SlotInput>,
@@ -99,7 +99,7 @@ pub async fn set(
 
 /// `GET /v1/slots/{name}?offset=&limit=&summaries=`: the slot and a page
 /// of its entries, oldest first.
-pub async fn read(
+pub(super) async fn read(
     State(state): State<AppState>,
     who: Who,
     Path(name): Path<String>,
@@ -114,7 +114,7 @@ pub async fn read(
 
 /// `POST /v1/slots/{name}/entries`: append an entry (201); refused in zero
 /// mode.
-pub async fn save(
+pub(super) async fn save(
     State(state): State<AppState>,
     who: Who,
     Path(name): Path<String>,
@@ -138,7 +138,7 @@ pub async fn save(
 }
 
 /// `GET /v1/slots/{name}/export?format=md|txt|json`.
-pub async fn export(
+pub(super) async fn export(
     State(state): State<AppState>,
     who: Who,
     Path(name): Path<String>,
@@ -158,7 +158,7 @@ pub async fn export(
 }
 
 /// `PUT /v1/zero-mode`: pause or resume saving, for every slot or one.
-pub async fn zero(
+pub(super) async fn zero(
     State(state): State<AppState>,
     who: Who,
     JsonBody(input): JsonBody<ZeroInput>,
@@ -171,7 +171,7 @@ pub async fn zero(
 }
 
 /// `POST /v1/slots/{name}/archive`: its entries leave default recall.
-pub async fn archive(
+pub(super) async fn archive(
     State(state): State<AppState>,
     who: Who,
     Path(name): Path<String>,
@@ -185,7 +185,7 @@ pub async fn archive(
 }
 
 /// `POST /v1/slots/{name}/restore`: back in default recall, unchanged.
-pub async fn restore(
+pub(super) async fn restore(
     State(state): State<AppState>,
     who: Who,
     Path(name): Path<String>,

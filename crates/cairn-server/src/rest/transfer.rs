@@ -26,7 +26,7 @@ use crate::{ApiError, AppState};
 /// How an import goes.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default)]
-pub struct ImportInput {
+pub(crate) struct ImportInput {
     /// Refuse the whole body, writing nothing, if any line is bad
     /// (default: report bad lines and import the others).
     pub strict: bool,
@@ -147,7 +147,7 @@ fn json_lines(rx: tokio::sync::mpsc::Receiver<std::io::Result<Bytes>>) -> Respon
 /// memory a line, as `cairn export` writes them; answers what was imported
 /// and each bad line's number and problem. Ids already stored are skipped,
 /// so an import cut off can be sent again.
-pub async fn import(
+pub(crate) async fn import(
     State(state): State<AppState>,
     who: Who,
     QueryParams(input): QueryParams<ImportInput>,
@@ -225,7 +225,7 @@ where
 /// What to export.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default)]
-pub struct ExportInput {
+pub(crate) struct ExportInput {
     /// Include each memory's embedding.
     pub embeddings: bool,
 }
@@ -238,7 +238,7 @@ const LINES_AHEAD: usize = 256;
 /// Lines, in id order (what `POST /v1/import` and `cairn import` read). A
 /// failure halfway cuts the response off, so a partial export never looks
 /// whole.
-pub async fn export(
+pub(crate) async fn export(
     State(state): State<AppState>,
     who: Who,
     QueryParams(input): QueryParams<ExportInput>,

@@ -8,7 +8,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 /// One embedded file: its name, media type and bytes.
-pub struct Asset {
+pub(super) struct Asset {
     /// The name under `/ui/assets/`.
     pub name: &'static str,
     /// Its `Content-Type`.
@@ -18,7 +18,7 @@ pub struct Asset {
 }
 
 /// Every embedded file.
-pub const ASSETS: [Asset; 3] = [
+pub(super) const ASSETS: [Asset; 3] = [
     Asset {
         name: "app.css",
         media_type: "text/css; charset=utf-8",
@@ -38,7 +38,7 @@ pub const ASSETS: [Asset; 3] = [
 
 /// `GET /ui/assets/{file}`: cached for a day (the names change with
 /// nothing, so not longer: a new binary may change a file).
-pub async fn serve(Path(file): Path<String>) -> Response {
+pub(super) async fn serve(Path(file): Path<String>) -> Response {
     match ASSETS.iter().find(|a| a.name == file) {
         Some(a) => (
             [

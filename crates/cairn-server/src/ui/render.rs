@@ -35,7 +35,7 @@ fn head(title: &str) -> Markup {
 
 /// A page of a signed-in user: navigation (`current` marked), who they
 /// are, sign out, and `body` in `<main>`.
-pub fn page(ui: &Ui, current: &str, title: &str, body: Markup) -> Markup {
+pub(super) fn page(ui: &Ui, current: &str, title: &str, body: Markup) -> Markup {
     let hx_headers = serde_json::json!({ CSRF_HEADER: ui.csrf }).to_string();
     html! {
         (DOCTYPE)
@@ -79,7 +79,7 @@ pub fn page(ui: &Ui, current: &str, title: &str, body: Markup) -> Markup {
 }
 
 /// A page without navigation (sign-in, errors).
-pub fn bare(title: &str, body: Markup) -> Markup {
+pub(super) fn bare(title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -95,7 +95,7 @@ pub fn bare(title: &str, body: Markup) -> Markup {
 }
 
 /// The page of an error.
-pub fn error_page(status: StatusCode, message: &str) -> Markup {
+pub(super) fn error_page(status: StatusCode, message: &str) -> Markup {
     bare(
         status.canonical_reason().unwrap_or("Error"),
         html! {
@@ -106,7 +106,7 @@ pub fn error_page(status: StatusCode, message: &str) -> Markup {
 }
 
 /// The hidden CSRF field of a form.
-pub fn csrf_field(ui: &Ui) -> Markup {
+pub(super) fn csrf_field(ui: &Ui) -> Markup {
     html! { input type="hidden" name=(CSRF_FIELD) value=(ui.csrf); }
 }
 
@@ -128,7 +128,7 @@ fn safe_url(url: &str) -> bool {
 /// raw HTML in it is shown as text (never passed through), links to other
 /// schemes than http(s) and mailto lose their target, and images become
 /// links (the page loads nothing from elsewhere).
-pub fn markdown(text: &str) -> Markup {
+pub(super) fn markdown(text: &str) -> Markup {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let events = Parser::new_ext(text, options).map(|event| match event {
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
@@ -166,7 +166,7 @@ pub fn markdown(text: &str) -> Markup {
 
 /// The words `new` changed from `old`: removed in `<del>`, added in
 /// `<ins>`.
-pub fn diff(old: &str, new: &str) -> Markup {
+pub(super) fn diff(old: &str, new: &str) -> Markup {
     let d = similar::TextDiff::from_words(old, new);
     html! {
         @for change in d.iter_all_changes() {
@@ -180,7 +180,7 @@ pub fn diff(old: &str, new: &str) -> Markup {
 }
 
 /// The first `n` characters of `text` on one line, with `…` when cut.
-pub fn excerpt(text: &str, n: usize) -> String {
+pub(super) fn excerpt(text: &str, n: usize) -> String {
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match line.char_indices().nth(n) {
         Some((i, _)) => format!("{}…", &line[..i]),
@@ -190,7 +190,7 @@ pub fn excerpt(text: &str, n: usize) -> String {
 
 /// An RFC 3339 time as `YYYY-MM-DD HH:MM` (UTC), the full text in a
 /// `<time>` element.
-pub fn when(t: Option<&str>) -> Markup {
+pub(super) fn when(t: Option<&str>) -> Markup {
     match t {
         Some(t) => {
             let short = t.get(..16).unwrap_or(t).replace('T', " ");
@@ -201,7 +201,7 @@ pub fn when(t: Option<&str>) -> Markup {
 }
 
 /// A number with at most `digits` decimals, trailing zeros dropped.
-pub fn num(x: f64, digits: usize) -> String {
+pub(super) fn num(x: f64, digits: usize) -> String {
     let s = format!("{x:.digits$}");
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()

@@ -34,9 +34,9 @@ use cairn_core::{MemoryId, MemoryType, Thread};
 use super::{code_norm, sketch_codes, EntryAttributes, PackedEntry, VectorIndex};
 
 /// The first bytes of part 0; the last one is the format version.
-pub const MAGIC: &[u8; 8] = b"cairnvx4";
+pub(super) const MAGIC: &[u8; 8] = b"cairnvx4";
 /// Entries whose codes go into one part after part 0.
-pub const ENTRIES_PER_PART: usize = 65_536;
+pub(super) const ENTRIES_PER_PART: usize = 65_536;
 
 /// The smallest entry record in part 0 (no optional times, no tags).
 const MIN_ENTRY_BYTES: usize = 8 + 16 + 4 + 4 + 1 + 1 + 8 + 8 + 8 + 4 + 4;

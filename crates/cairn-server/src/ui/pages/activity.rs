@@ -13,7 +13,7 @@ use crate::AppState;
 
 /// `GET /ui/activity`: `GET /v1/activity`, and for admins the keys' last
 /// use (`GET /v1/keys`).
-pub async fn activity(State(state): State<AppState>, ui: Ui) -> Page {
+pub(crate) async fn activity(State(state): State<AppState>, ui: Ui) -> Page {
     let out = run(&state, &ui, |c, caller| {
         api::activity(c, caller, api::ActivityInput { limit: Some(100) })
     })

@@ -14,7 +14,7 @@ use crate::AppState;
 /// What to assemble.
 #[derive(Debug, Deserialize)]
 #[serde(default)]
-pub struct AgentQuery {
+pub(crate) struct AgentQuery {
     project: String,
     topic: String,
     budget: usize,
@@ -33,7 +33,11 @@ impl Default for AgentQuery {
 /// `GET /ui/agent`: the session-start context (`POST /v1/context`) and a
 /// recall of the topic within the same budget (`POST /v1/recall`), as an
 /// agent gets them, with their token counts.
-pub async fn agent(State(state): State<AppState>, ui: Ui, Query(q): Query<AgentQuery>) -> Page {
+pub(crate) async fn agent(
+    State(state): State<AppState>,
+    ui: Ui,
+    Query(q): Query<AgentQuery>,
+) -> Page {
     let budget = q.budget.clamp(api::MIN_CONTEXT_BUDGET, 32_000);
     let project = (!q.project.trim().is_empty()).then(|| q.project.trim().to_string());
     let topic = (!q.topic.trim().is_empty()).then(|| q.topic.trim().to_string());

@@ -18,7 +18,7 @@ use crate::AppState;
 /// The browser's filters and search, as its form sends them.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct BrowseQuery {
+pub(crate) struct BrowseQuery {
     q: String,
     mode: String,
     project: String,
@@ -98,7 +98,11 @@ enum Found {
 
 /// `GET /ui/memories`: a page of `GET /v1/memories`, or with `q` the
 /// results of `POST /v1/recall` with `explain`.
-pub async fn browser(State(state): State<AppState>, ui: Ui, Query(q): Query<BrowseQuery>) -> Page {
+pub(crate) async fn browser(
+    State(state): State<AppState>,
+    ui: Ui,
+    Query(q): Query<BrowseQuery>,
+) -> Page {
     let selection = q.selection();
     let found = if q.q.trim().is_empty() {
         let input = ListInput {
@@ -350,7 +354,7 @@ fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
 /// `POST /ui/memories/bulk`: tag the selected memories (`PATCH
 /// /v1/memories`, one call), or forget them (`DELETE /v1/memories?ids=…`)
 /// once the count is confirmed.
-pub async fn bulk(State(state): State<AppState>, ui: Ui, body: Bytes) -> Page {
+pub(crate) async fn bulk(State(state): State<AppState>, ui: Ui, body: Bytes) -> Page {
     let fields = fields(&body);
     let ids: Vec<String> = fields
         .iter()

@@ -70,7 +70,7 @@ fn to_sign_in(query: &str) -> Response {
 }
 
 /// `GET /ui/oauth/authorize`: the consent form (after sign-in).
-pub async fn consent_page(
+pub(crate) async fn consent_page(
     State(state): State<AppState>,
     headers: HeaderMap,
     extensions: axum::http::Extensions,
@@ -163,7 +163,7 @@ fn consent_form(ui: &Ui, req: &AuthorizationRequest, auth: &Authorization) -> ma
 
 /// The consent form.
 #[derive(Deserialize)]
-pub struct ConsentForm {
+pub(crate) struct ConsentForm {
     response_type: Option<String>,
     client_id: Option<String>,
     redirect_uri: Option<String>,
@@ -183,7 +183,7 @@ pub struct ConsentForm {
 
 /// `POST /ui/oauth/authorize`: allow (a grant and a code, sent to the
 /// client) or deny.
-pub async fn consent(
+pub(crate) async fn consent(
     State(state): State<AppState>,
     headers: HeaderMap,
     ui: Ui,

@@ -18,7 +18,7 @@ use crate::AppState;
 /// `GET /ui/keys` (admin): `GET /v1/keys?tenant=` of the signed-in
 /// key's tenant (the UI, unlike REST, manages no other tenant's keys),
 /// and the tenant's OAuth grants, each with a revoke button.
-pub async fn keys(State(state): State<AppState>, ui: Ui) -> Page {
+pub(crate) async fn keys(State(state): State<AppState>, ui: Ui) -> Page {
     ui.require(Method::GET, "/v1/keys")?;
     keys_page(&state, &ui, None).await
 }
@@ -70,7 +70,11 @@ fn grants_section(ui: &Ui, grants: &[GrantView]) -> Markup {
 
 /// `POST /ui/keys/grants/{id}/revoke` (admin): the grant's tokens stop
 /// at once; a grant of the signed-in key's own tenant only.
-pub async fn revoke_grant(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
+pub(crate) async fn revoke_grant(
+    State(state): State<AppState>,
+    ui: Ui,
+    Path(id): Path<String>,
+) -> Page {
     ui.require(Method::DELETE, "/v1/keys/x")?;
     let tenant = ui.who.tenant.clone();
     cairn_mcp::on_engine(&state.cairn, move |c| oauth::revoke_grant(c, &tenant, &id)).await?;
@@ -138,7 +142,7 @@ async fn keys_page(state: &AppState, ui: &Ui, made: Option<api::CreatedKey>) -> 
 
 /// The form that makes a key (for the signed-in key's own tenant).
 #[derive(Deserialize)]
-pub struct KeyForm {
+pub(crate) struct KeyForm {
     role: String,
     #[serde(default)]
     label: String,
@@ -147,7 +151,11 @@ pub struct KeyForm {
 }
 
 /// `POST /ui/keys` (admin): `POST /v1/keys`; the key is shown this once.
-pub async fn create_key(State(state): State<AppState>, ui: Ui, Form(f): Form<KeyForm>) -> Page {
+pub(crate) async fn create_key(
+    State(state): State<AppState>,
+    ui: Ui,
+    Form(f): Form<KeyForm>,
+) -> Page {
     ui.require(Method::POST, "/v1/keys")?;
     let input = CreateKeyInput {
         tenant: Some(ui.who.tenant.clone()),
@@ -161,7 +169,11 @@ pub async fn create_key(State(state): State<AppState>, ui: Ui, Form(f): Form<Key
 
 /// `POST /ui/keys/{id}/revoke` (admin): `DELETE /v1/keys/{id}`, for a
 /// key of the signed-in key's own tenant.
-pub async fn revoke_key(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
+pub(crate) async fn revoke_key(
+    State(state): State<AppState>,
+    ui: Ui,
+    Path(id): Path<String>,
+) -> Page {
     ui.require(Method::DELETE, "/v1/keys/x")?;
     let tenant = ui.who.tenant.clone();
     cairn_mcp::on_engine(&state.cairn, move |c| {

@@ -16,7 +16,7 @@ use crate::{AppState, Auth};
 
 /// Where to go after signing in.
 #[derive(Deserialize, Default)]
-pub struct Next {
+pub(crate) struct Next {
     next: Option<String>,
 }
 
@@ -32,7 +32,7 @@ fn safe_next(next: Option<&str>) -> Option<&str> {
 }
 
 /// `GET /ui/login` (`?next=/ui/…`: where to go after).
-pub async fn login_page(
+pub(crate) async fn login_page(
     State(state): State<AppState>,
     axum::extract::Query(next): axum::extract::Query<Next>,
 ) -> Response {
@@ -58,7 +58,7 @@ fn login_form(status: StatusCode, error: Option<&str>, next: Option<&str>) -> Re
 
 /// The sign-in form.
 #[derive(Deserialize)]
-pub struct LoginForm {
+pub(crate) struct LoginForm {
     key: String,
     next: Option<String>,
 }
@@ -82,7 +82,7 @@ fn refused(why: session::Refused) -> Response {
 /// `POST /ui/login`: the key is checked as REST checks it; a session
 /// starts. Attempts are limited per client address, successes per key
 /// ([`session::SignInLimits`]).
-pub async fn login(
+pub(crate) async fn login(
     State(state): State<AppState>,
     extensions: axum::http::Extensions,
     Form(form): Form<LoginForm>,
@@ -130,7 +130,7 @@ pub async fn login(
 }
 
 /// `POST /ui/logout`.
-pub async fn logout(State(state): State<AppState>, headers: HeaderMap, _ui: Ui) -> Response {
+pub(crate) async fn logout(State(state): State<AppState>, headers: HeaderMap, _ui: Ui) -> Response {
     if let Some(id) = session::cookie(&headers) {
         let (id, sessions) = (id.to_string(), state.sessions.clone());
         let ended = cairn_mcp::on_engine(&state.cairn, move |c| sessions.end(c, &id)).await;
@@ -149,6 +149,6 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap, _ui: Ui) 
 }
 
 /// Any other path under `/ui`.
-pub async fn not_found() -> UiError {
+pub(crate) async fn not_found() -> UiError {
     UiError::from(cairn_core::Error::NotFound("no such page".into()))
 }

@@ -18,7 +18,7 @@ use crate::AppState;
 /// `GET /ui/memories/{id}`: the memory (`GET /v1/memories/{id}`), its
 /// history (`…/history`), supersede chain (`…/chain`) and similar
 /// memories (`…/similar`), and the forms that change it.
-pub async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
+pub(crate) async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
     let (m, history, found) = run(&state, &ui, move |c, caller| {
         let history = api::history(c, caller, &id)?;
         if history.versions.is_empty() {
@@ -232,7 +232,7 @@ fn field_changes(
 
 /// The edit form.
 #[derive(Deserialize)]
-pub struct EditForm {
+pub(crate) struct EditForm {
     content: String,
     #[serde(rename = "type")]
     kind: String,
@@ -253,7 +253,7 @@ fn number(field: &str, text: &str) -> Result<Option<f64>, UiError> {
 }
 
 /// `POST /ui/memories/{id}/edit`: `PATCH /v1/memories/{id}`.
-pub async fn edit(
+pub(crate) async fn edit(
     State(state): State<AppState>,
     ui: Ui,
     Path(id): Path<String>,
@@ -280,12 +280,12 @@ pub async fn edit(
 
 /// The revert form.
 #[derive(Deserialize)]
-pub struct RevertForm {
+pub(crate) struct RevertForm {
     version: u32,
 }
 
 /// `POST /ui/memories/{id}/revert`: `POST /v1/memories/{id}/revert`.
-pub async fn revert(
+pub(crate) async fn revert(
     State(state): State<AppState>,
     ui: Ui,
     Path(id): Path<String>,
@@ -302,13 +302,13 @@ pub async fn revert(
 
 /// The supersede form.
 #[derive(Deserialize)]
-pub struct SupersedeForm {
+pub(crate) struct SupersedeForm {
     content: String,
 }
 
 /// `POST /ui/memories/{id}/supersede`: `POST /v1/memories` with
 /// `supersedes`.
-pub async fn supersede(
+pub(crate) async fn supersede(
     State(state): State<AppState>,
     ui: Ui,
     Path(id): Path<String>,
@@ -328,7 +328,7 @@ pub async fn supersede(
 }
 
 /// `POST /ui/memories/{id}/forget`: `DELETE /v1/memories/{id}`.
-pub async fn forget(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
+pub(crate) async fn forget(State(state): State<AppState>, ui: Ui, Path(id): Path<String>) -> Page {
     ui.require(Method::DELETE, "/v1/memories/x")?;
     let input = ForgetInput {
         ids: vec![id.clone()],

@@ -16,18 +16,18 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 use super::UiError;
 
-pub use activity::activity;
-pub use agent::agent;
-pub use browser::{browser, bulk};
-pub use consent::{consent, consent_page};
-pub use keys::{create_key, keys, revoke_grant, revoke_key};
-pub use login::{login, login_page, logout, not_found};
-pub use memory::{edit, forget, memory, revert, supersede};
-pub use overview::{growth_page, overview};
-pub use transfer::{export, import, transfer};
+pub(super) use activity::activity;
+pub(super) use agent::agent;
+pub(super) use browser::{browser, bulk};
+pub(super) use consent::{consent, consent_page};
+pub(super) use keys::{create_key, keys, revoke_grant, revoke_key};
+pub(super) use login::{login, login_page, logout, not_found};
+pub(super) use memory::{edit, forget, memory, revert, supersede};
+pub(super) use overview::{growth_page, overview};
+pub(super) use transfer::{export, import, transfer};
 
 /// Rows of a page of the memory browser.
-pub const PAGE_ROWS: usize = 50;
+pub(super) const PAGE_ROWS: usize = 50;
 
 type Page = Result<Response, UiError>;
 

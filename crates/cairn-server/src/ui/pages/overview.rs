@@ -15,7 +15,7 @@ use crate::AppState;
 /// `GET /ui`: counts (`GET /v1/stats`); the most used, newest, soonest
 /// to expire and latest superseded memories (`GET
 /// /v1/memories?sort=accessed|newest|expiring`, `…?only_superseded=true&sort=updated`).
-pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
+pub(crate) async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
     let (stats, used, newest, expiring, superseded) = run(&state, &ui, |c, caller| {
         let top = |sort: &str, only_superseded: bool| {
             api::list(
@@ -112,7 +112,7 @@ pub async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
 
 /// `GET /ui/growth`: the overview's growth chart (a fragment for htmx, a
 /// page otherwise).
-pub async fn growth_page(State(state): State<AppState>, ui: Ui, headers: HeaderMap) -> Page {
+pub(crate) async fn growth_page(State(state): State<AppState>, ui: Ui, headers: HeaderMap) -> Page {
     let points = run(&state, &ui, |c, caller| {
         let oldest = api::stats(c, caller)?.oldest;
         growth(c, caller, oldest.as_deref())

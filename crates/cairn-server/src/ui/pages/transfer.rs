@@ -12,7 +12,7 @@ use crate::ui::Ui;
 use crate::AppState;
 
 /// `GET /ui/transfer`.
-pub async fn transfer(ui: Ui) -> Page {
+pub(crate) async fn transfer(ui: Ui) -> Page {
     let can_write = ui.may(Method::POST, "/v1/import");
     let body = html! {
         section {
@@ -37,7 +37,7 @@ pub async fn transfer(ui: Ui) -> Page {
 }
 
 /// `GET /ui/export`: `GET /v1/export`, as a download.
-pub async fn export(State(state): State<AppState>, ui: Ui) -> Response {
+pub(crate) async fn export(State(state): State<AppState>, ui: Ui) -> Response {
     let mut response = crate::rest::transfer::export(
         State(state),
         Who(ui.who),
@@ -53,7 +53,7 @@ pub async fn export(State(state): State<AppState>, ui: Ui) -> Response {
 
 /// `POST /ui/import` (the body: JSON Lines, sent by the page's script):
 /// `POST /v1/import?progress=true`, answered as it answers.
-pub async fn import(State(state): State<AppState>, ui: Ui, request: Request) -> Page {
+pub(crate) async fn import(State(state): State<AppState>, ui: Ui, request: Request) -> Page {
     ui.require(Method::POST, "/v1/import")?;
     Ok(crate::rest::transfer::import(
         State(state),

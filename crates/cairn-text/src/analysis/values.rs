@@ -5,7 +5,7 @@
 //! Two texts can be near-identical as vectors (cosine ≥ 0.95) and still say
 //! different things: "PostgreSQL 16 on db-prod-3" and "PostgreSQL 17 on
 //! db-prod-5". Embeddings see the shared subject; these functions see the
-//! changed value. Dedup ([`crate::engine`]'s remember and ingest) merges
+//! changed value. Dedup (`cairn_core::engine`'s remember and ingest) merges
 //! two texts only when [`compare_values`] finds no change, and conflict
 //! detection ([`super::conflict`]) uses the change as its main signal.
 //!

@@ -4,7 +4,7 @@
 //! empty string.
 
 use super::{Section, WindowEntry, WindowFormat};
-use crate::memory::{Tier, Timestamp};
+use crate::kind::{Tier, Timestamp};
 
 pub(super) fn ser_date<S: serde::Serializer>(
     d: &Option<Timestamp>,

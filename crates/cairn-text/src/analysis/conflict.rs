@@ -14,7 +14,7 @@
 //! both said by the same first person) and the attribute ([`ATTRIBUTES`]:
 //! `live`, `address` and `moved` name one residence) decide, and the
 //! cosine only has to clear [`SLOT_COSINE`]. Pure and offline; the engine
-//! ([`crate::engine`]) applies the conflict policy to what this finds.
+//! (`cairn_core::engine`) applies the conflict policy to what this finds.
 
 use std::collections::BTreeSet;
 
@@ -22,7 +22,7 @@ use super::values::{compare_values, value_slots, ValueChange};
 
 /// Cosine at or above which two statements are about the same subject
 /// whatever words they share (the contradiction threshold of
-/// [`crate::rank::CONTRADICTION_THRESHOLD`]).
+/// `cairn_core::rank::CONTRADICTION_THRESHOLD`).
 pub const SAME_SUBJECT_COSINE: f32 = 0.75;
 
 /// Cosine at or above which two statements that share a key term are

@@ -9,7 +9,7 @@ use regex::Regex;
 use crate::analysis::intent::{has_phrase, word_line, words};
 use crate::analysis::sentences::split_sentences;
 use crate::analysis::temporal::parse_time;
-use crate::memory::{MemoryType, Tier};
+use crate::kind::{MemoryType, Tier};
 
 /// Where [`route`] sends a text, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

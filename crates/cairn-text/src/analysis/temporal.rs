@@ -55,7 +55,7 @@ use std::ops::Range;
 use chrono::{DateTime, Datelike, Days, Months, NaiveDate, Weekday};
 use serde::{Deserialize, Serialize};
 
-use crate::memory::Timestamp;
+use crate::kind::Timestamp;
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 24 * HOUR_MS;

@@ -59,7 +59,7 @@ use serde::Serialize;
 
 use crate::analysis::sentences::split_sentences;
 use crate::analysis::summary::{summarise, Target};
-use crate::memory::{Tier, Timestamp};
+use crate::kind::{Tier, Timestamp};
 use crate::tokens::Tokenizer;
 use crate::{Error, Result};
 

@@ -6,8 +6,8 @@ use std::ops::Range;
 
 use crate::analysis::sentences::{is_heading, is_list_item, sentence_spans};
 use crate::ingest::route::section_route;
-use crate::memory::MemoryType;
-use crate::rank::cosine;
+use crate::kind::MemoryType;
+use crate::similarity::cosine;
 use crate::tokens::Tokenizer;
 
 /// Tokens a chunk reaches before a paragraph or subject change may end it.

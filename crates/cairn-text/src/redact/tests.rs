@@ -1,6 +1,6 @@
 use super::numbers::{iban_checksum_valid, luhn_valid};
 use super::*;
-use crate::conformance::secrets::*;
+use crate::secrets::*;
 use SecretKind::*;
 
 #[test]

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::memory::Tier;
+use crate::kind::Tier;
 use crate::window::{date, tier_label, WindowEntry};
 use crate::{Error, Result};
 

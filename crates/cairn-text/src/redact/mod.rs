@@ -5,7 +5,7 @@
 //! [`SecretKind`]'s snake_case name. It is pure and offline: rules are
 //! regular expressions compiled once, plus the checksums and context checks a
 //! regular expression cannot express. It runs on content before it reaches a
-//! [`Store`](crate::Store) or an [`Embedder`](crate::Embedder), so that
+//! store or an embedder, so that
 //! neither the database nor an embedding model ever sees the secret.
 //!
 //! ## Rules, one per kind
