@@ -1123,6 +1123,11 @@ export interface components {
         };
         /** @description What a transcript import did. */
         ConversationImportReport: {
+            /**
+             * @description The messages that change what an earlier message or memory said
+             *     ("I moved to Denver"), each with the one it conflicts with.
+             */
+            conflicts?: components["schemas"]["MessageConflictView"][];
             /** @description Conversations the messages belong to. */
             conversations: string[];
             /** @description Bad lines: (line number, problem), skipped unless strict. */
@@ -1857,6 +1862,11 @@ export interface components {
         };
         /** @description One logged message, as answered. */
         LoggedView: {
+            /**
+             * @description The earlier memories it conflicts with (it changes what they said),
+             *     why, and what the conflict policy did to each.
+             */
+            conflicts?: components["schemas"]["ConflictView"][];
             /** @description Its conversation. */
             conversation: string;
             /** @description Its memory's id. */
@@ -2160,6 +2170,34 @@ export interface components {
              * @default null
              */
             weight: number | null;
+        };
+        /** @description A logged message that conflicts with an earlier memory. */
+        MessageConflictView: {
+            /**
+             * @description `flagged`, `contested` (its validity closed, ranked below the new
+             *     one) or `superseded`.
+             */
+            action: components["schemas"]["ConflictAction"];
+            /** @description Its text. */
+            content: string;
+            /** @description Full id. */
+            id: string;
+            /** @description The message's memory id. */
+            message: string;
+            /**
+             * @description Why they conflict: the changed values, the correction cue, the
+             *     shared subject.
+             */
+            reason: string;
+            /** @description Short id. */
+            short_id: string;
+            /**
+             * Format: float
+             * @description Cosine similarity with the memory written.
+             */
+            similarity: number;
+            /** @description Its type. */
+            type: components["schemas"]["MemoryType"];
         };
         /**
          * @description One message of a transcript: a line of `cairn conversation import`, the

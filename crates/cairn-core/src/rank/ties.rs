@@ -28,9 +28,9 @@ mod tests {
     use crate::memory::MemoryId;
     use crate::store::RankFactors;
 
-    fn hit(n: i64, score: f64) -> Hit {
+    fn hit(id: MemoryId, score: f64) -> Hit {
         Hit {
-            id: MemoryId::new_at(n),
+            id,
             score,
             factors: RankFactors {
                 access_count: 0,
@@ -43,19 +43,29 @@ mod tests {
 
     #[test]
     fn near_ties_order_by_descending_id() {
-        let mut a = vec![hit(1, 0.606_339_097), hit(2, 0.606_339_06), hit(3, 0.9)];
-        let mut b = vec![hit(2, 0.606_339_097), hit(1, 0.606_339_06), hit(3, 0.9)];
+        let [one, two, three] = [1, 2, 3].map(MemoryId::new_at);
+        let mut a = vec![
+            hit(one, 0.606_339_097),
+            hit(two, 0.606_339_06),
+            hit(three, 0.9),
+        ];
+        let mut b = vec![
+            hit(two, 0.606_339_097),
+            hit(one, 0.606_339_06),
+            hit(three, 0.9),
+        ];
         order_vector_hits(&mut a);
         order_vector_hits(&mut b);
         let ids = |h: &[Hit]| h.iter().map(|h| h.id).collect::<Vec<_>>();
         assert_eq!(ids(&a), ids(&b));
-        assert_eq!(ids(&a)[0], MemoryId::new_at(3));
+        assert_eq!(ids(&a)[0], three);
         assert!(ids(&a)[1] > ids(&a)[2], "the tie goes to the greater id");
     }
 
     #[test]
     fn distinct_cosines_keep_their_order() {
-        let mut h = vec![hit(1, 0.5), hit(2, 0.500_01), hit(3, 0.499_98)];
+        let [one, two, three] = [1, 2, 3].map(MemoryId::new_at);
+        let mut h = vec![hit(one, 0.5), hit(two, 0.500_01), hit(three, 0.499_98)];
         order_vector_hits(&mut h);
         let scores: Vec<f64> = h.iter().map(|h| h.score).collect();
         assert_eq!(scores, vec![0.500_01, 0.5, 0.499_98]);
