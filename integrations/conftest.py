@@ -38,7 +38,7 @@ def key() -> str:
 
 @pytest.fixture()
 def cairn(url: str, key: str):
-    from cairn import Cairn
+    from cairn_memory import Cairn
 
     with Cairn(url, api_key=key) as client:
         yield client

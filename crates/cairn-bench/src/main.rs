@@ -727,17 +727,7 @@ fn locomo_bench(
 
     let mut conversations = locomo::load(path)?;
     conversations.truncate(limit.unwrap_or(usize::MAX));
-    let model: Arc<dyn Embedder> = Arc::new(
-        cairn_embed::MiniLm::load(&cairn_embed::default_model_dir())
-            .context("load the model (run scripts/fetch-model.sh)")?,
-    );
-    let cache = embed_cache
-        .map(|p| embed_cache::CachedEmbedder::open(model.clone(), p).map(Arc::new))
-        .transpose()?;
-    let embedder: Arc<dyn Embedder> = match &cache {
-        Some(c) => c.clone(),
-        None => model,
-    };
+    let (embedder, cache) = locomo_embedder(embed_cache)?;
     let mut results: Vec<ModeResult> = vec![ModeResult::default(); locomo::MODES.len()];
     let (mut turns, mut ingest_s) = (0usize, 0.0f64);
     for conv in &conversations {
@@ -834,14 +824,8 @@ fn locomo_bench(
     println!("|---|---|---:|{cols}---:|");
     for (m, r) in locomo::MODES.iter().zip(&results) {
         for (c, s) in CATEGORIES.iter().zip(&r.by_category) {
-            println!(
-                "| {} | {} {} | {} |{}",
-                m.as_str(),
-                c,
-                category_name(*c),
-                s.questions,
-                row(s)
-            );
+            let (name, n, cells) = (category_name(*c), s.questions, row(s));
+            println!("| {} | {c} {name} | {n} |{cells}", m.as_str());
         }
     }
     let per_s = turns as f64 / ingest_s;
@@ -871,6 +855,24 @@ fn locomo_bench(
             .with_context(|| format!("write {}", out.display()))?;
     }
     Ok(())
+}
+
+/// The model, behind a cache of its vectors when `embed_cache` names one
+/// (returned too, to be saved when done).
+type Cached = Option<Arc<embed_cache::CachedEmbedder>>;
+fn locomo_embedder(embed_cache: Option<PathBuf>) -> Result<(Arc<dyn Embedder>, Cached)> {
+    let model: Arc<dyn Embedder> = Arc::new(
+        cairn_embed::MiniLm::load(&cairn_embed::default_model_dir())
+            .context("load the model (run scripts/fetch-model.sh)")?,
+    );
+    let cache = embed_cache
+        .map(|p| embed_cache::CachedEmbedder::open(model.clone(), p).map(Arc::new))
+        .transpose()?;
+    let embedder: Arc<dyn Embedder> = match &cache {
+        Some(c) => c.clone(),
+        None => model,
+    };
+    Ok((embedder, cache))
 }
 
 fn summary_json(s: &metrics::Summary) -> serde_json::Value {

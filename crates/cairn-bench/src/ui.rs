@@ -184,7 +184,7 @@ fn api_alone(engine: &cairn_core::Cairn, runs: usize) -> Result<()> {
             ..Default::default()
         };
         let t = Instant::now();
-        api::list(&engine, &caller, input)?;
+        api::list(engine, &caller, input)?;
         alone.push(t.elapsed().as_secs_f64() * 1000.0);
         let mut filter = engine.filter("default");
         filter.scope = cairn_core::ScopeFilter::All;

@@ -127,7 +127,12 @@ pub fn memory_detail(view: &MemoryView, short: &str) {
     };
     let t = |v: Option<Timestamp>| v.map(format_timestamp).unwrap_or_else(|| "-".into());
     println!("{} {} ({short})", paint("id:", BOLD), m.id);
-    println!("{} {} ({:?})", paint("type:", BOLD), m.kind, m.kind.tier());
+    println!(
+        "{} {} ({})",
+        paint("type:", BOLD),
+        m.kind,
+        tier_words(m.kind.tier())
+    );
     println!("{} {}", paint("scope:", BOLD), scope(m));
     println!(
         "{} {}",
@@ -273,5 +278,38 @@ mod tests {
         assert_eq!(super::bytes(812), "812 B");
         assert_eq!(super::bytes(12_595), "12.3 KiB");
         assert_eq!(super::bytes(1 << 20), "1.0 MiB");
+    }
+}
+
+/// What a tier holds, in words: shown beside a memory's type.
+fn tier_words(tier: cairn_core::Tier) -> &'static str {
+    match tier {
+        cairn_core::Tier::Episodic => "an event",
+        cairn_core::Tier::Semantic => "knowledge",
+        cairn_core::Tier::Procedural => "how to act; first into a token budget",
+        cairn_core::Tier::Working => "task state",
+    }
+}
+
+/// A store's model as a person reads it: the embedding model, and what
+/// the `+tags`/`+names` of its recorded name add to each memory's text
+/// before it is embedded.
+pub fn model_label(recorded: &str) -> String {
+    let mut parts = recorded.split('+');
+    let model = parts.next().unwrap_or(recorded);
+    let added: Vec<&str> = parts
+        .map(|p| match p {
+            "names" => "the names it mentions",
+            "tags" => "its tags",
+            other => other,
+        })
+        .collect();
+    if added.is_empty() {
+        model.to_string()
+    } else {
+        format!(
+            "{model} (each memory's text embedded with {})",
+            added.join(" and ")
+        )
     }
 }

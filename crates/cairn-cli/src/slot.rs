@@ -250,7 +250,7 @@ fn list(cairn: &Cairn, input: SlotListInput, json: bool) -> Result<()> {
     }
     for s in &slots {
         println!(
-            "{:<24} p{} {:>5} entries  {:<24} {}{}",
+            "{:<24} priority {} {:>5} entries  {:<24} {}{}",
             paint(&s.name, BOLD),
             s.priority,
             s.entries,

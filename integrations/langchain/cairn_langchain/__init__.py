@@ -1,6 +1,6 @@
 """Cairn for LangChain.
 
-    from cairn import Cairn
+    from cairn_memory import Cairn
     from cairn_langchain import CairnChatMessageHistory, CairnRetriever
     retriever = CairnRetriever(client=Cairn(URL, api_key=KEY), project="atlas")
     history = CairnChatMessageHistory(Cairn(URL, api_key=KEY), "conversation-42")

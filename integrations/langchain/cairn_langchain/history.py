@@ -16,7 +16,7 @@ import json
 from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, List, Optional, Sequence
 
-from cairn import Cairn, NotFound
+from cairn_memory import Cairn, NotFound
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import (AIMessage, BaseMessage, ChatMessage, HumanMessage,
                                      SystemMessage)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from cairn import Cairn
+from cairn_memory import Cairn
 from cairn_langchain import CairnChatMessageHistory, CairnRetriever
 from conftest import new_key
 from langchain_core.language_models.fake_chat_models import FakeListChatModel

@@ -1,6 +1,6 @@
 """Cairn as LangGraph's long-term memory store.
 
-    from cairn import Cairn
+    from cairn_memory import Cairn
     from cairn_langgraph import CairnStore
     graph = builder.compile(store=CairnStore(Cairn(URL, api_key=KEY)))
 """

@@ -30,7 +30,7 @@ import math
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from cairn import Cairn, Memory
+from cairn_memory import Cairn, Memory
 from langgraph.store.base import (BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, Op,
                                   PutOp, Result, SearchItem, SearchOp)
 

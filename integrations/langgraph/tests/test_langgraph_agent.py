@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from cairn import Cairn
+from cairn_memory import Cairn
 from cairn_langgraph import CairnStore
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage

@@ -8,7 +8,7 @@ import operator
 from typing import Annotated, List, TypedDict
 
 import pytest
-from cairn import Cairn
+from cairn_memory import Cairn
 from cairn_langgraph import CairnStore, matches
 from conftest import new_key
 from langgraph.graph import END, START, StateGraph

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, List, Optional
 
-from cairn import Cairn
+from cairn_memory import Cairn
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.memory.memory import BaseMemoryBlock

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from cairn import Cairn
+from cairn_memory import Cairn
 from cairn_llamaindex import CairnMemoryBlock, CairnRetriever
 from llama_index.core.llms import ChatMessage, MockLLM
 from llama_index.core.memory import Memory

@@ -2,7 +2,7 @@
 function tools.
 
     from agents import Agent
-    from cairn import Cairn
+    from cairn_memory import Cairn
     from cairn_openai_agents import cairn_tools
     agent = Agent(name="assistant", tools=cairn_tools(Cairn(URL, api_key=KEY), project="atlas"))
 """

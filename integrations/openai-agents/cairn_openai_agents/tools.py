@@ -11,7 +11,7 @@ import functools
 from typing import Any, Callable, List, Literal, Optional
 
 from agents import FunctionTool, function_tool
-from cairn import Cairn, CairnError
+from cairn_memory import Cairn, CairnError
 
 #: Cairn's memory types.
 MemoryType = Literal["fact", "preference", "rule", "decision", "feedback", "context", "episode",

@@ -12,7 +12,7 @@ from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.tool_context import ToolContext
 from agents.usage import Usage
-from cairn import Cairn
+from cairn_memory import Cairn
 from cairn_openai_agents import cairn_tools
 from conftest import new_key
 from openai.types.responses import (ResponseFunctionToolCall, ResponseOutputMessage,

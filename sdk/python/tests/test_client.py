@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from cairn import (AsyncCairn, Cairn, Forbidden, NotFound, RateLimited, Unauthenticated,
+from cairn_memory import (AsyncCairn, Cairn, Forbidden, NotFound, RateLimited, Unauthenticated,
                    models)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 
-from cairn import AsyncCairn, Cairn, models
+from cairn_memory import AsyncCairn, Cairn, models
 
 #: The method of each `operationId` (the same in `Cairn` and `AsyncCairn`).
 OPERATIONS = {

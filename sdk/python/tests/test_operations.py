@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from cairn import AsyncCairn, Cairn, Forbidden, NotFound, Unauthenticated
+from cairn_memory import AsyncCairn, Cairn, Forbidden, NotFound, Unauthenticated
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import time
 import httpx
 import pytest
 
-from cairn import Cairn, RateLimited
+from cairn_memory import Cairn, RateLimited
 
 from conftest import Server
 

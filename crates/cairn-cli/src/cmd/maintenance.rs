@@ -130,7 +130,9 @@ pub(super) fn stats(cairn: &Cairn, json: bool) -> Result<()> {
     println!(
         "{} {}",
         paint("model:", out::BOLD),
-        s.model.as_deref().unwrap_or("(none yet)")
+        s.model
+            .as_deref()
+            .map_or("(none yet)".to_string(), out::model_label)
     );
     if let Some(b) = s.size_bytes {
         println!(
@@ -166,7 +168,12 @@ pub(super) fn reindex(cairn: &Cairn, json: bool) -> Result<()> {
     if json {
         return print_json(&out);
     }
-    println!("re-embedded {} memories with {}", out.reindexed, out.model);
+    println!(
+        "re-embedded {} memories with {}, {} dimensions",
+        out.reindexed,
+        out::model_label(&out.model.name),
+        out.model.dim
+    );
     Ok(())
 }
 

@@ -195,64 +195,9 @@ impl Cairn {
     ) -> Result<()> {
         let tenant = req.tenant.as_str();
         let now = self.now();
-        let mut chunk = chunk
-            .into_iter()
-            .map(|m| checked(m, now))
-            .collect::<Result<Vec<_>>>()?;
-        for m in &mut chunk {
-            policy.refuse_secrets("conversation id", [&m.conversation])?;
-            policy.refuse_secrets("session id", &m.session)?;
-            policy.redact_text(&mut m.speaker, &mut report.redacted);
-            policy.redact_text(&mut m.text, &mut report.redacted);
-            policy.redact_metadata(&mut m.metadata, &mut report.redacted);
-        }
-        // Named ids already stored are skipped (an import run again), and
-        // so are those stored as this tenant's copy: an id another tenant
-        // holds is written under `copy_id`, as an import does, so that
-        // the answer never tells whether another tenant has it.
-        let named: Vec<MemoryId> = chunk.iter().filter_map(|m| m.id).collect();
-        if !named.is_empty() {
-            let copies = named.iter().map(|id| copy_id(tenant, *id));
-            let asked: Vec<MemoryId> = named.iter().copied().chain(copies).collect();
-            let stored: std::collections::HashSet<MemoryId> = self
-                .store
-                .get(tenant, &asked)?
-                .into_iter()
-                .map(|m| m.id)
-                .collect();
-            let before = chunk.len();
-            chunk.retain(|m| {
-                m.id.is_none_or(|id| {
-                    !stored.contains(&id) && !stored.contains(&copy_id(tenant, id))
-                })
-            });
-            report.skipped_existing += before - chunk.len();
-            // A key's caller names ids in its tenant only: every named id
-            // becomes the tenant's own (see `names_are_tenant_scoped`), so
-            // the answer is the same whether another tenant has it or not.
-            // Kept messages are renamed here, before they are kept, once.
-            if keep && names_are_tenant_scoped(&req.actor) {
-                for id in chunk.iter_mut().filter_map(|m| m.id.as_mut()) {
-                    *id = copy_id(tenant, *id);
-                }
-            }
-        }
-        let mut seq = if keep {
-            // A conversation is logged in order: messages behind kept ones
-            // wait with them.
-            let (waiting, mut seq) = self.pending_conversations(tenant)?;
-            let (behind, rest) = chunk
-                .into_iter()
-                .partition(|m| waiting.contains(&m.conversation));
-            chunk = rest;
-            self.keep_messages(req, project, behind, None, &mut seq, report)?;
-            seq
-        } else {
-            0
-        };
-        if chunk.is_empty() {
+        let Some((chunk, mut seq)) = self.admit(req, project, policy, chunk, report, keep)? else {
             return Ok(());
-        }
+        };
         let contents: Vec<String> = chunk
             .iter()
             .map(|m| format!("{}: {}", m.speaker, m.text))
@@ -270,6 +215,12 @@ impl Cairn {
             return Err(Error::embedding("embedder returned too few vectors"));
         }
 
+        // What each message is compared with: the scope it is logged in.
+        let mut filter = Filter::new(tenant, now);
+        filter.scope = match project {
+            Some(p) => ScopeFilter::Project(p.to_string()),
+            None => ScopeFilter::Global,
+        };
         let mut batch = WriteBatch::default();
         // Where each conversation's latest message of this batch is in
         // `batch.inserts`.
@@ -292,68 +243,22 @@ impl Cairn {
                 .get_mut(&message.conversation)
                 .ok_or_else(|| Error::storage("conversation state lost"))?;
 
-            // Topic: continue the current one unless the tracker confirms
-            // a change of subject, which starts at the held messages.
             let id = message.id.unwrap_or_else(|| MemoryId::new_at(at));
-            let step = state
-                .body
-                .tracker
-                .get_or_insert_with(|| TopicTracker::new(SegmentConfig::default()))
-                .push(&vector);
-            let started = state.topic.is_none() || step.boundary.is_some();
-            if started {
-                ended.extend(state.topic.take());
-                state.body.topics += 1;
-                let id = format!("{}#{}", message.conversation, state.body.topics);
-                let record = CollectionRecord {
-                    tenant: tenant.to_string(),
-                    kind: CollectionKind::Topic,
-                    id,
-                    parent: Some(message.conversation.clone()),
-                    body: Map::new(),
-                    created_at: at,
-                    updated_at: at,
-                };
-                let new_topic = record.id.clone();
-                for held in std::mem::take(&mut state.body.held) {
-                    self.move_to_topic(tenant, held, &new_topic, &mut batch, state)?;
-                }
-                state.topic = Some((record, Topic::default()));
-            }
-            if step.held {
-                state.body.held.push(id);
-            } else {
-                state.body.held.clear();
-            }
-            let (topic_record, topic) = state
-                .topic
-                .as_mut()
-                .ok_or_else(|| Error::storage("topic state lost"))?;
-            topic.messages += 1;
-            topic_record.updated_at = topic_record.updated_at.max(at);
-            state.body.messages += 1;
-            state.body.topic = Some(topic_record.id.clone());
+            let started = self.advance_topic(
+                tenant,
+                state,
+                (&message.conversation, id, at),
+                &vector,
+                &mut batch,
+                &mut ended,
+            )?;
+            let topic_id = state.body.topic.clone().unwrap_or_default();
 
             // Importance: how new (against what is stored and this batch)
             // and how salient.
             let parsed = analysis::parse(&message.text);
-            let mut filter = Filter::new(tenant, now);
-            filter.scope = match project {
-                Some(p) => ScopeFilter::Project(p.to_string()),
-                None => ScopeFilter::Global,
-            };
-            let stored_best = self
-                .store
-                .vector_search(&vector, &filter, 1)?
-                .first()
-                .map_or(0.0, |h| h.score);
-            let batch_best = batch
-                .inserts
-                .iter()
-                .map(|(_, v)| f64::from(cosine(v, &vector)))
-                .fold(0.0, f64::max);
-            let importance =
-                exchange_importance(1.0 - stored_best.max(batch_best), parsed.salience);
+            let novelty = self.novelty(&filter, &batch, &vector)?;
+            let importance = exchange_importance(novelty, parsed.salience);
 
             let mut metadata = message.metadata;
             metadata.insert("speaker".into(), json!(message.speaker));
@@ -364,32 +269,10 @@ impl Cairn {
             let thread = Thread {
                 session: session.clone(),
                 conversation: message.conversation.clone(),
-                topic: topic_record.id.clone(),
+                topic: topic_id,
             };
-            let mut memory = Memory {
-                id,
-                tenant: tenant.to_string(),
-                content,
-                kind: MemoryType::Episode,
-                project: project.map(str::to_string),
-                tags: Vec::new(),
-                metadata,
-                importance,
-                weight: 1.0,
-                source: "conversation".into(),
-                created_at: at,
-                updated_at: at,
-                last_accessed_at: None,
-                access_count: 0,
-                expires_at: None,
-                valid_from: None,
-                valid_to: None,
-                supersedes: None,
-                superseded_by: None,
-                thread: Some(thread),
-                slot: None,
-                search_context: None,
-            };
+            let mut memory = episode(id, (tenant, project), content, metadata, importance, at);
+            memory.thread = Some(thread);
 
             let conflicts =
                 self.message_conflicts(&filter, &mut memory, &vector, &mut batch, &req.actor)?;
@@ -445,8 +328,167 @@ impl Cairn {
             held.chain(report.logged.iter_mut().map(|l| &mut l.id)),
         );
 
-        // The records follow: sessions first seen, then each touched
-        // conversation and its current topic.
+        self.write_records(tenant, touched_sessions, ended, latest, running, &batch)
+    }
+
+    /// How new a message embedded as `vector` is: 1 − its best cosine
+    /// with what is stored in `filter`'s scope and with `batch`.
+    fn novelty(&self, filter: &Filter, batch: &WriteBatch, vector: &[f32]) -> Result<f64> {
+        let stored_best = self
+            .store
+            .vector_search(vector, filter, 1)?
+            .first()
+            .map_or(0.0, |h| h.score);
+        let batch_best = batch
+            .inserts
+            .iter()
+            .map(|(_, v)| f64::from(cosine(v, vector)))
+            .fold(0.0, f64::max);
+        Ok(1.0 - stored_best.max(batch_best))
+    }
+
+    /// Put message `id` of `conversation`, written at `at` with `vector`,
+    /// in its topic: the current one unless the tracker confirms a change
+    /// of subject, which starts a new topic at the held messages (moved
+    /// in `batch`; the ended topic goes to `ended`). Whether a topic
+    /// started.
+    fn advance_topic(
+        &self,
+        tenant: &str,
+        state: &mut Running,
+        (conversation, id, at): (&str, MemoryId, Timestamp),
+        vector: &[f32],
+        batch: &mut WriteBatch,
+        ended: &mut Vec<(CollectionRecord, Topic)>,
+    ) -> Result<bool> {
+        // Topic: continue the current one unless the tracker confirms
+        // a change of subject, which starts at the held messages.
+        let step = state
+            .body
+            .tracker
+            .get_or_insert_with(|| TopicTracker::new(SegmentConfig::default()))
+            .push(vector);
+        let started = state.topic.is_none() || step.boundary.is_some();
+        if started {
+            ended.extend(state.topic.take());
+            state.body.topics += 1;
+            let id = format!("{}#{}", conversation, state.body.topics);
+            let record = CollectionRecord {
+                tenant: tenant.to_string(),
+                kind: CollectionKind::Topic,
+                id,
+                parent: Some(conversation.to_string()),
+                body: Map::new(),
+                created_at: at,
+                updated_at: at,
+            };
+            let new_topic = record.id.clone();
+            for held in std::mem::take(&mut state.body.held) {
+                self.move_to_topic(tenant, held, &new_topic, batch, state)?;
+            }
+            state.topic = Some((record, Topic::default()));
+        }
+        if step.held {
+            state.body.held.push(id);
+        } else {
+            state.body.held.clear();
+        }
+        let (topic_record, topic) = state
+            .topic
+            .as_mut()
+            .ok_or_else(|| Error::storage("topic state lost"))?;
+        topic.messages += 1;
+        topic_record.updated_at = topic_record.updated_at.max(at);
+        state.body.messages += 1;
+        state.body.topic = Some(topic_record.id.clone());
+        Ok(started)
+    }
+
+    /// The messages of `chunk` to log now, checked and redacted, and the
+    /// sequence number of kept messages: those already stored are
+    /// skipped, and (with `keep`) those behind a conversation's kept
+    /// messages are kept with them. `None` when nothing is left.
+    fn admit(
+        &self,
+        req: &ObserveRequest,
+        project: Option<&str>,
+        policy: super::RedactionPolicy,
+        chunk: Vec<Message>,
+        report: &mut ObserveReport,
+        keep: bool,
+    ) -> Result<Option<(Vec<Message>, usize)>> {
+        let tenant = req.tenant.as_str();
+        let now = self.now();
+        let mut chunk = chunk
+            .into_iter()
+            .map(|m| checked(m, now))
+            .collect::<Result<Vec<_>>>()?;
+        for m in &mut chunk {
+            policy.refuse_secrets("conversation id", [&m.conversation])?;
+            policy.refuse_secrets("session id", &m.session)?;
+            policy.redact_text(&mut m.speaker, &mut report.redacted);
+            policy.redact_text(&mut m.text, &mut report.redacted);
+            policy.redact_metadata(&mut m.metadata, &mut report.redacted);
+        }
+        // Named ids already stored are skipped (an import run again), and
+        // so are those stored as this tenant's copy: an id another tenant
+        // holds is written under `copy_id`, as an import does, so that
+        // the answer never tells whether another tenant has it.
+        let named: Vec<MemoryId> = chunk.iter().filter_map(|m| m.id).collect();
+        if !named.is_empty() {
+            let copies = named.iter().map(|id| copy_id(tenant, *id));
+            let asked: Vec<MemoryId> = named.iter().copied().chain(copies).collect();
+            let stored: std::collections::HashSet<MemoryId> = self
+                .store
+                .get(tenant, &asked)?
+                .into_iter()
+                .map(|m| m.id)
+                .collect();
+            let before = chunk.len();
+            chunk.retain(|m| {
+                m.id.is_none_or(|id| {
+                    !stored.contains(&id) && !stored.contains(&copy_id(tenant, id))
+                })
+            });
+            report.skipped_existing += before - chunk.len();
+            // A key's caller names ids in its tenant only: every named id
+            // becomes the tenant's own (see `names_are_tenant_scoped`), so
+            // the answer is the same whether another tenant has it or not.
+            // Kept messages are renamed here, before they are kept, once.
+            if keep && names_are_tenant_scoped(&req.actor) {
+                for id in chunk.iter_mut().filter_map(|m| m.id.as_mut()) {
+                    *id = copy_id(tenant, *id);
+                }
+            }
+        }
+        let mut seq = if keep {
+            // A conversation is logged in order: messages behind kept ones
+            // wait with them.
+            let (waiting, mut seq) = self.pending_conversations(tenant)?;
+            let (behind, rest) = chunk
+                .into_iter()
+                .partition(|m| waiting.contains(&m.conversation));
+            chunk = rest;
+            self.keep_messages(req, project, behind, None, &mut seq, report)?;
+            seq
+        } else {
+            0
+        };
+        Ok((!chunk.is_empty()).then_some((chunk, seq)))
+    }
+
+    /// The records that follow a written batch: sessions first seen, the
+    /// topics that ended, then each touched conversation, its current
+    /// topic and its outline.
+    fn write_records(
+        &self,
+        tenant: &str,
+        touched_sessions: HashMap<String, Timestamp>,
+        ended: Vec<(CollectionRecord, Topic)>,
+        latest: HashMap<String, usize>,
+        running: &mut HashMap<String, Running>,
+        batch: &WriteBatch,
+    ) -> Result<()> {
         for (session, at) in touched_sessions {
             self.ensure_session(tenant, &session, at)?;
         }
@@ -725,6 +767,42 @@ fn append_context(m: &mut Memory, next: &str) {
             c.push_str(next);
         }
         None => m.search_context = Some(next.to_string()),
+    }
+}
+
+/// A logged message's memory: an episode of `tenant` in `project`, written
+/// at `at`, its thread set by the caller.
+fn episode(
+    id: MemoryId,
+    (tenant, project): (&str, Option<&str>),
+    content: String,
+    metadata: Map<String, Value>,
+    importance: f64,
+    at: Timestamp,
+) -> Memory {
+    Memory {
+        id,
+        tenant: tenant.to_string(),
+        content,
+        kind: MemoryType::Episode,
+        project: project.map(str::to_string),
+        tags: Vec::new(),
+        metadata,
+        importance,
+        weight: 1.0,
+        source: "conversation".into(),
+        created_at: at,
+        updated_at: at,
+        last_accessed_at: None,
+        access_count: 0,
+        expires_at: None,
+        valid_from: None,
+        valid_to: None,
+        supersedes: None,
+        superseded_by: None,
+        thread: None,
+        slot: None,
+        search_context: None,
     }
 }
 

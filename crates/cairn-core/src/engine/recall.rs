@@ -534,48 +534,11 @@ impl Cairn {
         );
         // Every candidate is ranked on the factors its hit carries; only
         // the memories returned are read whole.
-        let position = |hits: &[Hit], id: MemoryId| hits.iter().position(|h| h.id == id);
         let mut ranked: Vec<(MemoryId, ScoreBreakdown)> = fused
             .into_iter()
             .filter_map(|(id, rrf)| {
-                let k = position(&keyword, id);
-                let v = position(&vector, id);
-                let fb = position(&feedback, id);
-                let f = k
-                    .map(|i| keyword[i])
-                    .or(v.map(|i| vector[i]))
-                    .or(fb.map(|i| feedback[i]))?
-                    .factors;
-                let mut explain = ScoreBreakdown {
-                    bm25_rank: k.map(|i| i + 1),
-                    bm25_score: k.map(|i| keyword[i].score),
-                    vector_rank: v.map(|i| i + 1),
-                    feedback_rank: fb.map(|i| i + 1),
-                    cosine: v.map(|i| vector[i].score),
-                    rrf,
-                    boost: access_boost(f.access_count),
-                    decay: recency_decay(f.last_accessed_at, now)
-                        * staleness(
-                            f.last_accessed_at,
-                            id.created_at(),
-                            now,
-                            self.fusion.staleness_days,
-                        ),
-                    scope_weight: scope_weight(f.global),
-                    weight: f.weight,
-                    entities: 1.0,
-                    time: time_match(
-                        named_time.is_some_and(|t| t.contains(id.created_at())),
-                        self.fusion.time_boost,
-                    ),
-                    relevance: None,
-                    term_share: None,
-                    matched_terms: Vec::new(),
-                    relevance_factor: None,
-                    score: 0.0,
-                };
-                explain.combine();
-                Some((id, explain))
+                let sides = [&keyword[..], &vector[..], &feedback[..]];
+                self.breakdown(id, rrf, sides, now, named_time)
             })
             .collect();
         ranked.sort_by(|(a_id, a), (b_id, b)| b.score.total_cmp(&a.score).then(b_id.cmp(a_id)));
@@ -600,21 +563,33 @@ impl Cairn {
                 req.limit,
             )?;
         }
-        // Read the best `limit`; a memory deleted meanwhile by another
-        // process, or one below the relevance floor, is replaced by the
-        // next candidate.
-        let mut results = Vec::with_capacity(req.limit);
+        let mut results = self.read_ranked(&filter.tenant, ranked, req.limit, &judge)?;
+        self.current_first(&filter, &mut results)?;
+        Ok(results)
+    }
+
+    /// The best `limit` of `ranked`, read whole and judged: a memory
+    /// deleted meanwhile by another process, or one below the relevance
+    /// floor, is replaced by the next candidate.
+    fn read_ranked(
+        &self,
+        tenant: &str,
+        ranked: Vec<(MemoryId, ScoreBreakdown)>,
+        limit: usize,
+        judge: &super::judge::Judge,
+    ) -> Result<Vec<Recalled>> {
+        let mut results = Vec::with_capacity(limit);
         let mut next = ranked.into_iter();
         loop {
             let batch: Vec<(MemoryId, ScoreBreakdown)> =
-                next.by_ref().take(req.limit - results.len()).collect();
+                next.by_ref().take(limit - results.len()).collect();
             if batch.is_empty() {
                 break;
             }
             let ids: Vec<MemoryId> = batch.iter().map(|(id, _)| *id).collect();
             let mut memories: HashMap<MemoryId, Memory> = self
                 .store
-                .get(&filter.tenant, &ids)?
+                .get(tenant, &ids)?
                 .into_iter()
                 .map(|m| (m.id, m))
                 .collect();
@@ -626,7 +601,7 @@ impl Cairn {
                 .iter_mut()
                 .map(|(id, e)| (&memories[&*id], e))
                 .collect();
-            judge.assess(self.store.as_ref(), &filter.tenant, &mut judged)?;
+            judge.assess(self.store.as_ref(), tenant, &mut judged)?;
             batch.retain(|(_, e)| judge.keeps(e));
             results.extend(batch.into_iter().filter_map(|(id, explain)| {
                 // Feedback alone is words the vectors suggested: both sides.
@@ -642,8 +617,59 @@ impl Cairn {
                 })
             }));
         }
-        self.current_first(&filter, &mut results)?;
         Ok(results)
+    }
+
+    /// The score breakdown of candidate `id` (fused score `rrf`) from the
+    /// factors its hit carries on the keyword, vector and feedback sides,
+    /// at `now`, for a query naming `named_time`.
+    fn breakdown(
+        &self,
+        id: MemoryId,
+        rrf: f64,
+        [keyword, vector, feedback]: [&[Hit]; 3],
+        now: Timestamp,
+        named_time: Option<crate::analysis::temporal::TimeRange>,
+    ) -> Option<(MemoryId, ScoreBreakdown)> {
+        let position = |hits: &[Hit], id: MemoryId| hits.iter().position(|h| h.id == id);
+        let k = position(&keyword, id);
+        let v = position(&vector, id);
+        let fb = position(&feedback, id);
+        let f = k
+            .map(|i| keyword[i])
+            .or(v.map(|i| vector[i]))
+            .or(fb.map(|i| feedback[i]))?
+            .factors;
+        let mut explain = ScoreBreakdown {
+            bm25_rank: k.map(|i| i + 1),
+            bm25_score: k.map(|i| keyword[i].score),
+            vector_rank: v.map(|i| i + 1),
+            feedback_rank: fb.map(|i| i + 1),
+            cosine: v.map(|i| vector[i].score),
+            rrf,
+            boost: access_boost(f.access_count),
+            decay: recency_decay(f.last_accessed_at, now)
+                * staleness(
+                    f.last_accessed_at,
+                    id.created_at(),
+                    now,
+                    self.fusion.staleness_days,
+                ),
+            scope_weight: scope_weight(f.global),
+            weight: f.weight,
+            entities: 1.0,
+            time: time_match(
+                named_time.is_some_and(|t| t.contains(id.created_at())),
+                self.fusion.time_boost,
+            ),
+            relevance: None,
+            term_share: None,
+            matched_terms: Vec::new(),
+            relevance_factor: None,
+            score: 0.0,
+        };
+        explain.combine();
+        Some((id, explain))
     }
 
     /// The keyword search of `query` with the [`feedback_terms`] of the

@@ -296,55 +296,24 @@ impl Cairn {
         }
         let mut batch = WriteBatch::default();
         if !inserted {
-            let mut created = Change::new(memory.id, ChangeKind::Created, &req.actor, now);
-            let mut memory = memory.clone();
-            if let Some(o) = &old {
-                created = created.because(format!("supersedes {}", o.id));
-                batch
-                    .updates
-                    .push((superseded(o.clone(), memory.id, now), None));
-                batch.changes.push(
-                    Change::new(o.id, ChangeKind::Superseded, &req.actor, now)
-                        .because(format!("superseded by {}", memory.id)),
-                );
-            } else if policy == ConflictPolicy::Supersede {
-                memory.supersedes = conflicts.first().map(|(m, _)| m.id);
-            }
-            if policy != ConflictPolicy::Flag {
-                memory.search_context = correction_context(&conflicts);
-            }
-            if let Some(note) = creation_note(&conflicts) {
-                created = match &created.reason {
-                    Some(r) => created.clone().because(format!("{r}; {note}")),
-                    None => created.because(note),
-                };
-            }
-            batch.inserts.push((memory, vector));
-            batch.changes.push(created);
+            creation(
+                &mut batch,
+                &memory,
+                vector,
+                old.as_ref(),
+                policy,
+                &conflicts,
+                &req.actor,
+            );
         }
         apply_conflicts(&mut batch, &conflicts, memory.id, now, &req.actor);
         if !batch.inserts.is_empty() || !batch.updates.is_empty() {
             self.store.write(batch)?;
         }
-        let in_conflict: Vec<MemoryId> = conflicts.iter().map(|(m, _)| m.id).collect();
-        let similar = neighbours
-            .into_iter()
-            .filter(|(m, sim)| {
-                Some(m.id) != old.as_ref().map(|o| o.id)
-                    && !in_conflict.contains(&m.id)
-                    && classify_similarity(*sim) != Similarity::Unrelated
-            })
-            .map(|(m, sim)| SimilarMemory {
-                id: m.id,
-                kind: m.kind,
-                content: m.content,
-                similarity: sim,
-            })
-            .collect();
         Ok(RememberOutcome {
             id: memory.id,
             status: WriteStatus::Created,
-            similar,
+            similar: similar_memories(neighbours, old.as_ref(), &conflicts),
             superseded: old.map(|o| o.id),
             conflicts: conflicts.into_iter().map(|(_, c)| c).collect(),
             merged_similarity: None,
@@ -418,4 +387,68 @@ impl Cairn {
         out.sort_by(|a, b| b.1.total_cmp(&a.1));
         Ok(out)
     }
+}
+
+/// Add the creation of `memory` (embedded as `vector`, written at its
+/// `updated_at` by `actor`) to `batch`: the supersession of `old` when it
+/// replaces one, what the conflict `policy` records of `conflicts` on the
+/// new memory, and its creation's version.
+fn creation(
+    batch: &mut WriteBatch,
+    memory: &Memory,
+    vector: Vec<f32>,
+    old: Option<&Memory>,
+    policy: ConflictPolicy,
+    conflicts: &[(Memory, ConflictingMemory)],
+    actor: &str,
+) {
+    let now = memory.updated_at;
+    let mut created = Change::new(memory.id, ChangeKind::Created, actor, now);
+    let mut memory = memory.clone();
+    if let Some(o) = old {
+        created = created.because(format!("supersedes {}", o.id));
+        batch
+            .updates
+            .push((superseded(o.clone(), memory.id, now), None));
+        batch.changes.push(
+            Change::new(o.id, ChangeKind::Superseded, actor, now)
+                .because(format!("superseded by {}", memory.id)),
+        );
+    } else if policy == ConflictPolicy::Supersede {
+        memory.supersedes = conflicts.first().map(|(m, _)| m.id);
+    }
+    if policy != ConflictPolicy::Flag {
+        memory.search_context = correction_context(conflicts);
+    }
+    if let Some(note) = creation_note(conflicts) {
+        created = match &created.reason {
+            Some(r) => created.clone().because(format!("{r}; {note}")),
+            None => created.because(note),
+        };
+    }
+    batch.inserts.push((memory, vector));
+    batch.changes.push(created);
+}
+
+/// The neighbours a write answers as similar: related ones that are
+/// neither the memory it supersedes nor one it conflicts with.
+fn similar_memories(
+    neighbours: Vec<(Memory, f32)>,
+    old: Option<&Memory>,
+    conflicts: &[(Memory, ConflictingMemory)],
+) -> Vec<SimilarMemory> {
+    neighbours
+        .into_iter()
+        .filter(|(m, sim)| {
+            Some(m.id) != old.map(|o| o.id)
+                && conflicts.iter().all(|(c, _)| c.id != m.id)
+                && classify_similarity(*sim) != Similarity::Unrelated
+        })
+        .map(|(m, sim)| SimilarMemory {
+            id: m.id,
+            kind: m.kind,
+            content: m.content,
+            similarity: sim,
+        })
+        .collect()
 }

@@ -42,6 +42,8 @@ use crate::{Error, Result};
 mod chatgpt;
 mod claude;
 mod mem0;
+#[cfg(test)]
+mod mem0_released;
 mod memcord;
 #[cfg(test)]
 mod memcord_released;

@@ -48,14 +48,7 @@ pub(crate) async fn memory(State(state): State<AppState>, ui: Ui, Path(id): Path
             @for t in &r.tags { " " span.tag { (t) } }
         }
         @if chain.chain.len() > 1 { (supersede_chain(&chain)) }
-        @if let Some((by, reason)) = contested(r.metadata.as_ref()) {
-            p.notice role="note" {
-                strong { "Contested" } " by a newer memory, "
-                a href=(format!("/ui/memories/{by}")) { code { (by) } }
-                ": " (reason)
-                @if let Some(to) = &r.valid_to { " · believed true until " (when(Some(to))) }
-            }
-        }
+        (contested_notice(r))
         article.content aria-label="Content" { (render::markdown(&r.content)) }
         div.grid2 {
             section {
@@ -336,6 +329,20 @@ pub(crate) async fn forget(State(state): State<AppState>, ui: Ui, Path(id): Path
     };
     run(&state, &ui, move |c, caller| api::forget(c, caller, input)).await?;
     Ok(see_other(&format!("/ui/memories/{id}")))
+}
+
+/// A notice naming the newer memory that contests this one, if any.
+fn contested_notice(r: &cairn_core::wire::MemoryRecord) -> Markup {
+    html! {
+        @if let Some((by, reason)) = contested(r.metadata.as_ref()) {
+            p.notice role="note" {
+                strong { "Contested" } " by a newer memory, "
+                a href=(format!("/ui/memories/{by}")) { code { (by) } }
+                ": " (reason)
+                @if let Some(to) = &r.valid_to { " · believed true until " (when(Some(to))) }
+            }
+        }
+    }
 }
 
 /// The memory that contested this one and why, from the metadata the core

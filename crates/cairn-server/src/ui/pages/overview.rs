@@ -82,7 +82,9 @@ pub(crate) async fn overview(State(state): State<AppState>, ui: Ui) -> Page {
         div.grid2 {
             section { h2 { "By type" } (bars(&stats.by_type)) }
             section {
-                h2 { "By tier" } (bars(&stats.by_tier))
+                h2 { "By tier" }
+                p.hint { "Episodic: events · semantic: knowledge · procedural: how to act · working: task state" }
+                (bars(&stats.by_tier))
                 h2 { "By project" } (bars(&stats.by_project))
             }
         }

@@ -1,6 +1,6 @@
 """Python client for Cairn, a persistent memory for AI agents.
 
-    from cairn import Cairn
+    from cairn_memory import Cairn
     c = Cairn("http://localhost:7878", api_key=KEY)
     c.remember("staging runs on a Hetzner box", type="fact", project="atlas")
     print(c.recall("where is staging?").results[0].content)
