@@ -7,8 +7,12 @@ use serde_json::Value;
 
 use crate::Env;
 
-/// The largest `tools/list` answer, in bytes of JSON (about 5,000 tokens).
+/// The largest `tools/list` answer, in bytes of JSON.
 const MAX_BYTES: usize = 20_000;
+
+/// The largest `tools/list` answer in `cl100k_base` tokens: what it costs
+/// an agent's context at each session start.
+const MAX_TOKENS: usize = 5_000;
 
 /// The formats JSON Schema (draft 2020-12) defines.
 const STANDARD_FORMATS: &[&str] = &[
@@ -69,7 +73,9 @@ fn odd_formats(schema: &Value, path: &str, out: &mut Vec<String>) {
 #[tokio::test]
 async fn the_tool_list_fits_in_a_small_context() {
     let list = tools_list().await;
-    let bytes = serde_json::to_string(&list).unwrap().len();
+    let json = serde_json::to_string(&list).unwrap();
+    let bytes = json.len();
+    let tokens = cairn_core::tokens::count_tokens(&json);
     let mut by_tool: Vec<String> = list["tools"]
         .as_array()
         .unwrap()
@@ -86,7 +92,14 @@ async fn the_tool_list_fits_in_a_small_context() {
         })
         .collect();
     by_tool.sort();
-    eprintln!("tools/list: {bytes} bytes\n{}", by_tool.join("\n"));
+    eprintln!(
+        "tools/list: {bytes} bytes, {tokens} tokens\n{}",
+        by_tool.join("\n")
+    );
+    assert!(
+        tokens <= MAX_TOKENS,
+        "tools/list is {tokens} tokens, over {MAX_TOKENS}"
+    );
     assert!(
         bytes <= MAX_BYTES,
         "tools/list is {bytes} bytes, over {MAX_BYTES}:\n{}",
