@@ -461,7 +461,7 @@ impl Cairn {
                 }
             }
         }
-        let mut seq = if keep {
+        let seq = if keep {
             // A conversation is logged in order: messages behind kept ones
             // wait with them.
             let (waiting, mut seq) = self.pending_conversations(tenant)?;

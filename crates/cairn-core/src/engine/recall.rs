@@ -632,9 +632,9 @@ impl Cairn {
         named_time: Option<crate::analysis::temporal::TimeRange>,
     ) -> Option<(MemoryId, ScoreBreakdown)> {
         let position = |hits: &[Hit], id: MemoryId| hits.iter().position(|h| h.id == id);
-        let k = position(&keyword, id);
-        let v = position(&vector, id);
-        let fb = position(&feedback, id);
+        let k = position(keyword, id);
+        let v = position(vector, id);
+        let fb = position(feedback, id);
         let f = k
             .map(|i| keyword[i])
             .or(v.map(|i| vector[i]))
