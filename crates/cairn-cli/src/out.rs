@@ -271,16 +271,6 @@ pub fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()
     file.write_all(bytes)
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn byte_counts_read_as_people_read_them() {
-        assert_eq!(super::bytes(812), "812 B");
-        assert_eq!(super::bytes(12_595), "12.3 KiB");
-        assert_eq!(super::bytes(1 << 20), "1.0 MiB");
-    }
-}
-
 /// What a tier holds, in words: shown beside a memory's type.
 fn tier_words(tier: cairn_core::Tier) -> &'static str {
     match tier {
@@ -311,5 +301,15 @@ pub fn model_label(recorded: &str) -> String {
             "{model} (each memory's text embedded with {})",
             added.join(" and ")
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn byte_counts_read_as_people_read_them() {
+        assert_eq!(super::bytes(812), "812 B");
+        assert_eq!(super::bytes(12_595), "12.3 KiB");
+        assert_eq!(super::bytes(1 << 20), "1.0 MiB");
     }
 }
