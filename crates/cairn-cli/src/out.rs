@@ -281,12 +281,17 @@ fn tier_words(tier: cairn_core::Tier) -> &'static str {
     }
 }
 
-/// A store's model as a person reads it: the embedding model, and what
-/// the `+tags`/`+names` of its recorded name add to each memory's text
-/// before it is embedded.
+/// A store's model as a person reads it (`NAME+names (384 dimensions)`
+/// as recorded): the embedding model, its dimensions, and what the
+/// `+tags`/`+names` of its name add to each memory's text before it is
+/// embedded.
 pub fn model_label(recorded: &str) -> String {
-    let mut parts = recorded.split('+');
-    let model = parts.next().unwrap_or(recorded);
+    let (name, dims) = match recorded.split_once(" (") {
+        Some((name, dims)) => (name, format!(", {}", dims.trim_end_matches(')'))),
+        None => (recorded, String::new()),
+    };
+    let mut parts = name.split('+');
+    let model = parts.next().unwrap_or(name);
     let added: Vec<&str> = parts
         .map(|p| match p {
             "names" => "the names it mentions",
@@ -295,10 +300,10 @@ pub fn model_label(recorded: &str) -> String {
         })
         .collect();
     if added.is_empty() {
-        model.to_string()
+        format!("{model}{dims}")
     } else {
         format!(
-            "{model} (each memory's text embedded with {})",
+            "{model}{dims}; each memory's text embedded with {}",
             added.join(" and ")
         )
     }
@@ -306,6 +311,19 @@ pub fn model_label(recorded: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_recorded_model_reads_in_words() {
+        assert_eq!(
+            super::model_label("all-MiniLM-L6-v2+names (384 dimensions)"),
+            "all-MiniLM-L6-v2, 384 dimensions; each memory's text embedded with the names it mentions"
+        );
+        assert_eq!(super::model_label("bge-small"), "bge-small");
+        assert_eq!(
+            super::model_label("m+tags+names"),
+            "m; each memory's text embedded with its tags and the names it mentions"
+        );
+    }
+
     #[test]
     fn byte_counts_read_as_people_read_them() {
         assert_eq!(super::bytes(812), "812 B");

@@ -169,10 +169,9 @@ pub(super) fn reindex(cairn: &Cairn, json: bool) -> Result<()> {
         return print_json(&out);
     }
     println!(
-        "re-embedded {} memories with {}, {} dimensions",
+        "re-embedded {} memories with {}",
         out.reindexed,
-        out::model_label(&out.model.name),
-        out.model.dim
+        out::model_label(&out.model.to_string())
     );
     Ok(())
 }
