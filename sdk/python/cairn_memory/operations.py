@@ -155,6 +155,18 @@ class _Ops:
         return "POST", f"/v1/slots/{_seg(name)}/restore", {}, m.Slot.from_json
 
     @staticmethod
+    def zero_mode(on: bool, slot: Optional[str] = None) -> Op:
+        return "PUT", "/v1/zero-mode", {"json": _body(on=on, slot=slot)}, _same
+
+    @staticmethod
+    def settings() -> Op:
+        return "GET", "/v1/settings", {}, _same
+
+    @staticmethod
+    def set_settings(**settings: Any) -> Op:
+        return "PATCH", "/v1/settings", {"json": _body(**settings)}, _same
+
+    @staticmethod
     def consolidate(**options: Any) -> Op:
         return "POST", "/v1/consolidate", {"json": _body(**options)}, m.Consolidation.from_json
 
@@ -272,6 +284,18 @@ class SyncOperations:
         """Bring an archived slot back, unchanged."""
         return self._op(_Ops.restore_slot(name))
 
+    def zero_mode(self, on: bool, slot: Optional[str] = None) -> Dict[str, Any]:
+        """Zero mode on or off, for every slot or `slot`: while on, saves are refused."""
+        return self._op(_Ops.zero_mode(on, slot))
+
+    def settings(self) -> Dict[str, Any]:
+        """The tenant's settings (`redact_personal`)."""
+        return self._op(_Ops.settings())
+
+    def set_settings(self, **settings: Any) -> Dict[str, Any]:
+        """Change the tenant's settings (an admin key), e.g. `redact_personal=False`."""
+        return self._op(_Ops.set_settings(**settings))
+
     def consolidate(self, **options: Any) -> m.Consolidation:
         """Fold the tenant's oldest episode groups into summaries (admin; `dry_run=`, `project=`,
         `keep=`, `max_groups=`)."""
@@ -388,6 +412,18 @@ class AsyncOperations:
     async def restore_slot(self, name: str) -> m.Slot:
         """Bring an archived slot back, unchanged."""
         return await self._op(_Ops.restore_slot(name))
+
+    async def zero_mode(self, on: bool, slot: Optional[str] = None) -> Dict[str, Any]:
+        """Zero mode on or off, for every slot or `slot`: while on, saves are refused."""
+        return await self._op(_Ops.zero_mode(on, slot))
+
+    async def settings(self) -> Dict[str, Any]:
+        """The tenant's settings (`redact_personal`)."""
+        return await self._op(_Ops.settings())
+
+    async def set_settings(self, **settings: Any) -> Dict[str, Any]:
+        """Change the tenant's settings (an admin key), e.g. `redact_personal=False`."""
+        return await self._op(_Ops.set_settings(**settings))
 
     async def consolidate(self, **options: Any) -> m.Consolidation:
         """Fold the tenant's oldest episode groups into summaries (admin; `dry_run=`, `project=`,

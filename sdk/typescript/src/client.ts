@@ -261,6 +261,21 @@ export class Cairn {
     return this.http.json({ method: "POST", path: `/v1/slots/${seg(name)}/restore` });
   }
 
+  /** Zero mode on or off, for every slot or `slot`: while on, saves are refused. */
+  zeroMode(on: boolean, slot?: string): Promise<T.ZeroOutput> {
+    return this.http.json({ method: "PUT", path: "/v1/zero-mode", json: { on, slot } });
+  }
+
+  /** The tenant's settings (`redact_personal`). */
+  settings(): Promise<T.SettingsView> {
+    return this.http.json({ method: "GET", path: "/v1/settings" });
+  }
+
+  /** Change the tenant's settings (an admin key), e.g. `{ redact_personal: false }`. */
+  setSettings(settings: T.SettingsInput): Promise<T.SettingsView> {
+    return this.http.json({ method: "PATCH", path: "/v1/settings", json: settings });
+  }
+
   // ---- administration (admin keys) ------------------------------------
 
   /** Fold the tenant's oldest episode groups into summaries (`dry_run` writes nothing). */
@@ -380,6 +395,9 @@ export const OPERATIONS: Readonly<Record<string, keyof Cairn>> = {
   export_slot: "exportSlot",
   archive_slot: "archiveSlot",
   restore_slot: "restoreSlot",
+  zero_mode: "zeroMode",
+  settings: "settings",
+  set_settings: "setSettings",
   consolidate: "consolidate",
   providers: "providers",
   create_key: "createKey",

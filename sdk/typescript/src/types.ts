@@ -62,3 +62,6 @@ export type ProvidersOutput = Schemas["ProvidersOutput"];
 export type CreateKeyInput = Schemas["CreateKeyInput"];
 export type CreatedKey = Schemas["CreatedKey"];
 export type KeyView = Schemas["KeyView"];
+export type ZeroOutput = Schemas["ZeroOutput"];
+export type SettingsInput = Schemas["SettingsInput"];
+export type SettingsView = Schemas["SettingsView"];
