@@ -4,7 +4,7 @@
 //! that answer each question.
 //!
 //! Each conversation is one text (a paragraph a session, `Speaker: text`
-//! turns), ingested by [`Cairn::ingest`] into a SQLite store of its own,
+//! turns), ingested by [`Cairn::ingest`](cairn_core::Cairn::ingest) into a SQLite store of its own,
 //! as `cairn ingest FILE` does. A chunk covers the turns whose text lies
 //! within it (the text is built from cleaned turns, so cleaning leaves it
 //! as it is and the receipt's offsets are the text's). A question is a
