@@ -179,7 +179,7 @@ impl SecretKind {
 
     /// Personal data rather than a credential: e-mail addresses and phone
     /// numbers, which a tenant may choose to keep
-    /// ([`crate::engine::RedactionPolicy`]). Every other kind (keys,
+    /// (`cairn_core::engine::RedactionPolicy`). Every other kind (keys,
     /// tokens, passwords, card numbers, IBANs) is always redacted.
     pub fn is_personal(self) -> bool {
         matches!(self, SecretKind::Email | SecretKind::Phone)
