@@ -37,6 +37,7 @@ mod relevance;
 mod same_json;
 mod setup;
 mod setup_show;
+mod shape;
 mod slot;
 mod wal;
 
