@@ -15,9 +15,32 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 
+. scripts/lib/setup.sh
+WHICH=${INTEGRATIONS:-all}
+VENV=target/integrations-venv
+
+if [ "$WHICH" = all ] || [ "$WHICH" = python ]; then
+    pins=integrations/requirements-test.txt  # every package pinned (from requirements-test.in)
+    if [ ! -x "$VENV/bin/pytest" ] || ! cmp -s "$pins" "$VENV/requirements-test.txt"; then
+        echo "creating $VENV"
+        rm -rf "$VENV"
+        python3 -m venv "$VENV"
+        # uv (from PyPI) resolves and downloads in parallel: a fresh install
+        # takes seconds where pip takes minutes.
+        "$VENV/bin/pip" install --quiet --disable-pip-version-check "uv==0.9.30"
+        "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" -r "$pins"
+        cp "$pins" "$VENV/requirements-test.txt"
+    fi
+fi
+if [ "$WHICH" = all ] || [ "$WHICH" = typescript ]; then
+    command -v npm >/dev/null || { echo "npm not found: the Vercel AI SDK integration needs Node >= 18" >&2; exit 1; }
+    npm_ci_once sdk/typescript
+    npm_ci_once integrations/vercel-ai
+fi
+setup_done
+
 scripts/fetch-model.sh >/dev/null
 . scripts/lib/cairn-bin.sh
-WHICH=${INTEGRATIONS:-all}
 
 # One server on a loopback port, on a store of its own.
 work=$(mktemp -d)
@@ -44,27 +67,11 @@ export CAIRN_URL
 
 if [ "$WHICH" = all ] || [ "$WHICH" = python ]; then
     echo "--> Python integrations (LangGraph, LangChain, LlamaIndex, OpenAI Agents SDK)"
-    VENV=target/integrations-venv
-    pins=integrations/requirements-test.txt  # every package pinned (from requirements-test.in)
-    if [ ! -x "$VENV/bin/pytest" ] || ! cmp -s "$pins" "$VENV/requirements-test.txt"; then
-        echo "creating $VENV"
-        rm -rf "$VENV"
-        python3 -m venv "$VENV"
-        # uv (from PyPI) resolves and downloads in parallel: a fresh install
-        # takes seconds where pip takes minutes.
-        "$VENV/bin/pip" install --quiet --disable-pip-version-check "uv==0.9.30"
-        "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" -r "$pins"
-        cp "$pins" "$VENV/requirements-test.txt"
-    fi
     "$VENV/bin/pytest" -q -p no:cacheprovider integrations
 fi
 
 if [ "$WHICH" = all ] || [ "$WHICH" = typescript ]; then
     echo "--> TypeScript integration (Vercel AI SDK)"
-    command -v npm >/dev/null || { echo "npm not found: the Vercel AI SDK integration needs Node >= 18" >&2; exit 1; }
-    npm_ci() { (cd "$1" && npm ci --no-audit --no-fund --loglevel=error); }
-    [ -d sdk/typescript/node_modules ] || npm_ci sdk/typescript
     (cd sdk/typescript && npm run -s build)
-    npm_ci integrations/vercel-ai
     (cd integrations/vercel-ai && npm test --silent)
 fi

@@ -5,6 +5,7 @@
 # reuse it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/setup.sh
 
 MCP_VERSION="2.3.0"
 VENV=target/py-venv
@@ -15,6 +16,7 @@ if ! "$VENV/bin/python" -c "import mcp, importlib.metadata as m; assert m.versio
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_VERSION"
 fi
+setup_done
 
 . scripts/lib/cairn-bin.sh
 scripts/fetch-model.sh >/dev/null

@@ -8,6 +8,7 @@
 # reuse it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/setup.sh
 
 ST_VERSION="4.32.5"
 VENV=target/st-venv
@@ -17,6 +18,7 @@ if ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('sc
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$ST_VERSION"
 fi
+setup_done
 
 . scripts/lib/cairn-bin.sh
 scripts/fetch-model.sh >/dev/null

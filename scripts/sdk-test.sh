@@ -9,30 +9,34 @@
 # that binary instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-scripts/fetch-model.sh >/dev/null
-. scripts/lib/cairn-bin.sh
+. scripts/lib/setup.sh
 SDK=${SDK:-all}
+VENV=target/sdk-venv
 
 if [ "$SDK" = all ] || [ "$SDK" = python ]; then
-    echo "--> Python SDK"
-    VENV=target/sdk-venv
     if [ ! -x "$VENV/bin/pytest" ]; then
         echo "creating $VENV"
         rm -rf "$VENV"
         python3 -m venv "$VENV"
         "$VENV/bin/pip" install --quiet --disable-pip-version-check "pytest==8.3.5" "httpx==0.28.1"
     fi
+fi
+if [ "$SDK" = all ] || [ "$SDK" = typescript ]; then
+    command -v npm >/dev/null || { echo "npm not found: the TypeScript SDK needs Node >= 18" >&2; exit 1; }
+    npm_ci_once sdk/typescript
+fi
+setup_done
+
+scripts/fetch-model.sh >/dev/null
+. scripts/lib/cairn-bin.sh
+
+if [ "$SDK" = all ] || [ "$SDK" = python ]; then
+    echo "--> Python SDK"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall ./sdk/python
     "$VENV/bin/pytest" -q -p no:cacheprovider sdk/python/tests
 fi
 
 if [ "$SDK" = all ] || [ "$SDK" = typescript ]; then
     echo "--> TypeScript SDK"
-    command -v npm >/dev/null || { echo "npm not found: the TypeScript SDK needs Node >= 18" >&2; exit 1; }
-    (
-        cd sdk/typescript
-        npm ci --no-audit --no-fund --loglevel=error
-        npm test
-    )
+    (cd sdk/typescript && npm test)
 fi

@@ -29,6 +29,7 @@ step() {
 summary() {
   local rc=$?
   if [ -n "${doc_pid:-}" ]; then kill "$doc_pid" 2>/dev/null || true; fi
+  if [ -n "${setup_pid:-}" ]; then kill "$setup_pid" 2>/dev/null || true; fi
   end_step
   echo "==> time per step"
   if [ "${#step_times[@]}" -gt 0 ]; then printf '%s\n' "${step_times[@]}"; fi
@@ -66,13 +67,38 @@ fi
 export RUSTC_WORKSPACE_WRAPPER=$clippy_driver
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 
-step "PostgreSQL + pgvector (the PostgreSQL backend's tests fail without it)"
+# What the later steps install (PostgreSQL + pgvector, Chromium, the Python
+# and npm packages) is mostly downloading and unpacking: it runs in the
+# background while the workspace compiles.
+step "end-to-end tools set up in the background (PostgreSQL + pgvector, Chromium, Python and npm packages)"
+setup_log=$(mktemp)
+setup_start=$SECONDS
+(
+  set -e
+  if [ -z "${CAIRN_TEST_POSTGRES_URL:-}" ]; then scripts/postgres.sh start; fi
+  for script in mcp-e2e schemathesis sdk-test integrations-test ui-test; do
+    CAIRN_SETUP_ONLY=1 "scripts/$script.sh"
+  done
+) >"$setup_log" 2>&1 &
+setup_pid=$!
+
+step "cargo test's build, with clippy's lints (warnings are errors)"
+cargo test --workspace --locked --no-run
+
+step "waiting for the end-to-end tools' setup"
+setup_status=0
+wait "$setup_pid" || setup_status=$?
+setup_pid=""
+cat "$setup_log"
+rm -f "$setup_log"
+echo "    (the setup itself took $(fmt_secs $((SECONDS - setup_start))))"
+[ "$setup_status" -eq 0 ] || { echo "error: the end-to-end tools' setup failed" >&2; exit "$setup_status"; }
 if [ -z "${CAIRN_TEST_POSTGRES_URL:-}" ]; then
-  CAIRN_TEST_POSTGRES_URL=$(scripts/postgres.sh start | tail -n 1)
+  CAIRN_TEST_POSTGRES_URL=$(scripts/postgres.sh url)
 fi
 export CAIRN_TEST_POSTGRES_URL
 
-step "cargo test, with clippy's lints (warnings are errors)"
+step "cargo test (the PostgreSQL backend's tests need the database above)"
 cargo test --workspace --locked
 
 # The test binary `cargo test --workspace` built: `cargo test -p

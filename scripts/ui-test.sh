@@ -7,6 +7,7 @@
 # Screenshots (desktop and phone widths) go to target/ui-screenshots/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/setup.sh
 
 if [ ! -x /usr/bin/chromium ]; then
     echo "installing Debian's chromium"
@@ -21,7 +22,8 @@ if ! command -v npm >/dev/null; then
     echo "error: the UI tests need Node.js and npm (apt-get install nodejs npm)" >&2
     exit 1
 fi
-(cd tests/ui && npm ci --silent --no-audit --no-fund)
+npm_ci_once tests/ui
+setup_done
 
 . scripts/lib/cairn-bin.sh
 scripts/fetch-model.sh >/dev/null
