@@ -6,7 +6,8 @@
 //! The embedding model, API keys (their hashes, as stored), and for every
 //! tenant ([`Reading::tenants`](crate::store::Reading::tenants)) its collections (sessions,
 //! conversations, topics, slots), memories (ids, times, embeddings and
-//! every version, through [`Writing::restore`](crate::store::Writing::restore)) and deletion receipts.
+//! every version, through [`Writing::restore`](crate::store::Writing::restore))
+//! and deletion receipts.
 //!
 //! # Resuming
 //! Memories are copied in id order, a batch per transaction, and a batch

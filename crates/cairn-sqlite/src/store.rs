@@ -354,36 +354,33 @@ impl Reading for SqliteStore {
 
     fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
         let conn = self.reader()?;
-        let tx = read_transaction(&conn, ids.len())?;
         let mut stmt = conn.prepare_cached(&history_sql()).map_err(sql_err)?;
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            let rows: Vec<Result<Version>> = stmt
-                .query_map(params![id.to_string(), tenant], |r| {
-                    let memory = row_to_memory(r)?;
-                    // The version's own columns follow the memory's.
-                    let n = MEMORY_COLUMN_COUNT;
-                    let change: String = r.get(n + 1)?;
-                    let (number, actor, reason, at) =
-                        (r.get(n)?, r.get(n + 2)?, r.get(n + 3)?, r.get(n + 4)?);
-                    Ok(memory.and_then(|memory| {
-                        Ok(Version {
-                            number,
-                            kind: change.parse()?,
-                            actor,
-                            reason,
-                            at,
-                            memory,
-                        })
-                    }))
-                })
-                .and_then(|rows| rows.collect())
-                .map_err(sql_err)?;
-            out.push(rows.into_iter().collect::<Result<_>>()?);
-        }
-        drop(stmt);
-        end_read(tx)?;
-        Ok(out)
+        ids.iter()
+            .map(|id| {
+                let rows: Vec<Result<Version>> = stmt
+                    .query_map(params![id.to_string(), tenant], |r| {
+                        let memory = row_to_memory(r)?;
+                        // The version's own columns follow the memory's.
+                        let n = MEMORY_COLUMN_COUNT;
+                        let change: String = r.get(n + 1)?;
+                        let (number, actor, reason, at) =
+                            (r.get(n)?, r.get(n + 2)?, r.get(n + 3)?, r.get(n + 4)?);
+                        Ok(memory.and_then(|memory| {
+                            Ok(Version {
+                                number,
+                                kind: change.parse()?,
+                                actor,
+                                reason,
+                                at,
+                                memory,
+                            })
+                        }))
+                    })
+                    .and_then(|rows| rows.collect())
+                    .map_err(sql_err)?;
+                rows.into_iter().collect()
+            })
+            .collect()
     }
 
     fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>> {
@@ -616,10 +613,7 @@ impl Reading for SqliteStore {
         let conn = self.reader()?;
         conn.prepare(match with {
             TenantsWith::Memories => "SELECT DISTINCT tenant FROM memories ORDER BY tenant",
-            TenantsWith::Anything => {
-                "SELECT tenant FROM memories UNION SELECT tenant FROM deletions \
-                 UNION SELECT tenant FROM collections ORDER BY tenant"
-            }
+            TenantsWith::Anything => EVERY_TENANT_SQL,
         })
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .map_err(sql_err)

@@ -12,11 +12,12 @@
 //! has no manifest and which [`restore`] refuses.
 //!
 //! # Consistency while others write
-//! A store that can copy itself at one instant ([`Maintenance::snapshot_into`](crate::store::Maintenance::snapshot_into),
+//! A store that can copy itself at one instant
+//! ([`Maintenance::snapshot_into`](crate::store::Maintenance::snapshot_into),
 //! SQLite's `VACUUM INTO`) is copied so, whatever other processes write
-//! meanwhile. Any other store is copied record by record and compared
-//! with the source afterwards: a write in between is reported and the
-//! backup refused (run it again).
+//! meanwhile. Any other store is copied record by record and compared with the
+//! source afterwards: a write in between is reported and the backup refused
+//! (run it again).
 //!
 //! # Restoring
 //! The backup's records are checked against its manifest, copied into an

@@ -96,9 +96,10 @@ pub fn check_bulk_writes(store: Arc<dyn Store>) {
     );
 }
 
-/// [`Writing::restore`](crate::store::Writing::restore) writes another store's records as they were: every
-/// memory with its embedding and history, every receipt, every tenant;
-/// a stored id refuses the batch; a wrong dimension is refused.
+/// [`Writing::restore`](crate::store::Writing::restore) writes another store's
+/// records as they were: every memory with its embedding and history, every
+/// receipt, every tenant; a stored id refuses the batch; a wrong dimension is
+/// refused.
 pub fn check_restore(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
     let model = ModelInfo {
         name: "lexical-test".into(),
