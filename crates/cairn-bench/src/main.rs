@@ -548,7 +548,10 @@ fn store(
         let mut vector = Vec::new();
         // A server's start: the vector index and the in-memory keyword index.
         let t = Instant::now();
-        store.caches().map_or(Ok(()), |c| c.preload())?;
+        store
+            .maintenance()
+            .caches()
+            .map_or(Ok(()), |c| c.preload())?;
         let preload_s = t.elapsed().as_secs_f64();
         let _ = cairn.search(&RecallRequest::new("default", corpus.query_text(0)))?;
         for q in 0..queries {

@@ -165,7 +165,7 @@ fn migrate(a: MigrateArgs, json: bool) -> Result<()> {
     }
     let from = open_store(&a.from, false)?;
     // A PostgreSQL schema is made when opened: a mistyped one is empty.
-    if from.model()?.is_none() && from.every_tenant()?.is_empty() {
+    if from.model()?.is_none() && from.tenants(cairn_core::TenantsWith::Anything)?.is_empty() {
         return Err(Error::invalid(format!("{}: the store to copy is empty", a.from)).into());
     }
     let to = open_store(&a.to, true)?;
@@ -334,7 +334,7 @@ pub fn run(mut cli: Cli) -> Result<()> {
     // After the answer is out (or the server stopped): what the next
     // process opens faster with. Failing to save it loses nothing, so it
     // only warns.
-    if let Some(Err(e)) = store.caches().map(|c| c.save_caches()) {
+    if let Some(Err(e)) = store.maintenance().caches().map(|c| c.save_caches()) {
         eprintln!(
             "{} {e}",
             paint("warning: could not save caches:", out::YELLOW)

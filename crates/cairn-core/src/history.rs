@@ -146,7 +146,7 @@ impl Deletion {
         }
     }
 
-    /// What [`crate::Store::delete_expired`] records.
+    /// What [`crate::store::Maintenance::delete_expired`] records.
     pub fn expired(at: Timestamp) -> Self {
         Deletion::new(SYSTEM_ACTOR, "expired", at)
     }

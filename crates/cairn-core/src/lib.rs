@@ -68,7 +68,7 @@ pub use memory::{
 pub use memstore::MemoryStore;
 pub use store::{
     Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store, StoreCaches,
-    StoreStats, TermRarity, ThreadScope, WriteBatch,
+    StoreStats, TenantsWith, TermRarity, ThreadScope, WriteBatch,
 };
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ use crate::keys::{ApiKey, KeyStore};
 use crate::memory::{Memory, MemoryId, Timestamp};
 use crate::rank::{bm25_term, cosine, BM25_FIELD_WEIGHTS};
 use crate::store::{
-    keyword_terms, query_terms, Filter, Filterable, Hit, Inserted, ListOrder, RankFactors, Store,
-    StoreStats, TermRarity, WriteBatch,
+    keyword_terms, query_terms, Filter, Filterable, Hit, Inserted, ListOrder, Maintenance,
+    RankFactors, Reading, Store, StoreStats, TenantsWith, TermRarity, WriteBatch, Writing,
 };
 use crate::{Error, ModelInfo, Result};
 
@@ -277,6 +277,10 @@ pub fn order_memories(list: &mut [Memory], order: ListOrder) {
 }
 
 impl Store for MemoryStore {
+    fn maintenance(&self) -> &dyn Maintenance {
+        self
+    }
+
     fn key_store(&self) -> &dyn KeyStore {
         &self.keys
     }
@@ -292,91 +296,24 @@ impl Store for MemoryStore {
     fn oauth_store(&self) -> &dyn crate::oauth::OAuthStore {
         &self.oauth
     }
+}
 
+impl Reading for MemoryStore {
     fn model(&self) -> Result<Option<ModelInfo>> {
         Ok(self.read()?.model.clone())
     }
 
-    fn set_model(&self, model: &ModelInfo) -> Result<()> {
-        self.write_lock()?.model = Some(model.clone());
-        Ok(())
-    }
-
-    fn write(&self, batch: WriteBatch) -> Result<()> {
-        let mut state = self.write_lock()?;
-        // Check everything first so that a failing batch writes nothing.
-        for v in batch
-            .inserts
-            .iter()
-            .map(|(_, v)| v)
-            .chain(batch.updates.iter().filter_map(|(_, v)| v.as_ref()))
-        {
-            check_dimension(state.model.as_ref(), v)?;
-        }
-        let mut new_ids = HashSet::new();
-        for (m, _) in &batch.inserts {
-            if state.memories.contains_key(&m.id) || !new_ids.insert(m.id) {
-                return Err(Error::DuplicateId(m.id.to_string()));
-            }
-        }
-        for (m, _) in &batch.updates {
-            match state.memories.get(&m.id) {
-                Some((old, _)) if old.tenant == m.tenant => {}
-                _ => return Err(Error::NotFound(m.id.to_string())),
-            }
-        }
-        let versioned: Vec<Memory> = batch.versioned()?.into_iter().cloned().collect();
-        for (change, m) in batch.changes.iter().zip(&versioned) {
-            state.record(change, m);
-        }
-        for (m, v) in batch.inserts {
-            state.put(m, v);
-        }
-        for (m, v) in batch.updates {
-            let (_, old) = state.memories.remove(&m.id).expect("checked above");
-            state.put(m, v.unwrap_or(old));
-        }
-        Ok(())
-    }
-
-    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize> {
-        let mut state = self.write_lock()?;
-        let mut n = 0;
-        for id in ids {
-            if state
-                .memories
-                .get(id)
-                .is_some_and(|(m, _)| m.tenant == tenant)
-            {
-                state.erase(*id, deletion);
-                n += 1;
-            }
-        }
-        Ok(n)
-    }
-
-    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
-        let mut state = self.write_lock()?;
-        let expired: Vec<MemoryId> = state
-            .memories
-            .values()
-            .filter(|(m, _)| m.is_expired(now))
-            .map(|(m, _)| m.id)
-            .collect();
-        for id in &expired {
-            state.erase(*id, &Deletion::expired(now));
-        }
-        Ok(expired.len())
-    }
-
-    fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
+    fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
         let state = self.read()?;
-        Ok(match state.memories.get(&id) {
-            Some((m, _)) if m.tenant == tenant => {
-                state.versions.get(&id).cloned().unwrap_or_default()
-            }
-            _ => Vec::new(),
-        })
+        Ok(ids
+            .iter()
+            .map(|id| match state.memories.get(id) {
+                Some((m, _)) if m.tenant == tenant => {
+                    state.versions.get(id).cloned().unwrap_or_default()
+                }
+                _ => Vec::new(),
+            })
+            .collect())
     }
 
     fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>> {
@@ -409,42 +346,6 @@ impl Store for MemoryStore {
             .map(|(m, _)| m.id)
             .take(limit)
             .collect())
-    }
-
-    fn insert_unless_duplicate(
-        &self,
-        memory: Memory,
-        vector: Vec<f32>,
-        threshold: f32,
-        actor: &str,
-    ) -> Result<Inserted> {
-        let mut state = self.write_lock()?;
-        check_dimension(state.model.as_ref(), &vector)?;
-        if state.memories.contains_key(&memory.id) {
-            return Err(Error::DuplicateId(memory.id.to_string()));
-        }
-        let now = memory.created_at;
-        let duplicate = state
-            .memories
-            .values()
-            .filter(|(m, _)| {
-                m.tenant == memory.tenant
-                    && m.kind == memory.kind
-                    && m.project == memory.project
-                    && m.slot == memory.slot
-                    && !m.is_expired(now)
-                    && !m.is_superseded()
-            })
-            .map(|(m, v)| (m.id, cosine(&vector, v)))
-            .filter(|(_, sim)| *sim >= threshold)
-            .max_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((id, similarity)) = duplicate {
-            return Ok(Inserted::Duplicate { id, similarity });
-        }
-        let created = Change::new(memory.id, ChangeKind::Created, actor, memory.updated_at);
-        state.record(&created, &memory);
-        state.put(memory, vector);
-        Ok(Inserted::New)
     }
 
     fn id_neighbours(
@@ -612,6 +513,128 @@ impl Store for MemoryStore {
         self.vector_search(vector, filter, limit)
     }
 
+    fn tenants(&self, with: TenantsWith) -> Result<Vec<String>> {
+        let state = self.read()?;
+        let mut set: std::collections::BTreeSet<String> = state
+            .memories
+            .values()
+            .map(|(m, _)| m.tenant.clone())
+            .collect();
+        if with == TenantsWith::Anything {
+            set.extend(state.receipts.values().map(|r| r.tenant.clone()));
+            drop(state);
+            set.extend(self.threads.lock()?.keys().map(|(t, _, _)| t.clone()));
+        }
+        Ok(set.into_iter().collect())
+    }
+
+    fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
+        let state = self.read()?;
+        let mine: Vec<&Memory> = state
+            .memories
+            .values()
+            .map(|(m, _)| m)
+            .filter(|m| m.tenant == tenant)
+            .collect();
+        Ok(stats_of(&mine, now, None))
+    }
+}
+
+impl Writing for MemoryStore {
+    fn set_model(&self, model: &ModelInfo) -> Result<()> {
+        self.write_lock()?.model = Some(model.clone());
+        Ok(())
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<()> {
+        let mut state = self.write_lock()?;
+        // Check everything first so that a failing batch writes nothing.
+        for v in batch
+            .inserts
+            .iter()
+            .map(|(_, v)| v)
+            .chain(batch.updates.iter().filter_map(|(_, v)| v.as_ref()))
+        {
+            check_dimension(state.model.as_ref(), v)?;
+        }
+        let mut new_ids = HashSet::new();
+        for (m, _) in &batch.inserts {
+            if state.memories.contains_key(&m.id) || !new_ids.insert(m.id) {
+                return Err(Error::DuplicateId(m.id.to_string()));
+            }
+        }
+        for (m, _) in &batch.updates {
+            match state.memories.get(&m.id) {
+                Some((old, _)) if old.tenant == m.tenant => {}
+                _ => return Err(Error::NotFound(m.id.to_string())),
+            }
+        }
+        let versioned: Vec<Memory> = batch.versioned()?.into_iter().cloned().collect();
+        for (change, m) in batch.changes.iter().zip(&versioned) {
+            state.record(change, m);
+        }
+        for (m, v) in batch.inserts {
+            state.put(m, v);
+        }
+        for (m, v) in batch.updates {
+            let (_, old) = state.memories.remove(&m.id).expect("checked above");
+            state.put(m, v.unwrap_or(old));
+        }
+        Ok(())
+    }
+
+    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize> {
+        let mut state = self.write_lock()?;
+        let mut n = 0;
+        for id in ids {
+            if state
+                .memories
+                .get(id)
+                .is_some_and(|(m, _)| m.tenant == tenant)
+            {
+                state.erase(*id, deletion);
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    fn insert_unless_duplicate(
+        &self,
+        memory: Memory,
+        vector: Vec<f32>,
+        threshold: f32,
+        actor: &str,
+    ) -> Result<Inserted> {
+        let mut state = self.write_lock()?;
+        check_dimension(state.model.as_ref(), &vector)?;
+        if state.memories.contains_key(&memory.id) {
+            return Err(Error::DuplicateId(memory.id.to_string()));
+        }
+        let now = memory.created_at;
+        let duplicate = state
+            .memories
+            .values()
+            .filter(|(m, _)| {
+                m.tenant == memory.tenant
+                    && m.kind == memory.kind
+                    && m.project == memory.project
+                    && m.slot == memory.slot
+                    && !m.is_expired(now)
+                    && !m.is_superseded()
+            })
+            .map(|(m, v)| (m.id, cosine(&vector, v)))
+            .filter(|(_, sim)| *sim >= threshold)
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((id, similarity)) = duplicate {
+            return Ok(Inserted::Duplicate { id, similarity });
+        }
+        let created = Change::new(memory.id, ChangeKind::Created, actor, memory.updated_at);
+        state.record(&created, &memory);
+        state.put(memory, vector);
+        Ok(Inserted::New)
+    }
+
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
         let mut state = self.write_lock()?;
         for id in ids {
@@ -625,13 +648,6 @@ impl Store for MemoryStore {
             }
         }
         Ok(())
-    }
-
-    fn every_tenant(&self) -> Result<Vec<String>> {
-        let mut set: std::collections::BTreeSet<String> = self.tenants()?.into_iter().collect();
-        set.extend(self.read()?.receipts.values().map(|r| r.tenant.clone()));
-        set.extend(self.threads.lock()?.keys().map(|(t, _, _)| t.clone()));
-        Ok(set.into_iter().collect())
     }
 
     fn restore(&self, batch: crate::store::Restore) -> Result<()> {
@@ -654,26 +670,21 @@ impl Store for MemoryStore {
         }
         Ok(())
     }
+}
 
-    fn tenants(&self) -> Result<Vec<String>> {
-        let state = self.read()?;
-        let set: std::collections::BTreeSet<String> = state
+impl Maintenance for MemoryStore {
+    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
+        let mut state = self.write_lock()?;
+        let expired: Vec<MemoryId> = state
             .memories
             .values()
-            .map(|(m, _)| m.tenant.clone())
+            .filter(|(m, _)| m.is_expired(now))
+            .map(|(m, _)| m.id)
             .collect();
-        Ok(set.into_iter().collect())
-    }
-
-    fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
-        let state = self.read()?;
-        let mine: Vec<&Memory> = state
-            .memories
-            .values()
-            .map(|(m, _)| m)
-            .filter(|m| m.tenant == tenant)
-            .collect();
-        Ok(stats_of(&mine, now, None))
+        for id in &expired {
+            state.erase(*id, &Deletion::expired(now));
+        }
+        Ok(expired.len())
     }
 }
 

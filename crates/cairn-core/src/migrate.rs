@@ -4,9 +4,10 @@
 //!
 //! # What is copied
 //! The embedding model, API keys (their hashes, as stored), and for every
-//! tenant ([`Store::every_tenant`]) its collections (sessions,
+//! tenant ([`Reading::tenants`](crate::store::Reading::tenants)) its collections (sessions,
 //! conversations, topics, slots), memories (ids, times, embeddings and
-//! every version, through [`Store::restore`]) and deletion receipts.
+//! every version, through [`Writing::restore`](crate::store::Writing::restore))
+//! and deletion receipts.
 //!
 //! # Resuming
 //! Memories are copied in id order, a batch per transaction, and a batch
@@ -26,7 +27,7 @@ use sha2::{Digest, Sha256};
 use crate::collections::CollectionKind;
 use crate::history::Version;
 use crate::memory::MemoryId;
-use crate::store::{Filter, ListOrder, Restore, Store};
+use crate::store::{Filter, ListOrder, Restore, Store, TenantsWith};
 use crate::{Error, Result};
 
 /// Memories per transaction by default.
@@ -106,7 +107,7 @@ pub fn migrate(
             report.keys += 1;
         }
     }
-    let tenants = from.every_tenant()?;
+    let tenants = from.tenants(TenantsWith::Anything)?;
     let mut total = 0;
     for tenant in &tenants {
         total += from.count(&every_memory(tenant))?;
@@ -116,7 +117,7 @@ pub fn migrate(
     (options.progress)(0, total);
     let bulk = total >= 4096;
     if bulk {
-        to.begin_bulk(total)?;
+        to.maintenance().begin_bulk(total)?;
     }
     let copied = copy_tenants(
         from,
@@ -128,7 +129,11 @@ pub fn migrate(
         &mut done,
         total,
     );
-    let ended = if bulk { to.end_bulk() } else { Ok(()) };
+    let ended = if bulk {
+        to.maintenance().end_bulk()
+    } else {
+        Ok(())
+    };
     copied?;
     ended?;
     Ok(report)
@@ -243,7 +248,7 @@ pub fn checksums(store: &dyn Store) -> Result<Vec<TableSum>> {
             ])),
         );
     }
-    for tenant in store.every_tenant()? {
+    for tenant in store.tenants(TenantsWith::Anything)? {
         for kind in CollectionKind::ALL {
             let mut records = store.collections().list_collections(&tenant, kind, None)?;
             records.sort_by(|a, b| a.id.cmp(&b.id));

@@ -348,7 +348,7 @@ pub struct Hit {
 }
 
 /// Document frequencies of a keyword query's terms (see
-/// [`Store::keyword_rarity`]).
+/// [`Reading::keyword_rarity`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermRarity {
     /// Memories in the keyword index (BM25's `N`).
@@ -439,7 +439,7 @@ impl WriteBatch {
 }
 
 /// Records copied from another store, written as they are by
-/// [`Store::restore`] (`cairn migrate`): nothing about them is recorded anew.
+/// [`Writing::restore`] (`cairn migrate`): nothing about them is recorded anew.
 #[derive(Debug, Clone, Default)]
 pub struct Restore {
     /// Memories, each with its embedding and every version it has
@@ -470,7 +470,7 @@ pub struct StoreStats {
     pub size_bytes: Option<u64>,
 }
 
-/// What [`Store::insert_unless_duplicate`] did.
+/// What [`Writing::insert_unless_duplicate`] did.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Inserted {
     /// The memory was inserted.
@@ -484,8 +484,40 @@ pub enum Inserted {
     },
 }
 
+/// Which tenants [`Reading::tenants`] lists, sorted bytewise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TenantsWith {
+    /// Those with at least one memory: what a pass over memories visits
+    /// (reindex, consolidation, metrics).
+    Memories,
+    /// Those with anything stored: memories, deletion receipts or
+    /// collections (API keys name theirs: [`crate::keys::KeyStore::keys`]);
+    /// what a copy of the whole store visits (migration, backup).
+    Anything,
+}
+
 /// Storage for memories: the one trait every backend implements, and the
-/// contract a new backend (PostgreSQL) fulfils.
+/// contract a new backend fulfils. It is made of roles, each a trait of
+/// its own:
+/// - [`Reading`]: fetches, listings, counts, searches, history and
+///   receipts, the recorded model, the tenants;
+/// - [`Writing`]: every change to memories (batches, dedup-checked
+///   inserts, erasing deletes, accesses, restores) and the model record;
+/// - [`Maintenance`], through [`Store::maintenance`]: housekeeping (the
+///   expiry sweep, integrity checks) and the hooks a backend needs for its
+///   own speed (packing, bulk loads, snapshots, caches), all with defaults
+///   but the sweep;
+/// - the small stores kept beside the memories: API keys, OAuth, the
+///   collections and the servers' shared state.
+///
+/// `Reading` and `Writing` are supertraits: the engine reads and writes on
+/// almost every path, and a `&dyn Store` (or `Arc<dyn Store>`) answers
+/// their methods with no import; a concrete backend type answers them
+/// where they are in scope (`use cairn_core::store::prelude::*`).
+/// `Maintenance` is reached through an accessor instead: its dozen call
+/// sites (gc, bulk imports, backups, packing, the servers' jobs) write
+/// `store.maintenance().begin_bulk(n)`, which says at the call that it is
+/// housekeeping, and the everyday surface stays reads and writes.
 ///
 /// Object safe, `Send + Sync`, held as `Arc<dyn Store>`. See the module
 /// docs for the sync/async decision.
@@ -493,66 +525,46 @@ pub enum Inserted {
 /// # The contract
 /// - **Tenants never mix.** Every read, search, count and delete names its
 ///   tenant (in the call or its [`Filter`]) and sees nothing of another.
-/// - **Batches are atomic**, and so is [`Store::insert_unless_duplicate`]:
+/// - **Batches are atomic**, and so is [`Writing::insert_unless_duplicate`]:
 ///   two writers on one store (threads, processes, servers) can never both
 ///   insert the same memory.
 /// - **Reads come in batches**: every per-memory read takes many ids, so
 ///   that a page of results costs one round trip to a networked database.
-/// - **One dimension.** Once a model is recorded ([`Store::set_model`]),
+/// - **One dimension.** Once a model is recorded ([`Writing::set_model`]),
 ///   a vector of another length, written or searched, is
 ///   [`crate::Error::InvalidInput`].
 /// - **Several processes** may share one store; each sees the others'
 ///   committed writes at its next call.
 ///
 /// Backends that keep caches (SQLite's in-memory indexes) expose them
-/// through [`Store::caches`]; the contract holds with or without them.
-pub trait Store: Send + Sync {
+/// through [`Maintenance::caches`]; the contract holds with or without them.
+pub trait Store: Reading + Writing {
+    /// The store's housekeeping and backend hooks.
+    fn maintenance(&self) -> &dyn Maintenance;
+
+    /// The store's API keys (kept beside the memories, in the same file or
+    /// database).
+    fn key_store(&self) -> &dyn crate::keys::KeyStore;
+
+    /// The store's OAuth clients, grants and tokens (kept beside the API
+    /// keys).
+    fn oauth_store(&self) -> &dyn crate::oauth::OAuthStore;
+
+    /// The store's sessions, conversations and topics (kept beside the
+    /// memories, in the same file or database).
+    fn collections(&self) -> &dyn crate::collections::CollectionStore;
+
+    /// What the servers on this store share: web UI sessions, rate
+    /// buckets, job leases (kept beside the memories, so that every process
+    /// on the store sees the same).
+    fn shared(&self) -> &dyn crate::shared::SharedState;
+}
+
+/// The reading role of a [`Store`]: nothing here changes what is stored.
+pub trait Reading: Send + Sync {
     /// The embedding model recorded for this store, if any memory was ever
     /// embedded.
     fn model(&self) -> Result<Option<ModelInfo>>;
-
-    /// Record the embedding model (first write, or after a reindex).
-    fn set_model(&self, model: &ModelInfo) -> Result<()>;
-
-    /// Apply a batch of inserts and updates atomically. An insert whose id
-    /// is stored is [`crate::Error::DuplicateId`], and nothing is written.
-    fn write(&self, batch: WriteBatch) -> Result<()>;
-
-    /// Insert `memory` unless a near-duplicate is stored: a live memory
-    /// (not expired, not superseded) of the same tenant, type, project and
-    /// slot (both in no slot, or in the same one) whose stored embedding
-    /// has a cosine of at least `threshold` with `vector`. The check and
-    /// the insert are one transaction, so concurrent writers of the same
-    /// text leave one memory. An inserted memory gets its first version
-    /// ([`crate::history::ChangeKind::Created`] by `actor`, at its
-    /// `updated_at`) in the same transaction.
-    fn insert_unless_duplicate(
-        &self,
-        memory: Memory,
-        vector: Vec<f32>,
-        threshold: f32,
-        actor: &str,
-    ) -> Result<Inserted>;
-
-    /// Delete these memories of `tenant` for good: their rows, versions,
-    /// embeddings and index entries, leaving a [`DeletionReceipt`] each.
-    /// Returns how many existed. Nothing of their content may remain in
-    /// the store's files once the backend has reclaimed its space.
-    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize>;
-
-    /// [`Store::delete`] every memory (of any tenant) that expired at or
-    /// before `now` (the receipts say [`crate::history::SYSTEM_ACTOR`],
-    /// `expired`); returns how many.
-    fn delete_expired(&self, now: Timestamp) -> Result<usize>;
-
-    /// Every version of `tenant`'s memory `id`, oldest first (empty when
-    /// it is not stored).
-    fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>>;
-
-    /// `tenant`'s deletion receipts whose hyphenated id starts with
-    /// `prefix` (already normalised; empty = all), in id order, at most
-    /// `limit`.
-    fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>>;
 
     /// Fetch memories by id (those that exist and belong to `tenant`), in
     /// the order asked.
@@ -596,10 +608,10 @@ pub trait Store: Send + Sync {
     /// first); a query with no searchable term returns nothing.
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
 
-    /// How rare each keyword term of `query` is, as [`Store::keyword_search`]
-    /// scores it: what BM25's IDF is computed from (see
-    /// [`crate::rank::bm25_idf`]). Recall weighs the keyword ranking by the
-    /// share of this IDF mass its best hit matched
+    /// How rare each keyword term of `query` is, as
+    /// [`Reading::keyword_search`] scores it: what BM25's IDF is computed
+    /// from (see [`crate::rank::bm25_idf`]). Recall weighs the keyword
+    /// ranking by the share of this IDF mass its best hit matched
     /// ([`crate::rank::keyword_confidence`]).
     ///
     /// `None` (the default) when the backend does not count them; recall
@@ -614,8 +626,8 @@ pub trait Store: Send + Sync {
     /// return.
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
 
-    /// As [`Store::vector_search`], but every memory the filter admits is
-    /// compared: nothing is left out by an approximate index. Dedup,
+    /// As [`Reading::vector_search`], but every memory the filter admits
+    /// is compared: nothing is left out by an approximate index. Dedup,
     /// contradiction and novelty checks read this, so that a duplicate is
     /// never stored twice because an index missed it. No default: a
     /// backend whose `vector_search` is exact says so by calling it.
@@ -626,14 +638,86 @@ pub trait Store: Send + Sync {
         limit: usize,
     ) -> Result<Vec<Hit>>;
 
-    /// Count one access of each memory at `at`.
-    fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;
+    /// Every version of each of these memories of `tenant`, in the order
+    /// asked (oldest first; empty for an id that is not stored). One
+    /// memory's: `histories(tenant, &[id])`.
+    fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>>;
 
-    /// Every tenant that has memories.
-    fn tenants(&self) -> Result<Vec<String>>;
+    /// `tenant`'s deletion receipts whose hyphenated id starts with
+    /// `prefix` (already normalised; empty = all), in id order, at most
+    /// `limit`.
+    fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>>;
+
+    /// The tenants `with` memories, or with anything stored, sorted
+    /// bytewise.
+    fn tenants(&self, with: TenantsWith) -> Result<Vec<String>>;
 
     /// Counts for `tenant`.
     fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats>;
+}
+
+/// The writing role of a [`Store`]: every change to the memories, their
+/// versions and receipts, and the recorded model.
+pub trait Writing: Send + Sync {
+    /// Record the embedding model (first write, or after a reindex).
+    fn set_model(&self, model: &ModelInfo) -> Result<()>;
+
+    /// Apply a batch of inserts and updates atomically. An insert whose id
+    /// is stored is [`crate::Error::DuplicateId`], and nothing is written.
+    fn write(&self, batch: WriteBatch) -> Result<()>;
+
+    /// Insert `memory` unless a near-duplicate is stored: a live memory
+    /// (not expired, not superseded) of the same tenant, type, project and
+    /// slot (both in no slot, or in the same one) whose stored embedding
+    /// has a cosine of at least `threshold` with `vector`. The check and
+    /// the insert are one transaction, so concurrent writers of the same
+    /// text leave one memory. An inserted memory gets its first version
+    /// ([`crate::history::ChangeKind::Created`] by `actor`, at its
+    /// `updated_at`) in the same transaction.
+    fn insert_unless_duplicate(
+        &self,
+        memory: Memory,
+        vector: Vec<f32>,
+        threshold: f32,
+        actor: &str,
+    ) -> Result<Inserted>;
+
+    /// Delete these memories of `tenant` for good: their rows, versions,
+    /// embeddings and index entries, leaving a [`DeletionReceipt`] each.
+    /// Returns how many existed. Nothing of their content may remain in
+    /// the store's files once the backend has reclaimed its space.
+    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize>;
+
+    /// Count one access of each memory at `at`.
+    fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;
+
+    /// Write records copied from another store exactly as they were, in
+    /// one transaction: memories with their ids, times, embeddings and
+    /// versions (numbers, kinds, actors, reasons, times and states kept),
+    /// and deletion receipts. A memory whose id is stored is
+    /// [`crate::Error::DuplicateId`] and nothing is written; a vector of
+    /// another dimension than the recorded model's is
+    /// [`crate::Error::InvalidInput`].
+    fn restore(&self, batch: Restore) -> Result<()>;
+}
+
+/// The maintenance role of a [`Store`], reached through
+/// [`Store::maintenance`]: housekeeping, and the hooks a backend needs for
+/// its own speed or safety. Every hook has a default that is correct for
+/// a backend without the need (it does nothing, or answers "cannot"); the
+/// expiry sweep has none, since a default that did nothing would keep
+/// expired memories for ever.
+pub trait Maintenance: Send + Sync {
+    /// [`Writing::delete`] every memory (of any tenant) that expired at or
+    /// before `now` (the receipts say [`crate::history::SYSTEM_ACTOR`],
+    /// `expired`); returns how many.
+    fn delete_expired(&self, now: Timestamp) -> Result<usize>;
+
+    /// Check the store's own consistency (SQLite: `PRAGMA integrity_check`).
+    /// An error describes the damage.
+    fn verify(&self) -> Result<()> {
+        Ok(())
+    }
 
     /// Keep the text of `tenant`'s memories `ids` compressed at rest
     /// (`pack`), or plain again, without changing the text, the indexes or
@@ -647,36 +731,9 @@ pub trait Store: Send + Sync {
         Ok(Vec::new())
     }
 
-    /// Check the store's own consistency (SQLite: `PRAGMA integrity_check`).
-    /// An error describes the damage.
-    fn verify(&self) -> Result<()> {
-        Ok(())
-    }
-
-    /// Every version of each of these memories of `tenant`, in the order
-    /// asked (oldest first; empty for an id that is not stored). The
-    /// default asks [`Store::history`] once per id.
-    fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
-        ids.iter().map(|id| self.history(tenant, *id)).collect()
-    }
-
-    /// Every tenant with anything stored: memories, deletion receipts or
-    /// collections (API keys name theirs: [`crate::keys::KeyStore::keys`]).
-    /// Sorted bytewise.
-    fn every_tenant(&self) -> Result<Vec<String>>;
-
-    /// Write records copied from another store exactly as they were, in
-    /// one transaction: memories with their ids, times, embeddings and
-    /// versions (numbers, kinds, actors, reasons, times and states kept),
-    /// and deletion receipts. A memory whose id is stored is
-    /// [`crate::Error::DuplicateId`] and nothing is written; a vector of
-    /// another dimension than the recorded model's is
-    /// [`crate::Error::InvalidInput`].
-    fn restore(&self, batch: Restore) -> Result<()>;
-
     /// A bulk load of about `rows` new memories begins (a large import or
     /// migration): the backend may put off index maintenance until
-    /// [`Store::end_bulk`] (PostgreSQL builds its vector index once
+    /// [`Maintenance::end_bulk`] (PostgreSQL builds its vector index once
     /// instead of row by row). Every call answers correctly meanwhile,
     /// if more slowly; a process that dies before `end_bulk` loses
     /// nothing (the next process to open the store finishes the work).
@@ -686,9 +743,9 @@ pub trait Store: Send + Sync {
         Ok(())
     }
 
-    /// The bulk load [`Store::begin_bulk`] announced is over (also after
-    /// it failed): bring the indexes (and the planner's statistics) up to
-    /// date. Default: nothing.
+    /// The bulk load [`Maintenance::begin_bulk`] announced is over (also
+    /// after it failed): bring the indexes (and the planner's statistics)
+    /// up to date. Default: nothing.
     fn end_bulk(&self) -> Result<()> {
         Ok(())
     }
@@ -707,28 +764,12 @@ pub trait Store: Send + Sync {
     fn caches(&self) -> Option<&dyn StoreCaches> {
         None
     }
-
-    /// The store's API keys (kept beside the memories, in the same file or
-    /// database).
-    fn key_store(&self) -> &dyn crate::keys::KeyStore;
-
-    /// The store's OAuth clients, grants and tokens (kept beside the API
-    /// keys).
-    fn oauth_store(&self) -> &dyn crate::oauth::OAuthStore;
-
-    /// The store's sessions, conversations and topics (kept beside the
-    /// memories, in the same file or database).
-    fn collections(&self) -> &dyn crate::collections::CollectionStore;
-
-    /// What the servers on this store share: web UI sessions, rate
-    /// buckets, job leases (kept beside the memories, so that every process
-    /// on the store sees the same).
-    fn shared(&self) -> &dyn crate::shared::SharedState;
 }
 
 /// Caches a backend keeps to answer faster (SQLite: the in-memory vector
-/// and keyword indexes and a packed snapshot of the former). Optional:
-/// searches give the same results whether or not these are called.
+/// and keyword indexes and a packed snapshot of the former), reached
+/// through [`Maintenance::caches`]. Optional: searches give the same
+/// results whether or not these are called.
 pub trait StoreCaches: Send + Sync {
     /// Load what vector search needs into memory, so that the first search
     /// does not pay for it. Called on another thread while the query is
@@ -746,6 +787,12 @@ pub trait StoreCaches: Send + Sync {
     /// while when it does save, so one-shot commands call it after
     /// answering and servers from time to time in the background.
     fn save_caches(&self) -> Result<()>;
+}
+
+/// The store's traits, for `use cairn_core::store::prelude::*` where a
+/// concrete backend type (not `dyn Store`) is called.
+pub mod prelude {
+    pub use super::{Maintenance, Reading, Store, StoreCaches, Writing};
 }
 
 #[cfg(test)]

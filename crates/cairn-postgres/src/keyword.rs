@@ -107,7 +107,7 @@ fn rarity_of(stemmed: &Stemmed) -> TermRarity {
     }
 }
 
-/// [`cairn_core::Store::keyword_rarity`].
+/// [`cairn_core::store::Reading::keyword_rarity`].
 pub(crate) fn rarity(db: &Db, recent: &Recent, query: &str) -> Result<Option<TermRarity>> {
     let terms = keyword_terms(query);
     if terms.is_empty() {
@@ -123,7 +123,7 @@ pub(crate) fn rarity(db: &Db, recent: &Recent, query: &str) -> Result<Option<Ter
     })
 }
 
-/// [`cairn_core::Store::keyword_search`].
+/// [`cairn_core::store::Reading::keyword_search`].
 pub(crate) fn search(
     db: &Db,
     recent: &Recent,

@@ -30,7 +30,7 @@
 //!   so (`cairn.every_tenant`).
 //! - **Vectors.** A `vector` column; per model dimension, an HNSW cosine
 //!   index over the rows of that dimension (made by
-//!   [`cairn_core::Store::set_model`]), searched with pgvector's iterative
+//!   [`cairn_core::store::Writing::set_model`]), searched with pgvector's iterative
 //!   scan so that filters do not starve the results.
 //! - **Keywords.** A memory's words are the core's terms
 //!   (`store::query_terms`) of its content, tags and metadata values,
@@ -74,7 +74,7 @@
 //! 503s and `/readyz` during an outage with recovery after, and several
 //! servers on one schema, bulk writes by binary `COPY` with the vector
 //! index built once after a bulk load (`bulk.rs`), and copying whole
-//! stores in and out (`Store::restore`, for `cairn migrate`; tested end to
+//! stores in and out (`Writing::restore`, for `cairn migrate`; tested end to
 //! end in `cairn-cli`), and a store opened while the database is down
 //! that connects once it is up ([`PostgresOptions::wait_for_database`],
 //! which `cairn serve` uses). Not yet: keyword search that keeps up with

@@ -53,20 +53,7 @@ fn version_from_row(row: &Row, first: usize) -> Result<Version> {
     })
 }
 
-/// [`cairn_core::Store::history`].
-pub(crate) fn history(db: &Db, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
-    let rows = db.tx(Scope::Tenant(tenant), |tx| {
-        tx.query(
-            "SELECT number, kind, actor, reason, at, memory FROM versions \
-             WHERE tenant = $1 AND memory_id = $2 ORDER BY number",
-            &[&tenant, &id.0],
-        )
-        .map_err(|e| pg_err("reading history", e))
-    })?;
-    rows.iter().map(|row| version_from_row(row, 0)).collect()
-}
-
-/// [`cairn_core::Store::receipts`].
+/// [`cairn_core::store::Reading::receipts`].
 pub(crate) fn receipts(
     db: &Db,
     tenant: &str,
@@ -99,7 +86,7 @@ pub(crate) fn receipts(
         .collect()
 }
 
-/// [`cairn_core::Store::get`].
+/// [`cairn_core::store::Reading::get`].
 pub(crate) fn memories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Memory>> {
     if ids.is_empty() {
         return Ok(Vec::new());
@@ -118,7 +105,7 @@ pub(crate) fn memories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Me
     rows.iter().map(memory_from_row).collect()
 }
 
-/// [`cairn_core::Store::embeddings`].
+/// [`cairn_core::store::Reading::embeddings`].
 pub(crate) fn embeddings(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>> {
     if ids.is_empty() {
         return Ok(Vec::new());
@@ -176,7 +163,7 @@ pub(crate) fn pack_contents(
         .collect()
 }
 
-/// [`cairn_core::Store::find_by_prefix`].
+/// [`cairn_core::store::Reading::find_by_prefix`].
 pub(crate) fn find_by_prefix(
     db: &Db,
     tenant: &str,
@@ -195,7 +182,7 @@ pub(crate) fn find_by_prefix(
     rows.iter().map(|row| Ok(MemoryId(get(row, 0)?))).collect()
 }
 
-/// [`cairn_core::Store::id_neighbours`].
+/// [`cairn_core::store::Reading::id_neighbours`].
 pub(crate) fn id_neighbours(
     db: &Db,
     tenant: &str,
@@ -225,7 +212,7 @@ pub(crate) fn id_neighbours(
         .collect()
 }
 
-/// [`cairn_core::Store::list`].
+/// [`cairn_core::store::Reading::list`].
 pub(crate) fn list(
     db: &Db,
     filter: &Filter,
@@ -249,7 +236,7 @@ pub(crate) fn list(
     rows.iter().map(memory_from_row).collect()
 }
 
-/// [`cairn_core::Store::count`].
+/// [`cairn_core::store::Reading::count`].
 pub(crate) fn count(db: &Db, filter: &Filter) -> Result<usize> {
     let mut params = Params::default();
     let condition = filter_sql(filter, &mut params);
@@ -263,7 +250,7 @@ pub(crate) fn count(db: &Db, filter: &Filter) -> Result<usize> {
     Ok(n.max(0) as usize)
 }
 
-/// [`cairn_core::Store::tenants`].
+/// [`cairn_core::store::Reading::tenants`] with [`cairn_core::TenantsWith::Memories`].
 pub(crate) fn tenants(db: &Db) -> Result<Vec<String>> {
     let rows = db.tx(Scope::Every, |tx| {
         tx.query(
@@ -275,7 +262,7 @@ pub(crate) fn tenants(db: &Db) -> Result<Vec<String>> {
     rows.iter().map(|row| get(row, 0)).collect()
 }
 
-/// [`cairn_core::Store::stats`].
+/// [`cairn_core::store::Reading::stats`].
 pub(crate) fn stats(db: &Db, tenant: &str, now: Timestamp) -> Result<StoreStats> {
     db.tx(Scope::Tenant(tenant), |tx| {
         let totals = tx
@@ -326,7 +313,7 @@ pub(crate) fn stats(db: &Db, tenant: &str, now: Timestamp) -> Result<StoreStats>
     })
 }
 
-/// [`cairn_core::Store::histories`].
+/// [`cairn_core::store::Reading::histories`].
 pub(crate) fn histories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
     let wanted: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
     let rows = db.tx(Scope::Tenant(tenant), |tx| {
@@ -350,7 +337,7 @@ pub(crate) fn histories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<V
         .collect())
 }
 
-/// [`cairn_core::Store::every_tenant`].
+/// [`cairn_core::store::Reading::tenants`] with [`cairn_core::TenantsWith::Anything`].
 pub(crate) fn every_tenant(db: &Db) -> Result<Vec<String>> {
     let rows = db.tx(Scope::Every, |tx| {
         tx.query(

@@ -8,7 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use cairn_core::history::{Deletion, DeletionReceipt, Version};
 use cairn_core::keys::KeyStore;
 use cairn_core::packing::Packed;
-use cairn_core::store::{Filter, Hit, Inserted, ListOrder, StoreStats, TermRarity};
+use cairn_core::store::{
+    Filter, Hit, Inserted, ListOrder, Maintenance, Reading, StoreStats, TenantsWith, TermRarity,
+    Writing,
+};
 use cairn_core::{ErrorKind, Memory, MemoryId, ModelInfo, Result, Store, Timestamp, WriteBatch};
 use uuid::Uuid;
 
@@ -85,60 +88,30 @@ impl PostgresStore {
 }
 
 impl Store for PostgresStore {
+    fn maintenance(&self) -> &dyn Maintenance {
+        self
+    }
+
+    fn key_store(&self) -> &dyn KeyStore {
+        &self.keys
+    }
+
+    fn collections(&self) -> &dyn cairn_core::collections::CollectionStore {
+        &self.threads
+    }
+
+    fn shared(&self) -> &dyn cairn_core::shared::SharedState {
+        &self.shared
+    }
+
+    fn oauth_store(&self) -> &dyn cairn_core::oauth::OAuthStore {
+        &self.oauth
+    }
+}
+
+impl Reading for PostgresStore {
     fn model(&self) -> Result<Option<ModelInfo>> {
         self.db.tx(Scope::Unscoped, vector::read_model)
-    }
-
-    fn set_model(&self, model: &ModelInfo) -> Result<()> {
-        let pool = self.db.pool()?;
-        pool.tx(Scope::Unscoped, |tx| {
-            tx.execute(
-                "INSERT INTO meta (key, value) VALUES ('model_name', $1), ('model_dim', $2) \
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                &[&model.name, &model.dim.to_string()],
-            )
-            .map_err(|e| pg_err("recording the model", e))?;
-            vector::index_dimension(pool, tx, model.dim)
-        })
-    }
-
-    fn write(&self, batch: WriteBatch) -> Result<()> {
-        write::write(&self.db, batch)
-    }
-
-    fn insert_unless_duplicate(
-        &self,
-        memory: Memory,
-        vector: Vec<f32>,
-        threshold: f32,
-        actor: &str,
-    ) -> Result<Inserted> {
-        write::insert_unless_duplicate(&self.db, memory, vector, threshold, actor)
-    }
-
-    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize> {
-        if ids.is_empty() {
-            return Ok(0);
-        }
-        let ids: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
-        self.db.tx(Scope::Tenant(tenant), |tx| {
-            delete_where(
-                tx,
-                "m.tenant = $4 AND m.id = ANY($5)",
-                deletion,
-                &[&tenant, &ids],
-            )
-        })
-    }
-
-    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
-        self.db.tx(Scope::Every, |tx| {
-            delete_where(tx, "m.expires_at <= $4", &Deletion::expired(now), &[&now])
-        })
-    }
-
-    fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
-        read::history(&self.db, tenant, id)
     }
 
     fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>> {
@@ -151,10 +124,6 @@ impl Store for PostgresStore {
 
     fn embeddings(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>> {
         read::embeddings(&self.db, tenant, ids)
-    }
-
-    fn pack_contents(&self, tenant: &str, ids: &[MemoryId], pack: bool) -> Result<Vec<Packed>> {
-        read::pack_contents(&self.db, tenant, ids, pack)
     }
 
     fn find_by_prefix(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
@@ -207,6 +176,65 @@ impl Store for PostgresStore {
         vector::search(&self.db, vector, filter, limit, vector::Scan::Exact)
     }
 
+    fn tenants(&self, with: TenantsWith) -> Result<Vec<String>> {
+        match with {
+            TenantsWith::Memories => read::tenants(&self.db),
+            TenantsWith::Anything => read::every_tenant(&self.db),
+        }
+    }
+
+    fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
+        read::stats(&self.db, tenant, now)
+    }
+
+    fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
+        read::histories(&self.db, tenant, ids)
+    }
+}
+
+impl Writing for PostgresStore {
+    fn set_model(&self, model: &ModelInfo) -> Result<()> {
+        let pool = self.db.pool()?;
+        pool.tx(Scope::Unscoped, |tx| {
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES ('model_name', $1), ('model_dim', $2) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&model.name, &model.dim.to_string()],
+            )
+            .map_err(|e| pg_err("recording the model", e))?;
+            vector::index_dimension(pool, tx, model.dim)
+        })
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<()> {
+        write::write(&self.db, batch)
+    }
+
+    fn insert_unless_duplicate(
+        &self,
+        memory: Memory,
+        vector: Vec<f32>,
+        threshold: f32,
+        actor: &str,
+    ) -> Result<Inserted> {
+        write::insert_unless_duplicate(&self.db, memory, vector, threshold, actor)
+    }
+
+    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let ids: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
+        self.db.tx(Scope::Tenant(tenant), |tx| {
+            delete_where(
+                tx,
+                "m.tenant = $4 AND m.id = ANY($5)",
+                deletion,
+                &[&tenant, &ids],
+            )
+        })
+    }
+
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
@@ -225,12 +253,20 @@ impl Store for PostgresStore {
         })
     }
 
-    fn tenants(&self) -> Result<Vec<String>> {
-        read::tenants(&self.db)
+    fn restore(&self, batch: cairn_core::Restore) -> Result<()> {
+        write::restore(&self.db, batch)
+    }
+}
+
+impl Maintenance for PostgresStore {
+    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
+        self.db.tx(Scope::Every, |tx| {
+            delete_where(tx, "m.expires_at <= $4", &Deletion::expired(now), &[&now])
+        })
     }
 
-    fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
-        read::stats(&self.db, tenant, now)
+    fn pack_contents(&self, tenant: &str, ids: &[MemoryId], pack: bool) -> Result<Vec<Packed>> {
+        read::pack_contents(&self.db, tenant, ids, pack)
     }
 
     fn verify(&self) -> Result<()> {
@@ -238,18 +274,6 @@ impl Store for PostgresStore {
             tx.batch_execute("SELECT 1")
                 .map_err(|e| pg_err("checking the connection", e))
         })
-    }
-
-    fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
-        read::histories(&self.db, tenant, ids)
-    }
-
-    fn every_tenant(&self) -> Result<Vec<String>> {
-        read::every_tenant(&self.db)
-    }
-
-    fn restore(&self, batch: cairn_core::Restore) -> Result<()> {
-        write::restore(&self.db, batch)
     }
 
     fn begin_bulk(&self, rows: usize) -> Result<()> {
@@ -262,21 +286,5 @@ impl Store for PostgresStore {
 
     fn end_bulk(&self) -> Result<()> {
         bulk::finish(&self.db, self.index_deferred.swap(false, Ordering::SeqCst))
-    }
-
-    fn key_store(&self) -> &dyn KeyStore {
-        &self.keys
-    }
-
-    fn collections(&self) -> &dyn cairn_core::collections::CollectionStore {
-        &self.threads
-    }
-
-    fn shared(&self) -> &dyn cairn_core::shared::SharedState {
-        &self.shared
-    }
-
-    fn oauth_store(&self) -> &dyn cairn_core::oauth::OAuthStore {
-        &self.oauth
     }
 }

@@ -205,7 +205,7 @@ pub(crate) fn delete_where(
     Ok(n as usize)
 }
 
-/// Write `batch` in one transaction (see [`cairn_core::Store::write`]).
+/// Write `batch` in one transaction (see [`cairn_core::store::Writing::write`]).
 pub(crate) fn write(db: &Db, batch: WriteBatch) -> Result<()> {
     let versioned: Vec<Memory> = batch.versioned()?.into_iter().cloned().collect();
     if batch.is_empty() {
@@ -272,7 +272,7 @@ pub(crate) fn write(db: &Db, batch: WriteBatch) -> Result<()> {
 }
 
 /// Insert `memory` unless a near-duplicate is stored (see
-/// [`cairn_core::Store::insert_unless_duplicate`]).
+/// [`cairn_core::store::Writing::insert_unless_duplicate`]).
 pub(crate) fn insert_unless_duplicate(
     db: &Db,
     memory: Memory,
@@ -345,7 +345,7 @@ pub(crate) fn insert_unless_duplicate(
     })
 }
 
-/// Copy `batch` in as it is (see [`cairn_core::Store::restore`]).
+/// Copy `batch` in as it is (see [`cairn_core::store::Writing::restore`]).
 pub(crate) fn restore(db: &Db, batch: cairn_core::Restore) -> Result<()> {
     if batch.memories.is_empty() && batch.receipts.is_empty() {
         return Ok(());

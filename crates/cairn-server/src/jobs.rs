@@ -228,7 +228,7 @@ fn consolidate_under(
 pub fn save_caches(cairn: &Cairn, period: Duration, shutdown: CancellationToken) -> JoinHandle<()> {
     let store = cairn.store().clone();
     let save = move || {
-        if let Some(Err(e)) = store.caches().map(|c| c.save_caches()) {
+        if let Some(Err(e)) = store.maintenance().caches().map(|c| c.save_caches()) {
             tracing::warn!(error = %e, "caches could not be saved");
         }
     };
@@ -244,7 +244,7 @@ pub fn warm_up(cairn: &Cairn) {
         if let Err(e) = cairn.embedder().embed("warm up") {
             tracing::warn!(error = %e, "the embedding model could not be loaded");
         }
-        if let Some(caches) = cairn.store().caches() {
+        if let Some(caches) = cairn.store().maintenance().caches() {
             let t = std::time::Instant::now();
             match caches.preload() {
                 Ok(()) => tracing::info!(ms = t.elapsed().as_millis() as u64, "indexes loaded"),

@@ -302,7 +302,7 @@ fn unmatched(path: &str) -> String {
 fn tenants(cairn: &Cairn) -> cairn_core::Result<Vec<(String, usize)>> {
     cairn
         .store()
-        .tenants()?
+        .tenants(cairn_core::TenantsWith::Memories)?
         .into_iter()
         .map(|t| Ok((t.clone(), cairn.stats(&t)?.0.total)))
         .collect()

@@ -386,14 +386,20 @@ pub(crate) fn order_sql(order: ListOrder) -> &'static str {
     }
 }
 
-/// The query behind [`Store::embeddings`](cairn_core::Store::embeddings). A
+/// The tenants with anything stored ([`cairn_core::TenantsWith::Anything`]):
+/// memories, deletion receipts or collections.
+pub(crate) const EVERY_TENANT_SQL: &str = "SELECT tenant FROM memories UNION \
+     SELECT tenant FROM deletions UNION SELECT tenant FROM collections ORDER BY tenant";
+
+/// The query behind
+/// [`Reading::embeddings`](cairn_core::store::Reading::embeddings). A
 /// subquery, not a join: SQLite recompiles a join of this form each time
 /// its parameters are rebound, a single-table lookup never.
 pub(crate) const EMBEDDING_SQL: &str = "SELECT (SELECT vector FROM vectors WHERE rowid = m.rowid) \
      FROM memories m WHERE m.id = ?1 AND m.tenant = ?2";
 
-/// The query behind [`Store::list`] and its parameters, up to the limit's
-/// and offset's.
+/// The query behind [`Reading::list`](cairn_core::store::Reading::list)
+/// and its parameters, up to the limit's and offset's.
 pub(crate) fn list_sql(filter: &Filter, order: ListOrder) -> (String, Vec<Value>) {
     let (mut cond, args) = filter_sql(filter);
     if order == ListOrder::Id {

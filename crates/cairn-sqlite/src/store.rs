@@ -1,5 +1,5 @@
-//! [`SqliteStore`]: opening the file, and the [`Store`] and
-//! [`StoreCaches`] implementations over the other modules.
+//! [`SqliteStore`]: opening the file, and the [`Store`] implementation
+//! (its reading, writing and maintenance roles) over the other modules.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +10,8 @@ use std::time::Duration;
 use cairn_core::history::{Change, ChangeKind, Deletion, DeletionReceipt, Version};
 use cairn_core::packing::Packed;
 use cairn_core::store::{
-    keyword_terms, Filter, ListOrder, ScopeFilter, StoreStats, TermRarity, WriteBatch,
+    keyword_terms, Filter, ListOrder, Maintenance, Reading, ScopeFilter, StoreStats, TenantsWith,
+    TermRarity, WriteBatch, Writing,
 };
 use cairn_core::{
     Error, Hit, Inserted, Memory, MemoryId, ModelInfo, RankFactors, Result, Store, StoreCaches,
@@ -325,6 +326,10 @@ impl Drop for SqliteStore {
 }
 
 impl Store for SqliteStore {
+    fn maintenance(&self) -> &dyn Maintenance {
+        self
+    }
+
     fn key_store(&self) -> &dyn cairn_core::keys::KeyStore {
         self
     }
@@ -340,136 +345,42 @@ impl Store for SqliteStore {
     fn oauth_store(&self) -> &dyn cairn_core::oauth::OAuthStore {
         self
     }
+}
 
+impl Reading for SqliteStore {
     fn model(&self) -> Result<Option<ModelInfo>> {
         recorded_model(&*self.reader()?)
     }
 
-    fn set_model(&self, model: &ModelInfo) -> Result<()> {
-        let mut conn = self.conn()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql_err)?;
-        for (k, v) in [
-            ("model_name", model.name.clone()),
-            ("model_dim", model.dim.to_string()),
-        ] {
-            tx.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
-                [k, &v],
-            )
-            .map_err(sql_err)?;
-        }
-        // A snapshot holds the old model's vectors.
-        tx.execute("DELETE FROM vsnap", []).map_err(sql_err)?;
-        tx.commit().map_err(sql_err)
-    }
-
-    fn write(&self, batch: WriteBatch) -> Result<()> {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let mut conn = self.conn()?;
-        let vectors = batch.inserts.iter().map(|(_, v)| Some(v));
-        let vectors = vectors.chain(batch.updates.iter().map(|(_, v)| v.as_ref()));
-        if let Some(first) = vectors.flatten().next() {
-            // One model's vectors all have its dimension: the first decides
-            // for the batch, the others are checked as they are written.
-            check_vector(&conn, first)?;
-        }
-        if batch.inserts.len() + batch.updates.len() < BULK_WRITE {
-            return write_batch(&mut conn, batch);
-        }
-        // A bulk write: its commit does not checkpoint; the checkpoint
-        // thread does, while the caller goes on.
-        conn.pragma_update(None, "wal_autocheckpoint", 0)
-            .map_err(sql_err)?;
-        let written = write_batch(&mut conn, batch);
-        let restored = conn
-            .pragma_update(None, "wal_autocheckpoint", AUTOCHECKPOINT_PAGES)
-            .map_err(sql_err);
-        written?;
-        restored?;
-        self.checkpointer.request();
-        Ok(())
-    }
-
-    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize> {
-        let mut conn = self.conn()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql_err)?;
-        let mut rowids = Vec::new();
-        for id in ids {
-            let r: Option<i64> = tx
-                .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
-                .and_then(|mut s| {
-                    s.query_row(params![id.to_string(), tenant], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(sql_err)?;
-            rowids.extend(r);
-        }
-        rowids.sort_unstable();
-        rowids.dedup();
-        if !rowids.is_empty() {
-            let rev = bump(&tx, "rev")?;
-            delete_rows(&tx, &rowids, rev, deletion)?;
-        }
-        tx.commit().map_err(sql_err)?;
-        if !rowids.is_empty() {
-            truncate_wal(&conn);
-        }
-        Ok(rowids.len())
-    }
-
-    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
-        let mut conn = self.conn()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql_err)?;
-        let rowids: Vec<i64> = tx
-            .prepare("SELECT rowid FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?1")
-            .and_then(|mut s| s.query_map([now], |r| r.get(0))?.collect())
-            .map_err(sql_err)?;
-        if !rowids.is_empty() {
-            let rev = bump(&tx, "rev")?;
-            delete_rows(&tx, &rowids, rev, &Deletion::expired(now))?;
-        }
-        tx.commit().map_err(sql_err)?;
-        if !rowids.is_empty() {
-            truncate_wal(&conn);
-        }
-        Ok(rowids.len())
-    }
-
-    fn history(&self, tenant: &str, id: MemoryId) -> Result<Vec<Version>> {
+    fn histories(&self, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Vec<Version>>> {
         let conn = self.reader()?;
-        let rows: Vec<Result<Version>> = conn
-            .prepare_cached(&history_sql())
-            .and_then(|mut s| {
-                s.query_map(params![id.to_string(), tenant], |r| {
-                    let memory = row_to_memory(r)?;
-                    // The version's own columns follow the memory's.
-                    let n = MEMORY_COLUMN_COUNT;
-                    let change: String = r.get(n + 1)?;
-                    let (number, actor, reason, at) =
-                        (r.get(n)?, r.get(n + 2)?, r.get(n + 3)?, r.get(n + 4)?);
-                    Ok(memory.and_then(|memory| {
-                        Ok(Version {
-                            number,
-                            kind: change.parse()?,
-                            actor,
-                            reason,
-                            at,
-                            memory,
-                        })
-                    }))
-                })?
-                .collect()
+        let mut stmt = conn.prepare_cached(&history_sql()).map_err(sql_err)?;
+        ids.iter()
+            .map(|id| {
+                let rows: Vec<Result<Version>> = stmt
+                    .query_map(params![id.to_string(), tenant], |r| {
+                        let memory = row_to_memory(r)?;
+                        // The version's own columns follow the memory's.
+                        let n = MEMORY_COLUMN_COUNT;
+                        let change: String = r.get(n + 1)?;
+                        let (number, actor, reason, at) =
+                            (r.get(n)?, r.get(n + 2)?, r.get(n + 3)?, r.get(n + 4)?);
+                        Ok(memory.and_then(|memory| {
+                            Ok(Version {
+                                number,
+                                kind: change.parse()?,
+                                actor,
+                                reason,
+                                at,
+                                memory,
+                            })
+                        }))
+                    })
+                    .and_then(|rows| rows.collect())
+                    .map_err(sql_err)?;
+                rows.into_iter().collect()
             })
-            .map_err(sql_err)?;
-        rows.into_iter().collect()
+            .collect()
     }
 
     fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>> {
@@ -585,66 +496,6 @@ impl Store for SqliteStore {
             .collect()
     }
 
-    fn insert_unless_duplicate(
-        &self,
-        memory: Memory,
-        vector: Vec<f32>,
-        threshold: f32,
-        actor: &str,
-    ) -> Result<Inserted> {
-        let mut conn = self.conn()?;
-        check_vector(&conn, &vector)?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql_err)?;
-        // Inside the write lock: what other writers committed is in the
-        // index once it caught up, and nobody writes until this commits.
-        self.sync_index(&tx, current_revs(&tx)?)?;
-        let mut filter = Filter::new(&memory.tenant, memory.created_at)
-            .scope(ScopeFilter::Exactly(memory.project.clone()));
-        filter.types = vec![memory.kind];
-        // Its own slot only; for a memory in none, every slot of the
-        // tenant left out.
-        match &memory.slot {
-            Some(slot) => filter.slots = vec![slot.clone()],
-            None => {
-                filter.hidden_slots = tx
-                    .prepare_cached(
-                        "SELECT DISTINCT slot FROM memories WHERE tenant = ?1 AND slot IS NOT NULL",
-                    )
-                    .and_then(|mut s| s.query_map([&memory.tenant], |r| r.get(0))?.collect())
-                    .map_err(sql_err)?
-            }
-        }
-        let hits = self.vector_index()?.search_exact(&vector, &filter, 8);
-        let mut best: Option<(MemoryId, f32)> = None;
-        {
-            let mut stmt = tx.prepare_cached(EMBEDDING_SQL).map_err(sql_err)?;
-            for hit in hits {
-                let blob: Option<Option<Vec<u8>>> = stmt
-                    .query_row(params![hit.id.to_string(), memory.tenant], |r| r.get(0))
-                    .optional()
-                    .map_err(sql_err)?;
-                if let Some(stored) = blob.flatten() {
-                    let sim = cairn_core::rank::cosine(&vector, &blob_vector(&stored));
-                    if sim >= threshold && best.is_none_or(|(_, b)| sim > b) {
-                        best = Some((hit.id, sim));
-                    }
-                }
-            }
-        }
-        if let Some((id, similarity)) = best {
-            return Ok(Inserted::Duplicate { id, similarity });
-        }
-        let rev = bump(&tx, "rev")?;
-        let rowid = RowWriter::new(&tx, rev)?.write(&memory, None, Some(&vector))?;
-        add_docs(&tx, 1)?;
-        let created = Change::new(memory.id, ChangeKind::Created, actor, memory.updated_at);
-        record_version(&tx, rowid, true, &created)?;
-        tx.commit().map_err(sql_err)?;
-        Ok(Inserted::New)
-    }
-
     fn list(
         &self,
         filter: &Filter,
@@ -758,91 +609,14 @@ impl Store for SqliteStore {
             .search_exact(vector, filter, limit))
     }
 
-    fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
-        let mut conn = self.conn()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql_err)?;
-        let arev = bump(&tx, "arev")?;
-        for id in ids {
-            let rowid: Option<i64> = tx
-                .prepare_cached(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?1 \
-                     WHERE id = ?2 AND tenant = ?3 RETURNING rowid",
-                )
-                .and_then(|mut s| {
-                    s.query_row(params![at, id.to_string(), tenant], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(sql_err)?;
-            let Some(rowid) = rowid else { continue };
-            tx.prepare_cached(
-                "UPDATE vindex SET access_count = access_count + 1, last_accessed_at = ?2 WHERE rowid = ?1",
-            )
-            .and_then(|mut s| s.execute(params![rowid, at]))
-            .map_err(sql_err)?;
-            tx.prepare_cached("INSERT OR REPLACE INTO accessed (rowid, arev) VALUES (?1, ?2)")
-                .and_then(|mut s| s.execute([rowid, arev]))
-                .map_err(sql_err)?;
-        }
-        tx.commit().map_err(sql_err)
-    }
-
-    fn pack_contents(&self, tenant: &str, ids: &[MemoryId], pack: bool) -> Result<Vec<Packed>> {
-        crate::packing::pack_contents(&mut *self.conn()?, tenant, ids, pack)
-    }
-
-    fn every_tenant(&self) -> Result<Vec<String>> {
+    fn tenants(&self, with: TenantsWith) -> Result<Vec<String>> {
         let conn = self.reader()?;
-        conn.prepare(
-            "SELECT tenant FROM memories UNION SELECT tenant FROM deletions \
-             UNION SELECT tenant FROM collections ORDER BY tenant",
-        )
+        conn.prepare(match with {
+            TenantsWith::Memories => "SELECT DISTINCT tenant FROM memories ORDER BY tenant",
+            TenantsWith::Anything => EVERY_TENANT_SQL,
+        })
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .map_err(sql_err)
-    }
-
-    fn restore(&self, batch: cairn_core::Restore) -> Result<()> {
-        if batch.memories.is_empty() && batch.receipts.is_empty() {
-            return Ok(());
-        }
-        let mut conn = self.conn()?;
-        crate::write::restore_batch(&mut conn, batch)?;
-        self.checkpointer.request();
-        Ok(())
-    }
-
-    fn tenants(&self) -> Result<Vec<String>> {
-        let conn = self.reader()?;
-        conn.prepare("SELECT DISTINCT tenant FROM memories ORDER BY tenant")
-            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
-            .map_err(sql_err)
-    }
-
-    fn caches(&self) -> Option<&dyn StoreCaches> {
-        Some(self)
-    }
-
-    fn snapshot_into(&self, path: &Path) -> Result<bool> {
-        let target = path
-            .to_str()
-            .ok_or_else(|| Error::invalid(format!("{}: the path is not UTF-8", path.display())))?;
-        // A read transaction of its own: the copy is the store at one
-        // instant, while other connections (processes) go on writing.
-        self.conn()?
-            .execute("VACUUM INTO ?1", [target])
-            .map_err(|e| Error::storage(format!("cannot copy into {target}: {e}")))?;
-        Ok(true)
-    }
-
-    fn verify(&self) -> Result<()> {
-        match self.integrity_check()?.as_str() {
-            "ok" => Ok(()),
-            damage => Err(Error::storage(format!(
-                "{} is damaged: {damage}",
-                self.path.display()
-            ))),
-        }
     }
 
     fn stats(&self, tenant: &str, now: Timestamp) -> Result<StoreStats> {
@@ -885,6 +659,238 @@ impl Store for SqliteStore {
             newest,
             size_bytes: Some((pages * page_size) as u64),
         })
+    }
+}
+
+impl Writing for SqliteStore {
+    fn set_model(&self, model: &ModelInfo) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        for (k, v) in [
+            ("model_name", model.name.clone()),
+            ("model_dim", model.dim.to_string()),
+        ] {
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                [k, &v],
+            )
+            .map_err(sql_err)?;
+        }
+        // A snapshot holds the old model's vectors.
+        tx.execute("DELETE FROM vsnap", []).map_err(sql_err)?;
+        tx.commit().map_err(sql_err)
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn()?;
+        let vectors = batch.inserts.iter().map(|(_, v)| Some(v));
+        let vectors = vectors.chain(batch.updates.iter().map(|(_, v)| v.as_ref()));
+        if let Some(first) = vectors.flatten().next() {
+            // One model's vectors all have its dimension: the first decides
+            // for the batch, the others are checked as they are written.
+            check_vector(&conn, first)?;
+        }
+        if batch.inserts.len() + batch.updates.len() < BULK_WRITE {
+            return write_batch(&mut conn, batch);
+        }
+        // A bulk write: its commit does not checkpoint; the checkpoint
+        // thread does, while the caller goes on.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)
+            .map_err(sql_err)?;
+        let written = write_batch(&mut conn, batch);
+        let restored = conn
+            .pragma_update(None, "wal_autocheckpoint", AUTOCHECKPOINT_PAGES)
+            .map_err(sql_err);
+        written?;
+        restored?;
+        self.checkpointer.request();
+        Ok(())
+    }
+
+    fn delete(&self, tenant: &str, ids: &[MemoryId], deletion: &Deletion) -> Result<usize> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let mut rowids = Vec::new();
+        for id in ids {
+            let r: Option<i64> = tx
+                .prepare_cached("SELECT rowid FROM memories WHERE id = ?1 AND tenant = ?2")
+                .and_then(|mut s| {
+                    s.query_row(params![id.to_string(), tenant], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(sql_err)?;
+            rowids.extend(r);
+        }
+        rowids.sort_unstable();
+        rowids.dedup();
+        if !rowids.is_empty() {
+            let rev = bump(&tx, "rev")?;
+            delete_rows(&tx, &rowids, rev, deletion)?;
+        }
+        tx.commit().map_err(sql_err)?;
+        if !rowids.is_empty() {
+            truncate_wal(&conn);
+        }
+        Ok(rowids.len())
+    }
+
+    fn insert_unless_duplicate(
+        &self,
+        memory: Memory,
+        vector: Vec<f32>,
+        threshold: f32,
+        actor: &str,
+    ) -> Result<Inserted> {
+        let mut conn = self.conn()?;
+        check_vector(&conn, &vector)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        // Inside the write lock: what other writers committed is in the
+        // index once it caught up, and nobody writes until this commits.
+        self.sync_index(&tx, current_revs(&tx)?)?;
+        let mut filter = Filter::new(&memory.tenant, memory.created_at)
+            .scope(ScopeFilter::Exactly(memory.project.clone()));
+        filter.types = vec![memory.kind];
+        // Its own slot only; for a memory in none, every slot of the
+        // tenant left out.
+        match &memory.slot {
+            Some(slot) => filter.slots = vec![slot.clone()],
+            None => {
+                filter.hidden_slots = tx
+                    .prepare_cached(
+                        "SELECT DISTINCT slot FROM memories WHERE tenant = ?1 AND slot IS NOT NULL",
+                    )
+                    .and_then(|mut s| s.query_map([&memory.tenant], |r| r.get(0))?.collect())
+                    .map_err(sql_err)?
+            }
+        }
+        let hits = self.vector_index()?.search_exact(&vector, &filter, 8);
+        let mut best: Option<(MemoryId, f32)> = None;
+        {
+            let mut stmt = tx.prepare_cached(EMBEDDING_SQL).map_err(sql_err)?;
+            for hit in hits {
+                let blob: Option<Option<Vec<u8>>> = stmt
+                    .query_row(params![hit.id.to_string(), memory.tenant], |r| r.get(0))
+                    .optional()
+                    .map_err(sql_err)?;
+                if let Some(stored) = blob.flatten() {
+                    let sim = cairn_core::rank::cosine(&vector, &blob_vector(&stored));
+                    if sim >= threshold && best.is_none_or(|(_, b)| sim > b) {
+                        best = Some((hit.id, sim));
+                    }
+                }
+            }
+        }
+        if let Some((id, similarity)) = best {
+            return Ok(Inserted::Duplicate { id, similarity });
+        }
+        let rev = bump(&tx, "rev")?;
+        let rowid = RowWriter::new(&tx, rev)?.write(&memory, None, Some(&vector))?;
+        add_docs(&tx, 1)?;
+        let created = Change::new(memory.id, ChangeKind::Created, actor, memory.updated_at);
+        record_version(&tx, rowid, true, &created)?;
+        tx.commit().map_err(sql_err)?;
+        Ok(Inserted::New)
+    }
+
+    fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let arev = bump(&tx, "arev")?;
+        for id in ids {
+            let rowid: Option<i64> = tx
+                .prepare_cached(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?1 \
+                     WHERE id = ?2 AND tenant = ?3 RETURNING rowid",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![at, id.to_string(), tenant], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(sql_err)?;
+            let Some(rowid) = rowid else { continue };
+            tx.prepare_cached(
+                "UPDATE vindex SET access_count = access_count + 1, last_accessed_at = ?2 WHERE rowid = ?1",
+            )
+            .and_then(|mut s| s.execute(params![rowid, at]))
+            .map_err(sql_err)?;
+            tx.prepare_cached("INSERT OR REPLACE INTO accessed (rowid, arev) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute([rowid, arev]))
+                .map_err(sql_err)?;
+        }
+        tx.commit().map_err(sql_err)
+    }
+
+    fn restore(&self, batch: cairn_core::Restore) -> Result<()> {
+        if batch.memories.is_empty() && batch.receipts.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn()?;
+        crate::write::restore_batch(&mut conn, batch)?;
+        self.checkpointer.request();
+        Ok(())
+    }
+}
+
+impl Maintenance for SqliteStore {
+    fn delete_expired(&self, now: Timestamp) -> Result<usize> {
+        let mut conn = self.conn()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err)?;
+        let rowids: Vec<i64> = tx
+            .prepare("SELECT rowid FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?1")
+            .and_then(|mut s| s.query_map([now], |r| r.get(0))?.collect())
+            .map_err(sql_err)?;
+        if !rowids.is_empty() {
+            let rev = bump(&tx, "rev")?;
+            delete_rows(&tx, &rowids, rev, &Deletion::expired(now))?;
+        }
+        tx.commit().map_err(sql_err)?;
+        if !rowids.is_empty() {
+            truncate_wal(&conn);
+        }
+        Ok(rowids.len())
+    }
+
+    fn pack_contents(&self, tenant: &str, ids: &[MemoryId], pack: bool) -> Result<Vec<Packed>> {
+        crate::packing::pack_contents(&mut *self.conn()?, tenant, ids, pack)
+    }
+
+    fn caches(&self) -> Option<&dyn StoreCaches> {
+        Some(self)
+    }
+
+    fn snapshot_into(&self, path: &Path) -> Result<bool> {
+        let target = path
+            .to_str()
+            .ok_or_else(|| Error::invalid(format!("{}: the path is not UTF-8", path.display())))?;
+        // A read transaction of its own: the copy is the store at one
+        // instant, while other connections (processes) go on writing.
+        self.conn()?
+            .execute("VACUUM INTO ?1", [target])
+            .map_err(|e| Error::storage(format!("cannot copy into {target}: {e}")))?;
+        Ok(true)
+    }
+
+    fn verify(&self) -> Result<()> {
+        match self.integrity_check()?.as_str() {
+            "ok" => Ok(()),
+            damage => Err(Error::storage(format!(
+                "{} is damaged: {damage}",
+                self.path.display()
+            ))),
+        }
     }
 }
 

@@ -349,7 +349,7 @@ pub(crate) fn write_batch(conn: &mut Connection, batch: WriteBatch) -> Result<()
 }
 
 /// Write records copied from another store as they were, in one
-/// transaction (see [`cairn_core::Store::restore`]). A version is kept in
+/// transaction (see [`cairn_core::store::Writing::restore`]). A version is kept in
 /// full unless it is the memory's latest and its state is the memory's
 /// row (then, as [`record_version`] leaves it, its state is the row).
 pub(crate) fn restore_batch(conn: &mut Connection, batch: cairn_core::Restore) -> Result<()> {

@@ -650,7 +650,7 @@ fn another_model_is_refused_until_reindex() {
     let env = Env::new();
     env.remember(&["a memory embedded by MiniLM"]);
     {
-        use cairn_core::Store;
+        use cairn_core::store::Writing;
         let store = cairn_sqlite::SqliteStore::open(env.db()).unwrap();
         store
             .set_model(&cairn_core::ModelInfo {

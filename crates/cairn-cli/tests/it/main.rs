@@ -170,7 +170,7 @@ pub fn backup_partial(file: &Path) -> PathBuf {
 pub fn assert_healthy(path: &Path) {
     use cairn_core::Store;
     let store = cairn_sqlite::SqliteStore::open(path).expect("open");
-    store.verify().expect("integrity_check");
+    store.maintenance().verify().expect("integrity_check");
 }
 
 /// One HTTP/1.1 request on its own connection: (status, head in

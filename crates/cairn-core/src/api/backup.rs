@@ -12,11 +12,12 @@
 //! has no manifest and which [`restore`] refuses.
 //!
 //! # Consistency while others write
-//! A store that can copy itself at one instant ([`Store::snapshot_into`],
+//! A store that can copy itself at one instant
+//! ([`Maintenance::snapshot_into`](crate::store::Maintenance::snapshot_into),
 //! SQLite's `VACUUM INTO`) is copied so, whatever other processes write
-//! meanwhile. Any other store is copied record by record and compared
-//! with the source afterwards: a write in between is reported and the
-//! backup refused (run it again).
+//! meanwhile. Any other store is copied record by record and compared with the
+//! source afterwards: a write in between is reported and the backup refused
+//! (run it again).
 //!
 //! # Restoring
 //! The backup's records are checked against its manifest, copied into an
@@ -197,7 +198,7 @@ fn write_partial(
 ) -> Result<(String, &'static str, Vec<RecordSum>)> {
     create_private(partial)?;
     let created_at = format_timestamp(crate::time::now());
-    let snapshot = store.snapshot_into(partial)?;
+    let snapshot = store.maintenance().snapshot_into(partial)?;
     let copy = file.open(partial)?;
     let method = if snapshot {
         "snapshot"
@@ -212,7 +213,7 @@ fn write_partial(
         )?;
         "records"
     };
-    copy.verify()?;
+    copy.maintenance().verify()?;
     let checksums = sums(&*copy)?;
     drop(copy);
     if !snapshot {
@@ -281,14 +282,16 @@ fn manifest(path: &Path, file: &dyn BackupFile) -> Result<Manifest> {
 /// checking the backup against its manifest; then check the copy.
 pub fn restore(store: &dyn Store, path: &Path, file: &dyn BackupFile) -> Result<RestoreOutput> {
     let manifest = manifest(path, file)?;
-    if !store.every_tenant()?.is_empty() || !store.key_store().keys(None)?.is_empty() {
+    if !store.tenants(crate::TenantsWith::Anything)?.is_empty()
+        || !store.key_store().keys(None)?.is_empty()
+    {
         return Err(Error::invalid(
             "the store to restore into is not empty: restore into a new store (`cairn --db NEW \
              restore FILE`, or an empty PostgreSQL schema)",
         ));
     }
     let source = file.open(path)?;
-    source.verify()?;
+    source.maintenance().verify()?;
     if sums(&*source)? != manifest.checksums {
         return Err(Error::storage(format!(
             "{} is damaged: its records do not match its manifest's checksums",

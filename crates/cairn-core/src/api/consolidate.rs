@@ -108,7 +108,7 @@ pub fn consolidate_all(
 ) -> Result<Vec<ConsolidateOutput>> {
     cairn
         .store()
-        .tenants()?
+        .tenants(crate::TenantsWith::Memories)?
         .iter()
         .map(|t| view(cairn, cairn.consolidate(&input.request(t, actor)?)?))
         .collect()

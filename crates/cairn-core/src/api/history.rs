@@ -119,7 +119,12 @@ pub fn revert(
     input: RevertInput,
 ) -> Result<RevertOutput> {
     let m = cairn.revert(&caller.tenant, id, input.version, &caller.actor)?;
-    let version = cairn.store().history(&caller.tenant, m.id)?.len() as u32;
+    let version = cairn
+        .store()
+        .histories(&caller.tenant, &[m.id])?
+        .into_iter()
+        .flatten()
+        .count() as u32;
     Ok(RevertOutput {
         memory: MemoryView::of(cairn, &caller.tenant, &m)?,
         restored: input.version,

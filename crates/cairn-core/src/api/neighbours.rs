@@ -164,8 +164,10 @@ pub fn activity(cairn: &Cairn, caller: &Caller, input: ActivityInput) -> Result<
     filter.include_expired = true;
     filter.include_superseded = true;
     let mut entries: Vec<(Timestamp, ActivityEntry)> = Vec::new();
-    for m in cairn.list(&filter, ListOrder::RecentlyUpdated, limit, 0)? {
-        for v in cairn.store().history(tenant, m.id)? {
+    let page = cairn.list(&filter, ListOrder::RecentlyUpdated, limit, 0)?;
+    let ids: Vec<_> = page.iter().map(|m| m.id).collect();
+    for (m, versions) in page.iter().zip(cairn.store().histories(tenant, &ids)?) {
+        for v in versions {
             entries.push((
                 v.at,
                 ActivityEntry {

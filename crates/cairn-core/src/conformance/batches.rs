@@ -30,7 +30,7 @@ pub fn check_bulk_writes(store: Arc<dyn Store>) {
             .collect()
     };
     let first = make(0, 300);
-    store.begin_bulk(first.len()).unwrap();
+    store.maintenance().begin_bulk(first.len()).unwrap();
     let changes = first
         .iter()
         .map(|(m, _)| Change::new(m.id, ChangeKind::Imported, LOCAL_ACTOR, T0))
@@ -79,9 +79,12 @@ pub fn check_bulk_writes(store: Arc<dyn Store>) {
             Some(first[42].0.id),
             "round {round}"
         );
-        store.end_bulk().unwrap();
+        store.maintenance().end_bulk().unwrap();
     }
-    let history = store.history("default", first[299].0.id).unwrap();
+    let history = store
+        .histories("default", &[first[299].0.id])
+        .unwrap()
+        .remove(0);
     assert_eq!(history.len(), 1);
     assert_eq!(
         (history[0].number, history[0].kind, &history[0].memory),
@@ -93,9 +96,10 @@ pub fn check_bulk_writes(store: Arc<dyn Store>) {
     );
 }
 
-/// [`Store::restore`] writes another store's records as they were: every
-/// memory with its embedding and history, every receipt, every tenant;
-/// a stored id refuses the batch; a wrong dimension is refused.
+/// [`Writing::restore`](crate::store::Writing::restore) writes another store's
+/// records as they were: every memory with its embedding and history, every
+/// receipt, every tenant; a stored id refuses the batch; a wrong dimension is
+/// refused.
 pub fn check_restore(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
     let model = ModelInfo {
         name: "lexical-test".into(),
@@ -154,7 +158,10 @@ pub fn check_restore(store: Arc<dyn Store>, empty: Arc<dyn Store>) {
             updated_at: T0,
         })
         .unwrap();
-    assert_eq!(store.every_tenant().unwrap(), ["default", "other", "third"]);
+    assert_eq!(
+        store.tenants(crate::TenantsWith::Anything).unwrap(),
+        ["default", "other", "third"]
+    );
 
     let source = everything(&*store);
     assert_eq!(source[0].1.len(), 1, "a remains in default");

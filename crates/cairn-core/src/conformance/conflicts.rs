@@ -87,7 +87,7 @@ pub fn engine_conflicts_prefer_newer(store: Arc<dyn Store>) {
     assert_eq!(older.weight, CONTESTED_WEIGHT);
     assert_eq!(older.metadata[CONTESTED_BY], new.id.to_string());
     assert_eq!(older.superseded_by, None);
-    let versions = store.history("default", old.id).unwrap();
+    let versions = store.histories("default", &[old.id]).unwrap().remove(0);
     let last = versions.last().unwrap();
     assert_eq!(last.kind, ChangeKind::Updated);
     assert!(last

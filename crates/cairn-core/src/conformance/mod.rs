@@ -29,6 +29,7 @@ mod conflicts;
 mod engine_checks;
 mod erasure;
 mod forgetting;
+mod histories;
 mod hostile;
 mod isolation;
 mod listing;
@@ -57,6 +58,7 @@ pub use erasure::engine_forgotten_messages_leave_no_trace;
 pub use forgetting::{
     engine_forgetting_a_source_forgets_its_summary, engine_forgetting_erases_versions_and_index,
 };
+pub use histories::check_histories_in_one_call;
 pub use hostile::{engine_hostile_input_stays_with_its_tenant, hostile_texts};
 pub use isolation::{
     check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant,
@@ -219,7 +221,7 @@ pub fn everything(
     Vec<crate::history::DeletionReceipt>,
 )> {
     store
-        .every_tenant()
+        .tenants(crate::TenantsWith::Anything)
         .unwrap()
         .into_iter()
         .map(|tenant| {
@@ -315,6 +317,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_update(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn histories_in_one_call() {
+                {
+                    let fixture = $make;
+                    c::check_histories_in_one_call(c::Fixture::store(&fixture))
                 }
             }
             #[test]

@@ -187,11 +187,11 @@ pub fn check_access_expiry_stats(store: Arc<dyn Store>) {
         vec![(None, 1), (Some("atlas".to_string()), 1)]
     );
     assert_eq!(
-        store.tenants().unwrap(),
+        store.tenants(crate::TenantsWith::Memories).unwrap(),
         vec!["default".to_string(), "other".to_string()]
     );
-    assert_eq!(store.delete_expired(T0 + 5).unwrap(), 0);
-    assert_eq!(store.delete_expired(T0 + 20).unwrap(), 1);
+    assert_eq!(store.maintenance().delete_expired(T0 + 5).unwrap(), 0);
+    assert_eq!(store.maintenance().delete_expired(T0 + 20).unwrap(), 1);
     assert!(store.get("default", &[b.id]).unwrap().is_empty());
     assert_eq!(store.stats("other", T0).unwrap().total, 1);
 }

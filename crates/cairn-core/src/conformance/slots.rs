@@ -92,7 +92,7 @@ pub fn check_slot_roundtrip(store: Arc<dyn Store>) {
         .unwrap();
     assert_eq!(listed, vec![inbox.clone(), work.clone(), loose.clone()]);
     for m in [&inbox, &work, &loose] {
-        let versions = store.history("default", m.id).unwrap();
+        let versions = store.histories("default", &[m.id]).unwrap().remove(0);
         assert_eq!(versions.len(), 1);
         assert_eq!(versions[0].memory.slot, m.slot, "{}", m.content);
     }
@@ -267,8 +267,9 @@ pub fn check_slot_moves(store: Arc<dyn Store>) {
         }
     }
     let versions: Vec<Option<String>> = store
-        .history("default", m.id)
+        .histories("default", &[m.id])
         .unwrap()
+        .remove(0)
         .into_iter()
         .map(|v| v.memory.slot)
         .collect();
@@ -339,7 +340,7 @@ pub fn check_packing(store: Arc<dyn Store>) {
     );
     let reads = |id: MemoryId, tenant: &str| {
         let got = store.get(tenant, &[id]).unwrap().remove(0).content;
-        let history = store.history(tenant, id).unwrap();
+        let history = store.histories(tenant, &[id]).unwrap().remove(0);
         let listed = store
             .list(&filter_all(tenant), ListOrder::Oldest, 10, 0)
             .unwrap()
@@ -358,7 +359,10 @@ pub fn check_packing(store: Arc<dyn Store>) {
     assert!(before.0 == long && before.3, "stored and found");
 
     let ids = [big.id, small.id, other.id];
-    let packed = store.pack_contents("default", &ids, true).unwrap();
+    let packed = store
+        .maintenance()
+        .pack_contents("default", &ids, true)
+        .unwrap();
     for p in &packed {
         assert_eq!(p.id, big.id, "only the long entry of the tenant: {p:?}");
         assert_eq!(p.original_bytes, long.len());
@@ -378,15 +382,24 @@ pub fn check_packing(store: Arc<dyn Store>) {
             == big.id
     );
     // Packing twice changes nothing more.
-    let again = store.pack_contents("default", &ids, true).unwrap();
+    let again = store
+        .maintenance()
+        .pack_contents("default", &ids, true)
+        .unwrap();
     assert!(again.len() <= packed.len());
 
-    store.pack_contents("default", &ids, false).unwrap();
+    store
+        .maintenance()
+        .pack_contents("default", &ids, false)
+        .unwrap();
     assert!(reads(big.id, "default") == before, "unpacked reads differ");
     assert!(store.get("other", &[other.id]).unwrap()[0].content == long);
 
     // An update of a packed memory stores the new text.
-    store.pack_contents("default", &ids, true).unwrap();
+    store
+        .maintenance()
+        .pack_contents("default", &ids, true)
+        .unwrap();
     let mut changed = store.get("default", &[big.id]).unwrap().remove(0);
     changed.content.push_str(" One more line.");
     changed.updated_at += 1;
@@ -403,7 +416,7 @@ pub fn check_packing(store: Arc<dyn Store>) {
         })
         .unwrap();
     assert!(store.get("default", &[big.id]).unwrap()[0].content == changed.content);
-    let history = store.history("default", big.id).unwrap();
+    let history = store.histories("default", &[big.id]).unwrap().remove(0);
     assert_eq!(
         history.len(),
         before.1 + 1,

@@ -121,8 +121,9 @@ pub fn check_thread_scopes(store: Arc<dyn Store>) {
     filter.thread = Some(ThreadScope::Topic("c1#1".into()));
     assert_eq!(store.count(&filter).unwrap(), 0);
     let versions: Vec<_> = store
-        .history("default", moved.id)
+        .histories("default", &[moved.id])
         .unwrap()
+        .remove(0)
         .into_iter()
         .map(|v| v.memory.thread)
         .collect();

@@ -24,7 +24,11 @@ impl Cairn {
         match self.resolve(tenant, id_or_prefix) {
             Ok(id) => Ok(History {
                 id,
-                versions: self.store.history(tenant, id)?,
+                versions: self
+                    .store
+                    .histories(tenant, &[id])?
+                    .pop()
+                    .unwrap_or_default(),
                 deleted: None,
             }),
             Err(Error::NotFound(what)) => {
@@ -64,7 +68,11 @@ impl Cairn {
     ) -> Result<Memory> {
         let id = self.resolve(tenant, id_or_prefix)?;
         let current = self.load(tenant, id)?;
-        let versions = self.store.history(tenant, id)?;
+        let versions = self
+            .store
+            .histories(tenant, &[id])?
+            .pop()
+            .unwrap_or_default();
         let Some(old) = versions.iter().find(|v| v.number == number) else {
             return Err(Error::invalid(format!(
                 "{id} has no version {number} (its versions are 1 to {})",

@@ -4,9 +4,10 @@
 //! vector), the score is computed by the rank module's pure functions.
 //!
 //! The evidence is the same on every backend: terms are matched on the
-//! memory's text in the core, the rarity is [`Store::keyword_rarity`] and
-//! the cosine is computed from the stored vector when the vector search
-//! did not give it.
+//! memory's text in the core, the rarity is
+//! [`Reading::keyword_rarity`](crate::store::Reading::keyword_rarity) and the
+//! cosine is computed from the stored vector when the vector search did not
+//! give it.
 
 use std::collections::HashMap;
 

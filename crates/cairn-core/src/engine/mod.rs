@@ -310,7 +310,7 @@ impl Cairn {
     }
 
     /// Delete memories by id or prefix for `actor`, for good (see
-    /// [`Store::delete`]); every id is resolved before anything is
+    /// [`Writing::delete`](crate::store::Writing::delete)); every id is resolved before anything is
     /// deleted, so one bad id deletes nothing.
     pub fn forget(
         &self,
@@ -382,7 +382,7 @@ impl Cairn {
 
     /// Delete expired memories (all tenants); returns how many.
     pub fn gc(&self) -> Result<usize> {
-        self.store.delete_expired(self.now())
+        self.store.maintenance().delete_expired(self.now())
     }
 }
 

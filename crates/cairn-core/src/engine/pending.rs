@@ -250,7 +250,7 @@ impl Cairn {
         let mut report = PendingReport::default();
         let mut waiting = Vec::new();
         let mut messages = Vec::new();
-        for tenant in self.store.every_tenant()? {
+        for tenant in self.store.tenants(crate::TenantsWith::Anything)? {
             for record in
                 self.store
                     .collections()

@@ -486,7 +486,7 @@ impl Cairn {
             SearchMode::Keyword => ((keyword_side()?, None), (Vec::new(), None)),
             mode => std::thread::scope(|scope| {
                 let other = scope.spawn(|| {
-                    if let Some(caches) = self.store.caches() {
+                    if let Some(caches) = self.store.maintenance().caches() {
                         caches.warm_up()?;
                     }
                     match mode {

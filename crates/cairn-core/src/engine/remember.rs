@@ -146,7 +146,7 @@ impl Cairn {
     ///
     /// Dedup is race-free: when no duplicate is seen here, the store checks
     /// again inside the insert's own transaction
-    /// ([`crate::Store::insert_unless_duplicate`]), and a duplicate another
+    /// ([`crate::store::Writing::insert_unless_duplicate`]), and a duplicate another
     /// writer stored meanwhile is merged into like one found here.
     pub fn remember(&self, mut req: RememberRequest) -> Result<RememberOutcome> {
         let mut redacted = Redactions::new();

@@ -38,7 +38,7 @@ const EMBED_BATCH: usize = 256;
 const WRITE_BATCH: usize = 8192;
 
 /// A first transaction of at least this many records makes an import a
-/// bulk load ([`crate::Store::begin_bulk`]).
+/// bulk load ([`crate::store::Maintenance::begin_bulk`]).
 const BULK_ROWS: usize = 4096;
 
 impl Cairn {
@@ -154,7 +154,11 @@ impl Cairn {
         let outcome = self.write_imported_chunks(tenant, &mut records, actor, progress, &mut bulk);
         // The store's deferred indexes are brought up to date whatever
         // happened to the import.
-        let ended = if bulk { self.store.end_bulk() } else { Ok(()) };
+        let ended = if bulk {
+            self.store.maintenance().end_bulk()
+        } else {
+            Ok(())
+        };
         let report = outcome?;
         ended?;
         Ok(report)
@@ -190,7 +194,7 @@ impl Cairn {
             }
             done += chunk.len();
             if !*bulk && chunk.len() >= BULK_ROWS {
-                self.store.begin_bulk(chunk.len())?;
+                self.store.maintenance().begin_bulk(chunk.len())?;
                 *bulk = true;
             }
             // A named id is stored already as itself, or as this tenant's
@@ -419,7 +423,7 @@ impl Cairn {
         }
         let filters = self
             .store
-            .tenants()?
+            .tenants(crate::TenantsWith::Memories)?
             .into_iter()
             .map(|t| self.filter(&t).everything())
             .collect::<Vec<_>>();

@@ -50,7 +50,7 @@ async fn a_client_that_disconnects_mid_call() {
                 ],
         "{contents:?}"
     );
-    env.cairn.store().verify().unwrap();
+    env.cairn.store().maintenance().verify().unwrap();
 }
 
 #[tokio::test]

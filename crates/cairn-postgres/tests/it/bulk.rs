@@ -2,7 +2,8 @@
 //! and built by the next process to open the store when a load died.
 
 use cairn_core::conformance::{axis, sample, DIM};
-use cairn_core::{MemoryType, ModelInfo, Store, WriteBatch};
+use cairn_core::store::prelude::*;
+use cairn_core::{MemoryType, ModelInfo, WriteBatch};
 
 use crate::{url, Schema};
 
@@ -40,17 +41,17 @@ fn a_bulk_load_defers_the_vector_index_and_a_dead_one_leaves_it_to_the_next_open
         }
     };
     // A load bigger than the store: the index goes, and comes back at the end.
-    store.begin_bulk(1000).unwrap();
+    store.maintenance().begin_bulk(1000).unwrap();
     assert!(!has_vector_index(&schema));
     store.write(rows(0)).unwrap();
-    store.end_bulk().unwrap();
+    store.maintenance().end_bulk().unwrap();
     assert!(has_vector_index(&schema));
     // A load smaller than the store keeps the index.
-    store.begin_bulk(50).unwrap();
+    store.maintenance().begin_bulk(50).unwrap();
     assert!(has_vector_index(&schema));
-    store.end_bulk().unwrap();
+    store.maintenance().end_bulk().unwrap();
     // A load whose process dies before its end: the next open builds it.
-    store.begin_bulk(1000).unwrap();
+    store.maintenance().begin_bulk(1000).unwrap();
     store.write(rows(100)).unwrap();
     drop(store);
     assert!(!has_vector_index(&schema));

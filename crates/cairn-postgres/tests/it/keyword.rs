@@ -6,8 +6,9 @@
 
 use cairn_core::conformance::{axis, sample, DIM};
 use cairn_core::history::Deletion;
+use cairn_core::store::prelude::*;
 use cairn_core::store::{query_terms, ScopeFilter};
-use cairn_core::{Filter, Memory, MemoryId, MemoryType, Store, WriteBatch};
+use cairn_core::{Filter, Memory, MemoryId, MemoryType, WriteBatch};
 use serde_json::json;
 
 use crate::Schema;

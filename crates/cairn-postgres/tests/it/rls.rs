@@ -2,7 +2,8 @@
 //! sees only the tenant its transaction names.
 
 use cairn_core::conformance::{axis, sample, DIM};
-use cairn_core::{MemoryType, Store, WriteBatch};
+use cairn_core::store::prelude::*;
+use cairn_core::{MemoryType, WriteBatch};
 use cairn_postgres::APP_ROLE;
 
 use crate::{url, Schema};

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use cairn_core::conformance::{axis, sample, DIM};
 use cairn_core::history::LOCAL_ACTOR;
+use cairn_core::store::prelude::*;
 use cairn_core::store::{Filter, ScopeFilter};
-use cairn_core::{ErrorKind, Inserted, MemoryType, Store};
+use cairn_core::{ErrorKind, Inserted, MemoryType};
 use cairn_postgres::{PostgresOptions, PostgresStore, SCHEMA_VERSION};
 
 use crate::{url, Schema};

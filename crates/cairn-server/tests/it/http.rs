@@ -203,7 +203,11 @@ async fn each_request_acts_for_the_tenant_of_its_key() {
         let memory = cairn
             .list(&cairn.filter("alice"), Default::default(), 1, 0)
             .unwrap();
-        cairn.store().history("alice", memory[0].id).unwrap()
+        cairn
+            .store()
+            .histories("alice", &[memory[0].id])
+            .unwrap()
+            .remove(0)
     });
     let key_id = key.split('_').nth(1).unwrap();
     assert_eq!(versions[0].actor, key_id);

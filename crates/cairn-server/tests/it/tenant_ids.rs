@@ -165,7 +165,7 @@ async fn the_other_tenants_memories_stay_as_they_were() {
     let id = IDS[0].parse().unwrap();
     let alice = blocking(|| cairn.store().get("alice", &[id]).unwrap());
     assert_eq!(alice[0].content, "alice's launch date is May 3");
-    let history = blocking(|| cairn.store().history("alice", id).unwrap());
+    let history = blocking(|| cairn.store().histories("alice", &[id]).unwrap().remove(0));
     assert_eq!(history.len(), 1, "{history:?}");
     let r = bob.get("/v1/memories?limit=10").await;
     assert_eq!(r.body["total"], 1, "{}", r.body);

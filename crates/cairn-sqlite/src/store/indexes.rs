@@ -244,9 +244,10 @@ impl SqliteStore {
     }
 
     /// Keyword search on the in-memory index, ranked exactly as the FTS5
-    /// query of [`Store::keyword_search`] ranks (same pruning, same BM25).
-    /// `None` when that path cannot answer: the index is not built, or a
-    /// term is a phrase to FTS5.
+    /// query of
+    /// [`Reading::keyword_search`](cairn_core::store::Reading::keyword_search)
+    /// ranks (same pruning, same BM25). `None` when that path cannot answer:
+    /// the index is not built, or a term is a phrase to FTS5.
     pub(super) fn keyword_search_in_memory(
         &self,
         terms: &[String],

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Barrier};
 
-use cairn_core::Store;
+use cairn_core::store::prelude::*;
 use cairn_sqlite::SqliteStore;
 
 #[test]
@@ -20,7 +20,10 @@ fn stores_opened_at_once_on_a_new_file_all_open() {
                 let start = start.clone();
                 std::thread::spawn(move || {
                     start.wait();
-                    SqliteStore::open(&path).map(|s| s.tenants().map(|t| t.len()))
+                    SqliteStore::open(&path).map(|s| {
+                        s.tenants(cairn_core::TenantsWith::Memories)
+                            .map(|t| t.len())
+                    })
                 })
             })
             .collect();

@@ -7,8 +7,9 @@ use std::thread;
 
 use cairn_core::conformance::{axis, forgotten, sample, T0};
 use cairn_core::history::LOCAL_ACTOR;
+use cairn_core::store::prelude::*;
 use cairn_core::store::{Filter, ScopeFilter, WriteBatch};
-use cairn_core::{MemoryType, Store, StoreCaches};
+use cairn_core::MemoryType;
 use cairn_sqlite::SqliteStore;
 
 fn all(tenant: &str) -> Filter {
@@ -419,7 +420,7 @@ fn a_schema_1_file_is_upgraded_with_its_ranking_factors() {
     );
     // History begins with the upgrade; the refilled keyword index forgets
     // exactly what it holds.
-    let versions = store.history("default", id).unwrap();
+    let versions = store.histories("default", &[id]).unwrap().remove(0);
     assert_eq!(versions.len(), 1);
     assert_eq!(
         versions[0].reason.as_deref(),

@@ -4,8 +4,9 @@
 //! scores, before and after the other one writes, updates and deletes.
 
 use cairn_core::conformance::{axis, forgotten, sample, T0};
+use cairn_core::store::prelude::*;
 use cairn_core::store::{Filter, ScopeFilter, WriteBatch};
-use cairn_core::{Memory, MemoryType, Store, StoreCaches};
+use cairn_core::{Memory, MemoryType};
 use cairn_sqlite::{SqliteStore, PRUNE_ABOVE_DOCS};
 
 /// Words that exercise FTS5's tokenizer: stems, diacritics, case, digits,

@@ -4,8 +4,9 @@
 //! and the in-memory keyword index ranks exactly as FTS5 does.
 
 use cairn_core::conformance::{axis, sample, T0};
+use cairn_core::store::prelude::*;
 use cairn_core::store::{Filter, ScopeFilter, WriteBatch};
-use cairn_core::{MemoryType, Store, StoreCaches};
+use cairn_core::MemoryType;
 use cairn_sqlite::keyword_index::fts_token;
 use cairn_sqlite::SqliteStore;
 use proptest::prelude::*;

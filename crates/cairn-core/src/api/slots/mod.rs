@@ -10,7 +10,7 @@
 //! - An archived slot's entries leave default recall and listing
 //!   ([`hide_archived`]); naming the slot, or `include_archived`, finds
 //!   them. Its entries over [`crate::packing::PACK_MIN_BYTES`] are kept
-//!   compressed at rest ([`crate::Store::pack_contents`]) with their sizes
+//!   compressed at rest ([`crate::store::Maintenance::pack_contents`]) with their sizes
 //!   recorded. Restoring is lossless: the same ids, text and history.
 //! - Export renders a slot as memcord's Markdown, plain text or JSON.
 
@@ -542,7 +542,10 @@ pub fn slot_archive(
         .iter()
         .map(|m| m.id)
         .collect();
-    let packed = cairn.store().pack_contents(tenant, &ids, true)?;
+    let packed = cairn
+        .store()
+        .maintenance()
+        .pack_contents(tenant, &ids, true)?;
     slot.packed = packed.first().map(|p| SlotPacking {
         algorithm: p.algorithm.to_string(),
         entries: packed.len(),
@@ -568,7 +571,10 @@ pub fn slot_restore(cairn: &Cairn, caller: &Caller, name: &str) -> Result<SlotVi
         .iter()
         .map(|m| m.id)
         .collect();
-    cairn.store().pack_contents(tenant, &ids, false)?;
+    cairn
+        .store()
+        .maintenance()
+        .pack_contents(tenant, &ids, false)?;
     slot.archived_at = None;
     slot.archive_reason = None;
     slot.packed = None;

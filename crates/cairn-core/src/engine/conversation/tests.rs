@@ -93,7 +93,14 @@ fn messages_become_episodes_with_threads_and_neighbours() {
         last.search_context.as_deref(),
         Some("Ben: Send it over when done.")
     );
-    assert_eq!(c.store().history("t", last.id).unwrap().len(), 1);
+    assert_eq!(
+        c.store()
+            .histories("t", &[last.id])
+            .unwrap()
+            .remove(0)
+            .len(),
+        1
+    );
 
     let threads = c.store().collections();
     let conversation = threads
