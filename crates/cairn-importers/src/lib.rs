@@ -52,6 +52,8 @@ pub use cairn_core::foreign::{Foreign, ForeignSlot, Importer, Parsed, Problem};
 
 mod chatgpt;
 mod claude;
+#[cfg(test)]
+mod engine_tests;
 mod mem0;
 #[cfg(test)]
 mod mem0_released;
