@@ -11,5 +11,5 @@ if [ ! -x "$venv/bin/uv" ]; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check "uv==0.9.30"
 fi
 "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" "mem0ai==$MEM0_VERSION"
-"$venv/bin/python" scripts/mem0-fixtures.py crates/cairn-core/tests/fixtures/importers/mem0_released
-ls -l crates/cairn-core/tests/fixtures/importers/mem0_released
+"$venv/bin/python" scripts/mem0-fixtures.py crates/cairn-importers/tests/fixtures/mem0_released
+ls -l crates/cairn-importers/tests/fixtures/mem0_released

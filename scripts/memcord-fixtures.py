@@ -4,7 +4,7 @@
 Usage: scripts/memcord-fixtures.sh (makes a venv under target/ with
 memcord==4.3.6 from PyPI and runs this file in it).
 
-Writes crates/cairn-core/tests/fixtures/importers/memcord_slots/: the
+Writes crates/cairn-importers/tests/fixtures/memcord_slots/: the
 `memory_slots` folder memcord's StorageManager keeps, with a
 `<slot>_config.json` beside each slot file.
 """

@@ -9,5 +9,5 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check "memcord==$MEMCORD_VERSION" psutil  # memcord imports psutil without declaring it
-"$venv/bin/python" scripts/memcord-fixtures.py crates/cairn-core/tests/fixtures/importers/memcord_slots
-ls -l crates/cairn-core/tests/fixtures/importers/memcord_slots
+"$venv/bin/python" scripts/memcord-fixtures.py crates/cairn-importers/tests/fixtures/memcord_slots
+ls -l crates/cairn-importers/tests/fixtures/memcord_slots

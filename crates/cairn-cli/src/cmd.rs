@@ -282,6 +282,7 @@ fn engine(cli: &Cli, store: Arc<dyn Store>) -> Result<Cairn> {
     Ok(api::EngineBuilder::new(store, embedder)
         .chat(chat)
         .reranker(providers.reranker())
+        .importer(Some(Arc::new(cairn_importers::Importers)))
         .redaction(cli.redact.as_deref())
         .conflict_policy(Some(crate::config::conflict_policy(match &cli.command {
             Command::Serve(a) => a.config.as_deref(),

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use anyhow::{Context as _, Result};
+use cairn_core::api::Foreign;
 use cairn_core::api::{self, ForeignFile, ForeignInput, ForeignReport};
-use cairn_core::importers::Foreign;
 use cairn_core::{Cairn, Error};
 use indicatif::ProgressBar;
 

@@ -6,8 +6,8 @@
 //! ([`context`]), the text stages of ingestion ([`ingest`], with the rest
 //! of the text work from `cairn-text`, re-exported here), the
 //! application layer every front end calls ([`api`]), project detection
-//! ([`project`]), the wire format ([`wire`]) and the readers of other memory
-//! systems' exports ([`importers`]).
+//! ([`project`]), the wire format ([`wire`]) and the formats of other memory
+//! systems' exports ([`foreign`]; the `cairn-importers` crate reads them).
 //!
 //! ## Invariants
 //! - This crate knows nothing of SQL, HTTP, MCP or terminals: it depends on
@@ -25,9 +25,9 @@ pub mod context;
 pub mod embed;
 pub mod engine;
 pub mod error;
+pub mod foreign;
 pub mod highlight;
 pub mod history;
-pub mod importers;
 pub mod keys;
 pub mod memory;
 pub mod memstore;

@@ -11,14 +11,19 @@
 //! token (`<|endoftext|>`) is counted as the ordinary text it is, as a chat
 //! API would see it. The tests below check each against the other library.
 //!
-//! An encoding is built once per process, on first use; a call that will
-//! count `cl100k_base` tokens starts that early with [`preload`].
+//! `bpe-openai`'s own `cl100k_base()` would link its 15 MB table into every
+//! binary; this crate's build script writes the same table deflated (about
+//! half the size), and [`cl100k`] inflates and deserialises it once per
+//! process, on first use. A call that will count `cl100k_base` tokens
+//! starts that early with [`preload`]. `o200k_base` too is built on first
+//! use.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::Read;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +61,7 @@ impl Tokenizer {
     /// `encode_ordinary` count: special-token look-alikes are plain text).
     pub fn count(&self, text: &str) -> usize {
         match self {
-            Tokenizer::Cl100kBase => bpe_openai::cl100k_base().count(text),
+            Tokenizer::Cl100kBase => cl100k().count(text),
             Tokenizer::O200kBase => tiktoken_rs::o200k_base_singleton()
                 .encode_ordinary(text)
                 .len(),
@@ -97,13 +102,45 @@ impl FromStr for Tokenizer {
 pub fn preload() {
     static STARTED: Once = Once::new();
     STARTED.call_once(|| {
-        std::thread::spawn(bpe_openai::cl100k_base);
+        std::thread::spawn(cl100k);
     });
 }
 
 /// The number of `cl100k_base` tokens in `text`.
 pub fn count_tokens(text: &str) -> usize {
-    bpe_openai::cl100k_base().count(text)
+    cl100k().count(text)
+}
+
+/// `cl100k_base`'s byte-pair table as `bpe-openai` serialises it (MessagePack),
+/// deflated by `build.rs`.
+static CL100K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.bpe.deflate"));
+
+/// `cl100k_base`'s pre-tokeniser: OpenAI's published split pattern, with
+/// its negative look-ahead `\s+(?!\S)` (which `regex-automata` lacks)
+/// written as the look-ahead pattern `\s+\s` (whose last character
+/// `bpe-openai` gives back) followed by `\s+`, as `bpe-openai` builds it.
+const CL100K_SPLIT: [(&str, bool); 3] = [
+    (
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+$",
+        false,
+    ),
+    (r"\s+\s", true),
+    (r"\s+", false),
+];
+
+/// The `cl100k_base` encoder, built on first use (inflating and
+/// deserialising [`CL100K_TABLE`]) and kept for the process.
+fn cl100k() -> &'static bpe_openai::Tokenizer {
+    static CL100K: OnceLock<bpe_openai::Tokenizer> = OnceLock::new();
+    CL100K.get_or_init(|| {
+        let mut table = Vec::with_capacity(16 << 20);
+        flate2::read::DeflateDecoder::new(CL100K_TABLE)
+            .read_to_end(&mut table)
+            .expect("build.rs deflated the table");
+        let bpe = rmp_serde::from_slice(&table).expect("build.rs serialised the table");
+        bpe_openai::Tokenizer::new_lookahead(bpe, &CL100K_SPLIT, false)
+            .expect("the split pattern compiles")
+    })
 }
 
 /// Most entries a [`TokenCounter`] holds before it starts again.
@@ -148,6 +185,10 @@ impl TokenCounter {
         (format!("{prefix} {content}"), tokens)
     }
 }
+
+#[cfg(test)]
+#[path = "tokens_table_tests.rs"]
+mod table_tests;
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,7 @@ use crate::Env;
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../cairn-core/tests/fixtures/importers")
+        .join("../cairn-importers/tests/fixtures")
         .join(name)
         .display()
         .to_string()

@@ -12,7 +12,7 @@ use crate::Env;
 
 fn memory_slots() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../cairn-core/tests/fixtures/importers/memcord_slots")
+        .join("../cairn-importers/tests/fixtures/memcord_slots")
 }
 
 fn slot<'a>(list: &'a Value, name: &str) -> &'a Value {

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::engine::ConflictPolicy;
+use crate::foreign::Importer;
 use crate::rank::Fusion;
 use crate::redact::Redactor;
 use crate::rerank::Reranker;
@@ -17,7 +18,8 @@ pub const STALENESS_DAYS_VAR: &str = "CAIRN_STALENESS_DAYS";
 pub const MIN_RELEVANCE_VAR: &str = "CAIRN_MIN_RELEVANCE";
 
 /// An engine's assembly: a store and an embedder, and every optional part
-/// with `None` meaning the core's default (no chat model, no reranker,
+/// with `None` meaning the core's default (no chat model, no reranker, no
+/// reader of other systems' exports,
 /// redaction of every kind, [`ConflictPolicy::default`], [`Fusion::default`]).
 #[must_use]
 pub struct EngineBuilder {
@@ -25,6 +27,7 @@ pub struct EngineBuilder {
     embedder: Arc<dyn Embedder>,
     chat: Option<Arc<dyn ChatProvider>>,
     reranker: Option<Arc<dyn Reranker>>,
+    importer: Option<Arc<dyn Importer>>,
     redaction: Option<String>,
     conflict_policy: Option<ConflictPolicy>,
     fusion: Fusion,
@@ -39,6 +42,7 @@ impl EngineBuilder {
             embedder,
             chat: None,
             reranker: None,
+            importer: None,
             redaction: None,
             conflict_policy: None,
             fusion: Fusion::default(),
@@ -54,6 +58,14 @@ impl EngineBuilder {
     /// The reranker of recall's best candidates.
     pub fn reranker(mut self, reranker: Option<Arc<dyn Reranker>>) -> Self {
         self.reranker = reranker;
+        self
+    }
+
+    /// The reader of other systems' exports (`cairn-importers`), for
+    /// [`crate::api::import_foreign`] and memcord files given to
+    /// [`crate::api::slot_import`]; `None` refuses them.
+    pub fn importer(mut self, importer: Option<Arc<dyn Importer>>) -> Self {
+        self.importer = importer;
         self
     }
 
@@ -129,6 +141,7 @@ impl EngineBuilder {
             .with_redaction(redaction)
             .with_chat(self.chat)
             .with_reranker(self.reranker)
+            .with_importer(self.importer)
             .with_fusion(self.fusion))
     }
 }

@@ -1,5 +1,6 @@
 //! Imports from other memory systems: an export of mem0, Memori,
-//! mememory, memcord, ChatGPT or Claude read by [`crate::importers`],
+//! mememory, memcord, ChatGPT or Claude read by the engine's
+//! [`Importer`](crate::foreign::Importer) (`cairn-importers`),
 //! redacted, and written — memories as `cairn import` writes them,
 //! conversations as `cairn conversation import` logs them — or, as a dry
 //! run, shown without writing anything.
@@ -10,7 +11,7 @@ use serde::Serialize;
 
 use super::{non_empty, Caller};
 use crate::engine::{redaction_counts, Cairn, ObserveRequest, Redactions};
-use crate::importers::{self, Foreign};
+use crate::foreign::{Foreign, ForeignSlot};
 use crate::wire::MessageRecord;
 use crate::Result;
 
@@ -108,14 +109,16 @@ pub fn import_foreign(
     let mut memories = Vec::new();
     let mut messages: Vec<MessageRecord> = Vec::new();
     let mut problems = Vec::new();
-    let mut slots: Vec<importers::ForeignSlot> = Vec::new();
+    let mut slots: Vec<ForeignSlot> = Vec::new();
+    let importer = cairn.importer(input.from)?;
     // Files the system keeps beside its exports are passed over, unless
     // nothing else was given (then reading one says what it is).
-    let side = |f: &&ForeignFile| importers::is_side_file(input.from, &f.name);
+    let side = |f: &&ForeignFile| importer.is_side_file(input.from, &f.name);
     let passed_over = input.files.iter().filter(side).count();
     let keep_side = passed_over == input.files.len();
     for file in input.files.iter().filter(|f| keep_side || !side(f)) {
-        let parsed = importers::parse(input.from, &file.text)
+        let parsed = importer
+            .parse(input.from, &file.text)
             .map_err(|e| crate::Error::invalid(format!("{}: {e}", file.name)))?;
         memories.extend(parsed.memories);
         messages.extend(parsed.messages);

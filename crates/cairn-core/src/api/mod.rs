@@ -40,6 +40,7 @@ mod transfer;
 mod view;
 mod write;
 
+pub use crate::foreign::{Foreign, Importer};
 pub use backup::{
     backup, partial_path, restore, BackupFile, BackupOutput, RecordSum, RestoreOutput,
 };

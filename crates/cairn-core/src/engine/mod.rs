@@ -51,6 +51,7 @@ pub use transfer::{ImportProgress, ImportReport};
 pub use update::{changed_fields, UpdateRequest};
 pub use window::{PromptRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 
+use crate::foreign::{Foreign, Importer};
 use crate::history::Deletion;
 use crate::memory::{normalize_id_prefix, EmbedRecipe, Memory, MemoryId, Timestamp};
 use crate::rank::Fusion;
@@ -77,6 +78,7 @@ pub struct Cairn {
     redactor: Option<Redactor>,
     chat: Option<Arc<dyn ChatProvider>>,
     reranker: Option<Arc<dyn Reranker>>,
+    importer: Option<Arc<dyn Importer>>,
     recipe: EmbedRecipe,
     conflicts: ConflictPolicy,
     /// Held by a write that cannot leave its duplicate check to the
@@ -98,6 +100,7 @@ impl Cairn {
             redactor: Some(Redactor::default()),
             chat: None,
             reranker: None,
+            importer: None,
             recipe: EmbedRecipe::NAMES,
             conflicts: ConflictPolicy::default(),
             write_lock: Arc::default(),
@@ -162,6 +165,23 @@ impl Cairn {
     /// The reranker, if one is configured.
     pub fn reranker(&self) -> Option<&Arc<dyn Reranker>> {
         self.reranker.as_ref()
+    }
+
+    /// Read other systems' exports with `importer` (`cairn-importers`);
+    /// `None` (the default) refuses such imports.
+    pub fn with_importer(mut self, importer: Option<Arc<dyn Importer>>) -> Self {
+        self.importer = importer;
+        self
+    }
+
+    /// The reader of other systems' exports; an error naming `from` if
+    /// this engine was built without one.
+    pub fn importer(&self, from: Foreign) -> Result<&dyn Importer> {
+        self.importer.as_deref().ok_or_else(|| {
+            Error::invalid(format!(
+                "cannot read a {from} export: this program was built without the readers of other systems' exports"
+            ))
+        })
     }
 
     /// Replace the clock (tests, benchmarks replaying history).

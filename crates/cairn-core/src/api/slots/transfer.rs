@@ -9,6 +9,7 @@ use super::super::{Caller, ForeignFile};
 use super::entries::refuse_in_zero_mode;
 use crate::collections::CollectionKind;
 use crate::engine::{Cairn, UpdateRequest};
+use crate::foreign::{Foreign, ForeignSlot};
 use crate::memory::{normalize_slot_name, Memory, MemoryId};
 use crate::rank::cosine;
 use crate::wire::MemoryRecord;
@@ -283,13 +284,15 @@ fn exported_records(text: &str) -> Result<Option<(Vec<MemoryRecord>, SlotInput)>
 /// The entries of one file: `.md` and `.txt` cut by [`split_document`],
 /// `.json` a slot's own JSON export's records or a memcord slot file's
 /// entries, `.jsonl` Cairn's JSON Lines records' contents.
-fn file_entries(name: &str, text: &str) -> Result<FileEntries> {
+fn file_entries(cairn: &Cairn, name: &str, text: &str) -> Result<FileEntries> {
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     if ext.as_deref() == Some("json") {
         if let Some((records, slot)) = exported_records(text)? {
             return Ok(FileEntries::Records(records, slot));
         }
-        let memcord = crate::importers::parse(crate::importers::Foreign::Memcord, text)?;
+        let memcord = cairn
+            .importer(Foreign::Memcord)?
+            .parse(Foreign::Memcord, text)?;
         let fields = memcord.slots.into_iter().next().map(|s| SlotInput {
             description: s.description,
             tags: Some(s.tags),
@@ -345,7 +348,9 @@ pub fn slot_import(
     };
     // memcord's `<slot>_config.json` beside a slot file is passed over.
     let side = |f: &ForeignFile| {
-        crate::importers::is_side_file(crate::importers::Foreign::Memcord, &f.name)
+        cairn
+            .importer(Foreign::Memcord)
+            .is_ok_and(|i| i.is_side_file(Foreign::Memcord, &f.name))
     };
     let all_side = files.iter().all(side);
     let files = files.into_iter().filter(|f| all_side || !side(f));
@@ -355,7 +360,7 @@ pub fn slot_import(
             entries: 0,
             error: None,
         };
-        match file_entries(&f.name, &f.text) {
+        match file_entries(cairn, &f.name, &f.text) {
             Err(e) => line.error = Some(e.to_string()),
             Ok(FileEntries::Records(records, _)) if dry_run => line.entries = records.len(),
             Ok(FileEntries::Records(mut records, fields)) => {
@@ -577,14 +582,10 @@ pub fn slot_merge(
 }
 
 /// Make ready a slot another system's import fills (see
-/// [`crate::importers::ForeignSlot`]): refused in zero mode; a new slot
+/// [`ForeignSlot`]): refused in zero mode; a new slot
 /// gets the foreign slot's description, tags, group and priority, an
 /// existing one keeps its fields and gains the tags.
-pub(crate) fn ready_foreign_slot(
-    cairn: &Cairn,
-    caller: &Caller,
-    slot: &crate::importers::ForeignSlot,
-) -> Result<()> {
+pub(crate) fn ready_foreign_slot(cairn: &Cairn, caller: &Caller, slot: &ForeignSlot) -> Result<()> {
     refuse_in_zero_mode(cairn, caller, &slot.name)?;
     let input = if record(cairn, &caller.tenant, &slot.name)?.is_some() {
         SlotInput {

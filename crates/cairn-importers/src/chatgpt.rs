@@ -16,9 +16,9 @@ use super::{
     carry_time, conversations, field, first, id_of, kind_of, millis, non_empty, object,
     required_text, text, Collect, ItemResult, Parsed,
 };
-use crate::memory::Timestamp;
-use crate::wire::MessageRecord;
-use crate::Result;
+use cairn_core::memory::Timestamp;
+use cairn_core::wire::MessageRecord;
+use cairn_core::Result;
 
 const WHAT: &str = "ChatGPT";
 const SHAPE: &str = "a list of conversations, each with `mapping` and `current_node`";
@@ -151,7 +151,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::{parse, Foreign, Problem};
-    use crate::wire::MessageRecord;
+    use cairn_core::wire::MessageRecord;
 
     fn meta(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
         v.as_object().cloned()
@@ -161,7 +161,7 @@ mod tests {
     fn the_current_branch_is_taken_in_order_and_bad_items_are_reported() {
         let parsed = parse(
             Foreign::ChatGpt,
-            include_str!("../../tests/fixtures/importers/chatgpt_conversations.json"),
+            include_str!("../tests/fixtures/chatgpt_conversations.json"),
         )
         .unwrap();
         let first = "67a1f0e2-8c3d-8000-9e1f-0a1b2c3d4e5f";
@@ -278,7 +278,7 @@ mod tests {
         );
         let err = parse(
             Foreign::ChatGpt,
-            include_str!("../../tests/fixtures/importers/claude_conversations.json"),
+            include_str!("../tests/fixtures/claude_conversations.json"),
         )
         .unwrap_err();
         assert_eq!(

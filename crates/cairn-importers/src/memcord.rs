@@ -18,9 +18,9 @@ use super::{
     id_of, json, keep_rest, kind_of, metadata_of, non_empty, object, required_text, text, texts,
     time, wrong_shape, Collect, ForeignSlot, ItemResult, Parsed,
 };
-use crate::memory::{normalize_slot_name, MemoryType};
-use crate::wire::MemoryRecord;
-use crate::Result;
+use cairn_core::memory::{normalize_slot_name, MemoryType};
+use cairn_core::wire::MemoryRecord;
+use cairn_core::Result;
 
 const WHAT: &str = "memcord";
 const SHAPE: &str = "a memcord slot: an object with `slot_name` and `entries`";
@@ -149,13 +149,13 @@ mod tests {
     use serde_json::json;
 
     use super::super::{parse, Foreign, ForeignSlot, Problem};
-    use crate::wire::MemoryRecord;
+    use cairn_core::wire::MemoryRecord;
 
     #[test]
     fn the_fixture_gives_one_memory_per_entry_and_reports_the_bad_ones() {
         let parsed = parse(
             Foreign::Memcord,
-            include_str!("../../tests/fixtures/importers/memcord_slot.json"),
+            include_str!("../tests/fixtures/memcord_slot.json"),
         )
         .unwrap();
         assert_eq!(

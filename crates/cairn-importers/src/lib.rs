@@ -1,7 +1,16 @@
+//! # cairn-importers
+//!
 //! Other memory systems' exports as Cairn records: mem0, Memori,
 //! mememory and memcord memories as [`MemoryRecord`]s, ChatGPT and Claude
 //! conversations as [`MessageRecord`]s, ready for the import and the
-//! conversation-import paths.
+//! conversation-import paths. [`Importers`] is the
+//! [`cairn_core::foreign::Importer`] a binary gives its engine
+//! (`api::EngineBuilder::importer`); the application layer's imports call
+//! it, so front ends never do.
+//!
+//! This crate depends on `cairn-core` for the records it yields and the
+//! checks an import makes; the core does not depend on it (it holds the
+//! formats' names and the [`Parsed`] result only).
 //!
 //! [`parse`] is pure: it reads text and touches no store. Each record it
 //! returns has already passed the checks an import makes
@@ -27,20 +36,24 @@
 //!   metadata under their own names (nulls left out); a key the importer
 //!   sets replaces one of the same name from the foreign metadata.
 
+#![warn(unreachable_pub)]
+
 use std::collections::HashSet;
 use std::fmt;
-use std::str::FromStr;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::memory::{normalize_thread_id, MemoryType, Timestamp, DEFAULT_TENANT};
-use crate::time::{format_timestamp, parse_timestamp};
-use crate::wire::{MemoryRecord, MessageRecord};
-use crate::{Error, Result};
+use cairn_core::memory::{normalize_thread_id, MemoryType, Timestamp, DEFAULT_TENANT};
+use cairn_core::time::{format_timestamp, parse_timestamp};
+use cairn_core::wire::{MemoryRecord, MessageRecord};
+use cairn_core::{Error, Result};
+
+pub use cairn_core::foreign::{Foreign, ForeignSlot, Importer, Parsed, Problem};
 
 mod chatgpt;
 mod claude;
+#[cfg(test)]
+mod engine_tests;
 mod mem0;
 #[cfg(test)]
 mod mem0_released;
@@ -50,99 +63,18 @@ mod memcord_released;
 mod mememory;
 mod memori;
 
-/// A memory system or chat service whose export Cairn reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Foreign {
-    /// mem0's `get_all` answer: `{"results": [...]}` or a list.
-    Mem0,
-    /// Memori's `memori export`: JSON Lines, one memory a line.
-    Memori,
-    /// mememory's JSON export: a list, or `{"memories": [...]}`.
-    Mememory,
-    /// One memcord slot file (`memory_slots/<slot>.json`).
-    Memcord,
-    /// ChatGPT's data export, `conversations.json`.
-    ChatGpt,
-    /// Claude's data export, `conversations.json`.
-    Claude,
-}
+/// The readers of every [`Foreign`] format, as an engine's [`Importer`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Importers;
 
-impl Foreign {
-    /// Every format, in the order `--from` lists them.
-    pub const ALL: &'static [Foreign] = &[
-        Foreign::Mem0,
-        Foreign::Memori,
-        Foreign::Mememory,
-        Foreign::Memcord,
-        Foreign::ChatGpt,
-        Foreign::Claude,
-    ];
-
-    /// The name `--from` takes.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Foreign::Mem0 => "mem0",
-            Foreign::Memori => "memori",
-            Foreign::Mememory => "mememory",
-            Foreign::Memcord => "memcord",
-            Foreign::ChatGpt => "chatgpt",
-            Foreign::Claude => "claude",
-        }
+impl Importer for Importers {
+    fn parse(&self, from: Foreign, text: &str) -> Result<Parsed> {
+        parse(from, text)
     }
-}
 
-impl fmt::Display for Foreign {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+    fn is_side_file(&self, from: Foreign, name: &str) -> bool {
+        is_side_file(from, name)
     }
-}
-
-impl FromStr for Foreign {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        let lower = s.trim().to_ascii_lowercase();
-        Foreign::ALL
-            .iter()
-            .copied()
-            .find(|f| f.as_str() == lower)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Foreign::ALL.iter().map(|f| f.as_str()).collect();
-                Error::invalid(format!(
-                    "unknown format `{s}` to import from; use one of: {}",
-                    names.join(", ")
-                ))
-            })
-    }
-}
-
-/// What an export holds, as Cairn records.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Parsed {
-    /// Memories, for `cairn import`, in the export's order.
-    pub memories: Vec<MemoryRecord>,
-    /// Conversation messages, for `cairn conversation import`, each
-    /// conversation's in the order they were said.
-    pub messages: Vec<MessageRecord>,
-    /// The items skipped, and why.
-    pub problems: Vec<Problem>,
-    /// Slots the export describes (memcord's), each memory of one naming
-    /// it in [`MemoryRecord::slot`].
-    pub slots: Vec<ForeignSlot>,
-}
-
-/// A slot of another system, as a Cairn slot's fields.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ForeignSlot {
-    /// Its name, a valid Cairn slot name.
-    pub name: String,
-    /// What it is for.
-    pub description: Option<String>,
-    /// Its tags.
-    pub tags: Vec<String>,
-    /// Its group path.
-    pub group: Option<String>,
-    /// Its priority, 1 (highest) to 5.
-    pub priority: Option<u8>,
 }
 
 /// Whether a file of a folder of `from`'s is one the system keeps beside
@@ -153,17 +85,6 @@ pub fn is_side_file(from: Foreign, name: &str) -> bool {
         Foreign::Memcord => memcord::is_side_file(name),
         _ => false,
     }
-}
-
-/// A bad item of an export, skipped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// Which item: a path in the JSON (`results[3]`,
-    /// `conversations[1].chat_messages[4]`, zero-based) or a line
-    /// (`line 4`, one-based).
-    pub at: String,
-    /// What is wrong with it.
-    pub message: String,
 }
 
 /// Read `text`, an export of `from`, as Cairn records. Bad items are
@@ -505,20 +426,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_round_trip_and_unknown_ones_list_the_valid() {
-        for f in Foreign::ALL {
-            assert_eq!(f.as_str().parse::<Foreign>().unwrap(), *f);
-            assert_eq!(f.to_string(), f.as_str());
-        }
-        assert_eq!(" ChatGPT ".parse::<Foreign>().unwrap(), Foreign::ChatGpt);
-        let err = "zep".parse::<Foreign>().unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "unknown format `zep` to import from; use one of: mem0, memori, mememory, memcord, chatgpt, claude"
-        );
-    }
-
-    #[test]
     fn times_read_seconds_rfc3339_dates_and_naive_times() {
         let o = serde_json::json!({
             "secs": 1700000000.5,
@@ -566,35 +473,32 @@ mod tests {
     fn what_the_fixtures_give_imports_whole() {
         use std::sync::Arc;
 
-        use crate::conformance::LexicalEmbedder;
-        use crate::engine::ObserveRequest;
-        use crate::{Cairn, MemoryId, MemoryStore};
+        use cairn_core::conformance::LexicalEmbedder;
+        use cairn_core::engine::ObserveRequest;
+        use cairn_core::{Cairn, MemoryId, MemoryStore};
 
         let cairn = Cairn::new(Arc::new(MemoryStore::new()), Arc::new(LexicalEmbedder));
         let fixtures = [
-            (
-                Foreign::Mem0,
-                include_str!("../../tests/fixtures/importers/mem0.json"),
-            ),
+            (Foreign::Mem0, include_str!("../tests/fixtures/mem0.json")),
             (
                 Foreign::Memori,
-                include_str!("../../tests/fixtures/importers/memori.jsonl"),
+                include_str!("../tests/fixtures/memori.jsonl"),
             ),
             (
                 Foreign::Mememory,
-                include_str!("../../tests/fixtures/importers/mememory.json"),
+                include_str!("../tests/fixtures/mememory.json"),
             ),
             (
                 Foreign::Memcord,
-                include_str!("../../tests/fixtures/importers/memcord_slot.json"),
+                include_str!("../tests/fixtures/memcord_slot.json"),
             ),
             (
                 Foreign::ChatGpt,
-                include_str!("../../tests/fixtures/importers/chatgpt_conversations.json"),
+                include_str!("../tests/fixtures/chatgpt_conversations.json"),
             ),
             (
                 Foreign::Claude,
-                include_str!("../../tests/fixtures/importers/claude_conversations.json"),
+                include_str!("../tests/fixtures/claude_conversations.json"),
             ),
         ];
         for (from, text) in fixtures {

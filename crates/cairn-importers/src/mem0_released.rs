@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::{parse, Foreign};
 
 fn read(name: &str) -> String {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/importers/mem0_released");
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mem0_released");
     std::fs::read_to_string(dir.join(name)).unwrap()
 }
 

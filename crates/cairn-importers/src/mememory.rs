@@ -17,9 +17,9 @@ use super::{
     millis, non_empty, number, object, required_text, text, texts, time, wrong_shape, Collect,
     ItemResult, Parsed,
 };
-use crate::time::{format_timestamp, parse_duration};
-use crate::wire::MemoryRecord;
-use crate::Result;
+use cairn_core::time::{format_timestamp, parse_duration};
+use cairn_core::wire::MemoryRecord;
+use cairn_core::Result;
 
 const WHAT: &str = "mememory";
 const SHAPE: &str = "a list of memories, or `{\"memories\": [...]}`, each with `content`";
@@ -124,7 +124,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::{parse, Foreign, Problem};
-    use crate::wire::MemoryRecord;
+    use cairn_core::wire::MemoryRecord;
 
     fn meta(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
         v.as_object().cloned()
@@ -134,7 +134,7 @@ mod tests {
     fn the_fixture_gives_its_memories_and_reports_the_bad_ones() {
         let parsed = parse(
             Foreign::Mememory,
-            include_str!("../../tests/fixtures/importers/mememory.json"),
+            include_str!("../tests/fixtures/mememory.json"),
         )
         .unwrap();
         let source = Some("import:mememory".to_string());

@@ -13,9 +13,9 @@ use super::{
     expect_field, id_of, json, keep_rest, kind_of, metadata_of, non_empty, object, required_text,
     texts, time, wrong_shape, Collect, ItemResult, Parsed,
 };
-use crate::memory::MemoryType;
-use crate::wire::MemoryRecord;
-use crate::Result;
+use cairn_core::memory::MemoryType;
+use cairn_core::wire::MemoryRecord;
+use cairn_core::Result;
 
 const WHAT: &str = "mem0";
 const SHAPE: &str = "`{\"results\": [...]}` or a list of memories, each with `memory`";
@@ -92,7 +92,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::{parse, Foreign, Problem};
-    use crate::wire::MemoryRecord;
+    use cairn_core::wire::MemoryRecord;
 
     fn meta(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
         v.as_object().cloned()
@@ -100,11 +100,7 @@ mod tests {
 
     #[test]
     fn the_fixture_gives_its_memories_and_reports_the_bad_ones() {
-        let parsed = parse(
-            Foreign::Mem0,
-            include_str!("../../tests/fixtures/importers/mem0.json"),
-        )
-        .unwrap();
+        let parsed = parse(Foreign::Mem0, include_str!("../tests/fixtures/mem0.json")).unwrap();
         let source = Some("import:mem0".to_string());
         assert_eq!(
             parsed.memories,

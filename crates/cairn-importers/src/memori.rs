@@ -15,10 +15,10 @@ use super::{
     cairn_type, counted, field, first, id_of, keep_rest, memory_type, metadata_of, millis,
     non_empty, number, object, text, texts, time, wrong_shape, Collect, ItemResult, Parsed,
 };
-use crate::memory::MemoryType;
-use crate::time::format_timestamp;
-use crate::wire::MemoryRecord;
-use crate::Result;
+use cairn_core::memory::MemoryType;
+use cairn_core::time::format_timestamp;
+use cairn_core::wire::MemoryRecord;
+use cairn_core::Result;
 
 const WHAT: &str = "Memori";
 const SHAPE: &str = "JSON Lines: one memory object a line, each with `content`";
@@ -163,7 +163,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::{parse, Foreign, Problem};
-    use crate::wire::MemoryRecord;
+    use cairn_core::wire::MemoryRecord;
 
     fn meta(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
         v.as_object().cloned()
@@ -173,7 +173,7 @@ mod tests {
     fn the_fixture_gives_its_memories_and_reports_the_bad_lines() {
         let parsed = parse(
             Foreign::Memori,
-            include_str!("../../tests/fixtures/importers/memori.jsonl"),
+            include_str!("../tests/fixtures/memori.jsonl"),
         )
         .unwrap();
         let source = Some("import:memori".to_string());

@@ -13,9 +13,9 @@ use super::{
     carry_time, conversations, field, id_of, kind_of, millis, non_empty, object, required_text,
     text, Collect, ItemResult, Parsed,
 };
-use crate::memory::Timestamp;
-use crate::wire::MessageRecord;
-use crate::Result;
+use cairn_core::memory::Timestamp;
+use cairn_core::wire::MessageRecord;
+use cairn_core::Result;
 
 const WHAT: &str = "Claude";
 const SHAPE: &str = "a list of conversations, each with `uuid` and `chat_messages`";
@@ -134,7 +134,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::{parse, Foreign, Problem};
-    use crate::wire::MessageRecord;
+    use cairn_core::wire::MessageRecord;
 
     fn meta(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
         v.as_object().cloned()
@@ -144,7 +144,7 @@ mod tests {
     fn the_fixture_gives_its_messages_in_order_and_reports_the_bad_ones() {
         let parsed = parse(
             Foreign::Claude,
-            include_str!("../../tests/fixtures/importers/claude_conversations.json"),
+            include_str!("../tests/fixtures/claude_conversations.json"),
         )
         .unwrap();
         let trip = "3f1e2d3c-4b5a-4697-8887-766554433221";
@@ -241,7 +241,7 @@ mod tests {
         );
         let err = parse(
             Foreign::Claude,
-            include_str!("../../tests/fixtures/importers/chatgpt_conversations.json"),
+            include_str!("../tests/fixtures/chatgpt_conversations.json"),
         )
         .unwrap_err();
         assert!(

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::{is_side_file, memcord, parse, Foreign, ForeignSlot};
 
 fn folder() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/importers/memcord_slots")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memcord_slots")
 }
 
 fn read(name: &str) -> String {
