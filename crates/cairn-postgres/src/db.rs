@@ -48,6 +48,11 @@ impl r2d2::CustomizeConnection<Conn, postgres::Error> for Session {
 pub(crate) struct Conn {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// The session's `cairn.tenant` as [`Pool::read`] last set it (`""`:
+    /// none); `None` when not known (a new connection, a failed read).
+    tenant: Option<String>,
+    /// The session settings [`Pool::read`] last made on it.
+    settings: Option<String>,
 }
 
 /// At most this many statements stay prepared on a connection (the
@@ -71,6 +76,8 @@ impl r2d2::ManageConnection for Manager {
         Ok(Conn {
             client: self.config.connect(NoTls)?,
             statements: HashMap::new(),
+            tenant: None,
+            settings: None,
         })
     }
 
@@ -97,7 +104,9 @@ impl Reader<'_> {
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> std::result::Result<Vec<Row>, postgres::Error> {
-        let Conn { client, statements } = &mut *self.conn;
+        let Conn {
+            client, statements, ..
+        } = &mut *self.conn;
         let statement = match statements.get(sql) {
             Some(s) => s.clone(),
             None => {
@@ -140,6 +149,20 @@ fn scope_sql(scope: Scope<'_>) -> String {
         // A statement all the same: [`Pool::read`] counts them.
         Scope::Unscoped => "SELECT NULL".to_string(),
     }
+}
+
+/// The rows of the last statement of a simple query's `messages`.
+fn last_statement_rows(messages: Vec<SimpleQueryMessage>) -> Vec<SimpleQueryRow> {
+    let mut last = Vec::new();
+    let mut current = Vec::new();
+    for message in messages {
+        match message {
+            SimpleQueryMessage::Row(row) => current.push(row),
+            SimpleQueryMessage::CommandComplete(_) => last = std::mem::take(&mut current),
+            _ => {}
+        }
+    }
+    last
 }
 
 /// What runs once the schema is migrated, before the first transaction
@@ -229,14 +252,25 @@ impl Db {
         self.pool()?.tx(scope, f)
     }
 
-    /// Run `f` in one read-only transaction (see [`Pool::read`]).
+    /// Run `f`'s reads (see [`Pool::read`]).
     pub(crate) fn read<T>(
+        &self,
+        scope: Scope<'_>,
+        settings: &str,
+        first: &str,
+        f: impl FnMut(&mut Reader<'_>, &[SimpleQueryRow]) -> Result<T>,
+    ) -> Result<T> {
+        self.pool()?.read(scope, settings, first, f)
+    }
+
+    /// Run `f` in one read-only transaction (see [`Pool::read_tx`]).
+    pub(crate) fn read_tx<T>(
         &self,
         scope: Scope<'_>,
         settings: &str,
         f: impl FnOnce(&mut Reader<'_>, &[SimpleQueryRow]) -> Result<T>,
     ) -> Result<T> {
-        self.pool()?.read(scope, settings, f)
+        self.pool()?.read_tx(scope, settings, f)
     }
 
     /// Run `f` on a connection outside any explicit transaction (see
@@ -291,6 +325,7 @@ impl Pool {
             .pool
             .get()
             .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
+        let has_tenant = conn.tenant.as_deref() != Some("");
         let mut tx = conn
             .client
             .transaction()
@@ -301,6 +336,10 @@ impl Pool {
                 .map(drop),
             Scope::Every => tx
                 .batch_execute("SELECT set_config('cairn.every_tenant', 'on', true)")
+                .map(drop),
+            // A tenant a read left on the session names none here.
+            Scope::Unscoped if has_tenant => tx
+                .batch_execute("SELECT set_config('cairn.tenant', '', true)")
                 .map(drop),
             Scope::Unscoped => Ok(()),
         }
@@ -315,8 +354,9 @@ impl Pool {
     /// in one round trip with `settings` (`SET LOCAL`s, and any
     /// statements whose rows `f` is given), its statements prepared once
     /// per connection ([`Reader`]). A connection the server closed while
-    /// it was idle is replaced once.
-    pub(crate) fn read<T>(
+    /// it was idle is replaced once. Three round trips at least: see
+    /// [`Pool::read`] for one.
+    pub(crate) fn read_tx<T>(
         &self,
         scope: Scope<'_>,
         settings: &str,
@@ -358,6 +398,80 @@ impl Pool {
             .batch_execute("COMMIT")
             .map_err(|e| pg_err("ending a read", e))?;
         Ok(out)
+    }
+
+    /// Run `f`'s statements confined to `scope`, each its own transaction
+    /// (one round trip each, prepared once per connection: [`Reader`]),
+    /// after `first`, whose rows `f` is given. The tenant is named on the
+    /// session (`set_config(…, false)`) and `settings` (`SET`s that only
+    /// reads depend on) are made on it, each only when the connection's
+    /// differ: in the same round trip as `first`. A connection the server
+    /// closed while it was idle is replaced once.
+    ///
+    /// Every other use of a connection names its own scope ([`Pool::tx`]
+    /// resets a tenant left on the session when it has none), so a
+    /// tenant left on an idle connection widens nothing. Statements see
+    /// their own snapshots: a read of several may see a write between
+    /// them, as two reads would. [`Scope::Every`] reads in one
+    /// transaction ([`Pool::read_tx`]).
+    pub(crate) fn read<T>(
+        &self,
+        scope: Scope<'_>,
+        settings: &str,
+        first: &str,
+        mut f: impl FnMut(&mut Reader<'_>, &[SimpleQueryRow]) -> Result<T>,
+    ) -> Result<T> {
+        let tenant = match scope {
+            Scope::Tenant(tenant) => tenant,
+            Scope::Unscoped => "",
+            Scope::Every => return self.read_tx(scope, &format!("{settings}; {first}"), f),
+        };
+        let mut retried = false;
+        loop {
+            let mut conn = self
+                .pool
+                .get()
+                .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
+            let mut sql = String::new();
+            if conn.tenant.as_deref() != Some(tenant) {
+                sql.push_str(&format!(
+                    "SELECT set_config('cairn.tenant', '{}', false);",
+                    tenant.replace('\'', "''")
+                ));
+            }
+            if !settings.is_empty() && conn.settings.as_deref() != Some(settings) {
+                sql.push_str(settings);
+                sql.push(';');
+            }
+            sql.push_str(first);
+            let mut rows: Vec<SimpleQueryRow> = Vec::new();
+            if !sql.is_empty() {
+                // Unknown until it succeeds (a failed simple query rolls
+                // back all of it).
+                conn.tenant = None;
+                conn.settings = None;
+                match conn.client.simple_query(&sql) {
+                    Ok(messages) => rows = last_statement_rows(messages),
+                    Err(_) if conn.client.is_closed() && !retried => {
+                        retried = true;
+                        continue;
+                    }
+                    Err(e) => return Err(pg_err("beginning a read", e)),
+                }
+                conn.tenant = Some(tenant.to_string());
+                if !settings.is_empty() {
+                    conn.settings = Some(settings.to_string());
+                }
+            }
+            let first_rows = if first.is_empty() { Vec::new() } else { rows };
+            let out = f(&mut Reader { conn: &mut conn }, &first_rows);
+            match out {
+                // Closed while idle: once more, on another connection
+                // (the statements only read).
+                Err(_) if conn.client.is_closed() && !retried => retried = true,
+                out => return out,
+            }
+        }
     }
 
     /// Run `f` on a pooled connection outside any explicit transaction:

@@ -118,7 +118,7 @@ pub(crate) fn rarity(db: &Db, recent: &Recent, query: &str) -> Result<Option<Ter
     }
     // As `keyword_search`: each term's stem, and BM25's statistics over
     // every memory of every tenant.
-    db.read(Scope::Unscoped, "", |tx, _| {
+    db.read(Scope::Unscoped, "", "", |tx, _| {
         Ok(Some(rarity_of(&stem(tx, &terms)?)))
     })
 }
@@ -135,7 +135,7 @@ pub(crate) fn search(
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    db.read(Scope::Tenant(&filter.tenant), "", |tx, _| {
+    db.read(Scope::Tenant(&filter.tenant), "", "", |tx, _| {
         let stemmed = stem(tx, &terms)?;
         recent.put(query, &stemmed);
         if stemmed.lexemes.is_empty() {

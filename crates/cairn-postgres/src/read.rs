@@ -92,7 +92,7 @@ pub(crate) fn memories(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<Me
         return Ok(Vec::new());
     }
     let ids: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
-    let rows = db.read(Scope::Tenant(tenant), "", |tx: &mut Reader<'_>, _| {
+    let rows = db.read(Scope::Tenant(tenant), "", "", |tx: &mut Reader<'_>, _| {
         tx.query(
             &format!(
                 "SELECT {MEMORY_COLUMNS} FROM unnest($2::uuid[]) WITH ORDINALITY AS q(id, n) \
@@ -111,7 +111,7 @@ pub(crate) fn embeddings(db: &Db, tenant: &str, ids: &[MemoryId]) -> Result<Vec<
         return Ok(Vec::new());
     }
     let ids: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
-    let rows = db.read(Scope::Tenant(tenant), "", |tx: &mut Reader<'_>, _| {
+    let rows = db.read(Scope::Tenant(tenant), "", "", |tx: &mut Reader<'_>, _| {
         tx.query(
             "SELECT m.embedding FROM unnest($2::uuid[]) WITH ORDINALITY AS q(id, n) \
              LEFT JOIN memories m ON m.id = q.id AND m.tenant = $1 ORDER BY q.n",

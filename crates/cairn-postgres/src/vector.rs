@@ -8,7 +8,7 @@ use cairn_core::{Error, MemoryId, ModelInfo, Result};
 use pgvector::Vector;
 use postgres::{SimpleQueryRow, Transaction};
 
-use crate::db::{Db, Pool, Scope};
+use crate::db::{Db, Pool, Reader, Scope};
 use crate::sql::{factors_from_row, filter_sql, get, pg_err, Params, FACTOR_COLUMNS};
 
 /// The statement reading the recorded model.
@@ -138,19 +138,10 @@ pub(crate) fn search(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    let setting = match scan {
-        // HNSW keeps scanning until the filter has let `limit` rows
-        // through (pgvector's iterative scan).
-        Scan::Index { ef_search } => format!(
-            "SET LOCAL hnsw.ef_search = {}; SET LOCAL hnsw.iterative_scan = strict_order",
-            limit.max(ef_search).min(1000)
-        ),
-        // The HNSW index is read only by an index scan.
-        Scan::Exact => "SET LOCAL enable_indexscan = off".to_string(),
-    };
-    // The settings and the recorded model in the read's first round trip.
-    let settings = format!("{setting}; {MODEL_SQL}");
-    db.read(Scope::Tenant(&filter.tenant), &settings, |tx, model| {
+    // The search's settings and the recorded model in its first round
+    // trip: HNSW's on the session (they only concern vector searches,
+    // which all set them), the exact scan's in a transaction of its own.
+    let search = |tx: &mut Reader<'_>, model: &[SimpleQueryRow]| {
         check_dimension(model_of(model)?.as_ref(), vector)?;
         let dim = vector.len();
         let mut params = Params::default();
@@ -179,5 +170,23 @@ pub(crate) fn search(
             .collect::<Result<Vec<Hit>>>()?;
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
         Ok(hits)
-    })
+    };
+    let scope = Scope::Tenant(&filter.tenant);
+    match scan {
+        // HNSW keeps scanning until the filter has let `limit` rows
+        // through (pgvector's iterative scan).
+        Scan::Index { ef_search } => {
+            let settings = format!(
+                "SET hnsw.ef_search = {}; SET hnsw.iterative_scan = strict_order",
+                limit.max(ef_search).min(1000)
+            );
+            db.read(scope, &settings, MODEL_SQL, search)
+        }
+        // The HNSW index is read only by an index scan.
+        Scan::Exact => db.read_tx(
+            scope,
+            &format!("SET LOCAL enable_indexscan = off; {MODEL_SQL}"),
+            search,
+        ),
+    }
 }

@@ -15,6 +15,7 @@ use cairn_postgres::{PostgresOptions, PostgresStore};
 mod bulk;
 mod keyword;
 mod nul;
+mod reads;
 mod rls;
 mod server;
 
