@@ -67,7 +67,7 @@ pub use memory::{
 };
 pub use memstore::MemoryStore;
 pub use store::{
-    Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store, StoreCaches,
+    Access, Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store, StoreCaches,
     StoreStats, TermRarity, ThreadScope, WriteBatch,
 };
 

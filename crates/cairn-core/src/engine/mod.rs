@@ -8,6 +8,7 @@
 //! `update.rs`, `transfer.rs` (import, export,
 //! reindex). This file holds the engine itself: ids, reads, deletes.
 
+mod access;
 mod conflicts;
 mod consolidate;
 mod conversation;
@@ -26,6 +27,8 @@ mod update;
 mod window;
 
 use std::sync::Arc;
+
+pub use access::{AccessLog, FLUSH_DELAY, QUEUE_CAPACITY};
 
 pub use conflicts::{
     ConflictAction, ConflictPolicy, ConflictingMemory, CONTESTED_BY, CONTESTED_REASON,
@@ -83,6 +86,9 @@ pub struct Cairn {
     /// store's transaction (a changed value or a conflict beside it): the
     /// check and the write are then one step within this process.
     write_lock: Arc<std::sync::Mutex<()>>,
+    /// Where reads' access counts go when they are batched
+    /// ([`Cairn::with_access_batching`]); `None`: written by each read.
+    access: Option<Arc<AccessLog>>,
 }
 
 impl Cairn {
@@ -101,6 +107,38 @@ impl Cairn {
             recipe: EmbedRecipe::NAMES,
             conflicts: ConflictPolicy::default(),
             write_lock: Arc::default(),
+            access: None,
+        }
+    }
+
+    /// Count reads' accesses in batches off the request path
+    /// ([`AccessLog`]): for a process serving many requests. Without it
+    /// each recall or get writes its accesses before it answers.
+    pub fn with_access_batching(mut self) -> Self {
+        self.access = Some(Arc::new(AccessLog::new(self.store.clone())));
+        self
+    }
+
+    /// Write the accesses queued so far (nothing to do when they are not
+    /// batched); answers a failed background write since the last flush.
+    pub fn flush_accesses(&self) -> Result<()> {
+        match &self.access {
+            Some(log) => log.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// Count one access of each of `ids`: queued when batched, else
+    /// written now.
+    fn count_access(&self, tenant: &str, ids: Vec<MemoryId>) -> Result<()> {
+        let at = self.now();
+        match &self.access {
+            Some(log) => log.push(crate::store::Access {
+                tenant: tenant.to_string(),
+                ids,
+                at,
+            }),
+            None => self.store.record_access(tenant, &ids, at),
         }
     }
 
@@ -305,7 +343,7 @@ impl Cairn {
     pub fn get(&self, tenant: &str, id_or_prefix: &str) -> Result<Memory> {
         let id = self.resolve(tenant, id_or_prefix)?;
         let memory = self.load(tenant, id)?;
-        self.store.record_access(tenant, &[id], self.now())?;
+        self.count_access(tenant, vec![id])?;
         Ok(memory)
     }
 
