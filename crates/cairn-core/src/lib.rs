@@ -23,6 +23,7 @@ pub mod chat;
 pub mod collections;
 pub mod context;
 pub mod embed;
+pub mod embed_queue;
 pub mod engine;
 pub mod error;
 pub mod highlight;

@@ -54,6 +54,7 @@ pub use transfer::{ImportProgress, ImportReport};
 pub use update::{changed_fields, UpdateRequest};
 pub use window::{PromptRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 
+use crate::embed_queue::BatchingEmbedder;
 use crate::history::Deletion;
 use crate::memory::{normalize_id_prefix, EmbedRecipe, Memory, MemoryId, Timestamp};
 use crate::rank::Fusion;
@@ -97,7 +98,7 @@ impl Cairn {
     pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>) -> Self {
         Cairn {
             store,
-            embedder,
+            embedder: Arc::new(BatchingEmbedder::new(embedder)),
             clock: Arc::new(crate::time::now),
             fusion: Fusion::default(),
             tokens: TokenCounter::default(),
@@ -173,7 +174,7 @@ impl Cairn {
     /// that counts or caches: the model must be the same).
     pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
         debug_assert_eq!(embedder.model(), self.embedder.model());
-        self.embedder = embedder;
+        self.embedder = Arc::new(BatchingEmbedder::new(embedder));
         self
     }
 
