@@ -8,7 +8,8 @@ use super::*;
 use crate::store::Access;
 
 /// A batch counts every access of each entry: an id read in two entries
-/// gains two, its last access is the latest; another tenant's entry and an
+/// gains two, its last access is the later one (a batch is in the order
+/// of time); another tenant's entry and an
 /// unknown id change nothing.
 pub fn check_batched_accesses(store: Arc<dyn Store>) {
     let a = sample(1, "default", None, MemoryType::Fact, "a");
@@ -26,7 +27,7 @@ pub fn check_batched_accesses(store: Arc<dyn Store>) {
         Access {
             tenant: "default".into(),
             ids: vec![a.id, MemoryId::new_at(T0 + 9)],
-            at: T0 + 40,
+            at: T0 + 60,
         },
         Access {
             tenant: "other".into(),
@@ -42,7 +43,7 @@ pub fn check_batched_accesses(store: Arc<dyn Store>) {
         false => (&got[1], &got[0]),
     };
     assert_eq!(ga.access_count, 2);
-    assert_eq!(ga.last_accessed_at, Some(T0 + 50));
+    assert_eq!(ga.last_accessed_at, Some(T0 + 60));
     assert_eq!(gb.access_count, 1);
     assert_eq!(gb.last_accessed_at, Some(T0 + 50));
 }
