@@ -65,7 +65,10 @@ fn concurrent_queries_share_model_calls_and_each_gets_its_own_vector() {
         assert_eq!(v.unwrap(), vector_of(&text), "{text}");
     }
     let calls = model.calls.load(Ordering::SeqCst);
-    assert!(calls < n / 2, "{n} concurrent embeds made {calls} model calls");
+    assert!(
+        calls < n / 2,
+        "{n} concurrent embeds made {calls} model calls"
+    );
     assert_eq!(model.sizes.lock().unwrap().iter().sum::<usize>(), n);
 }
 

@@ -68,8 +68,8 @@ pub use memory::{
 };
 pub use memstore::MemoryStore;
 pub use store::{
-    Access, Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store, StoreCaches,
-    StoreStats, TermRarity, ThreadScope, WriteBatch,
+    Access, Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store,
+    StoreCaches, StoreStats, TermRarity, ThreadScope, WriteBatch,
 };
 
 #[cfg(test)]

@@ -54,7 +54,10 @@ pub fn check_batched_accesses(store: Arc<dyn Store>) {
 pub fn engine_batched_accesses(store: Arc<dyn Store>) {
     let cairn = engine(store.clone()).with_access_batching();
     let id = cairn
-        .remember(RememberRequest::new("default", "the harbour crane lifts containers"))
+        .remember(RememberRequest::new(
+            "default",
+            "the harbour crane lifts containers",
+        ))
         .unwrap()
         .id;
     let recall = |cairn: &Cairn| {

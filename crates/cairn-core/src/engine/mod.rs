@@ -6,7 +6,8 @@
 //! Files by operation: `remember.rs` (dedup, contradiction
 //! warnings, supersession), `recall.rs` (search and ranking),
 //! `update.rs`, `transfer.rs` (import, export,
-//! reindex). This file holds the engine itself: ids, reads, deletes.
+//! reindex), `access.rs` (access counts batched off the request path).
+//! This file holds the engine itself: ids, reads, deletes.
 
 mod access;
 mod conflicts;

@@ -18,7 +18,10 @@ fn a_recall_answers_while_another_connection_holds_the_write_lock() {
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).unwrap());
     let cairn = Cairn::new(store.clone(), Arc::new(LexicalEmbedder)).with_access_batching();
     let id = cairn
-        .remember(RememberRequest::new("default", "the lighthouse keeper logs the fog"))
+        .remember(RememberRequest::new(
+            "default",
+            "the lighthouse keeper logs the fog",
+        ))
         .unwrap()
         .id;
 
