@@ -42,6 +42,7 @@ fn cwd_project() -> Option<String> {
 
 pub fn mcp(cairn: Cairn, a: McpArgs) -> Result<()> {
     init_logging("warn");
+    let cairn = cairn.with_access_batching();
     let mut config = McpConfig::new(crate::cmd::tenant());
     config.default_project = match (a.project, a.no_detect) {
         (Some(p), _) => Some(p.trim().to_string()),
@@ -68,6 +69,7 @@ pub fn mcp(cairn: Cairn, a: McpArgs) -> Result<()> {
         let served = cairn_mcp::serve_stdio(server).await;
         shutdown.cancel();
         let _ = saver.await;
+        cairn.flush_accesses()?;
         served
     })
 }
@@ -100,7 +102,10 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
     };
     let metrics = Arc::new(Metrics::default());
     let embedder = MeteredEmbedder::new(cairn.embedder().clone(), metrics.clone());
-    let cairn = cairn.with_embedder(Arc::new(embedder));
+    let cairn = cairn
+        .with_embedder(Arc::new(embedder))
+        .with_access_batching();
+    let engine = cairn.clone();
     let state = AppState::new(CairnMcp::new(cairn, config))
         .with_metrics(metrics)
         .with_auth(auth)
@@ -155,8 +160,11 @@ pub fn serve(cairn: Cairn, s: ServeSettings) -> Result<()> {
         // The address on stdout (the port may have been chosen by the OS).
         println!("{}", startup_line(&addr.to_string(), auth));
         cairn_server::serve(listener, state, jobs, cairn_server::shutdown_signal()).await?;
-        Ok(())
-    })
+        Ok::<_, anyhow::Error>(())
+    })?;
+    // A clean stop writes the accesses still queued.
+    engine.flush_accesses()?;
+    Ok(())
 }
 
 pub fn init(a: InitArgs) -> Result<()> {

@@ -23,6 +23,7 @@ pub mod chat;
 pub mod collections;
 pub mod context;
 pub mod embed;
+pub mod embed_queue;
 pub mod engine;
 pub mod error;
 pub mod foreign;
@@ -67,8 +68,8 @@ pub use memory::{
 };
 pub use memstore::MemoryStore;
 pub use store::{
-    Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store, StoreCaches,
-    StoreStats, TenantsWith, TermRarity, ThreadScope, WriteBatch,
+    Access, Filter, Hit, Inserted, ListOrder, RankFactors, Restore, ScopeFilter, Store,
+    StoreCaches, StoreStats, TenantsWith, TermRarity, ThreadScope, WriteBatch,
 };
 
 #[cfg(test)]

@@ -334,6 +334,18 @@ pub enum ListOrder {
     Expiring,
 }
 
+/// Memories read together at one time: one entry of a batch of accesses
+/// ([`Writing::record_accesses`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    /// The tenant of the memories.
+    pub tenant: String,
+    /// The memories read (one access each; an id twice counts twice).
+    pub ids: Vec<MemoryId>,
+    /// When they were read.
+    pub at: Timestamp,
+}
+
 /// One search hit: a memory id, the backend's relevance score (BM25,
 /// higher is better; or cosine similarity) and the memory's ranking
 /// factors, so that recall ranks every candidate without reading it.
@@ -690,6 +702,17 @@ pub trait Writing: Send + Sync {
 
     /// Count one access of each memory at `at`.
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()>;
+
+    /// Count each access of `batch` (the engine's batched access log):
+    /// the same effect as [`Writing::record_access`] for each in turn. The
+    /// default does just that; a backend that can writes the whole batch
+    /// in one transaction.
+    fn record_accesses(&self, batch: &[Access]) -> Result<()> {
+        for a in batch {
+            self.record_access(&a.tenant, &a.ids, a.at)?;
+        }
+        Ok(())
+    }
 
     /// Write records copied from another store exactly as they were, in
     /// one transaction: memories with their ids, times, embeddings and

@@ -27,6 +27,7 @@
 
 #![warn(unreachable_pub)]
 
+mod access;
 mod backup;
 mod checkpoint;
 mod collections;

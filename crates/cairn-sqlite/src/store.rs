@@ -802,33 +802,16 @@ impl Writing for SqliteStore {
     }
 
     fn record_access(&self, tenant: &str, ids: &[MemoryId], at: Timestamp) -> Result<()> {
-        let mut conn = self.conn()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql_err)?;
-        let arev = bump(&tx, "arev")?;
-        for id in ids {
-            let rowid: Option<i64> = tx
-                .prepare_cached(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?1 \
-                     WHERE id = ?2 AND tenant = ?3 RETURNING rowid",
-                )
-                .and_then(|mut s| {
-                    s.query_row(params![at, id.to_string(), tenant], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(sql_err)?;
-            let Some(rowid) = rowid else { continue };
-            tx.prepare_cached(
-                "UPDATE vindex SET access_count = access_count + 1, last_accessed_at = ?2 WHERE rowid = ?1",
-            )
-            .and_then(|mut s| s.execute(params![rowid, at]))
-            .map_err(sql_err)?;
-            tx.prepare_cached("INSERT OR REPLACE INTO accessed (rowid, arev) VALUES (?1, ?2)")
-                .and_then(|mut s| s.execute([rowid, arev]))
-                .map_err(sql_err)?;
-        }
-        tx.commit().map_err(sql_err)
+        let batch = [cairn_core::Access {
+            tenant: tenant.to_string(),
+            ids: ids.to_vec(),
+            at,
+        }];
+        crate::access::record(&mut *self.conn()?, &batch)
+    }
+
+    fn record_accesses(&self, batch: &[cairn_core::Access]) -> Result<()> {
+        crate::access::record(&mut *self.conn()?, batch)
     }
 
     fn restore(&self, batch: cairn_core::Restore) -> Result<()> {

@@ -24,6 +24,7 @@ use crate::store::{Filter, Hit, Inserted, ListOrder, RankFactors, ScopeFilter, S
 use crate::wire::{parse_record_line, MemoryRecord};
 use crate::{Embedder, Error, ModelInfo, Result};
 
+mod access;
 mod batches;
 mod conflicts;
 mod engine_checks;
@@ -44,6 +45,7 @@ pub use cairn_text::secrets;
 mod shared_state;
 mod slots;
 mod threads;
+pub use access::{check_batched_accesses, engine_batched_accesses};
 pub use batches::{
     check_batched_reads, check_bulk_writes, check_insert_unless_duplicate, check_keys,
     check_restore,
@@ -431,6 +433,20 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_access_expiry_stats(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn batched_accesses() {
+                {
+                    let fixture = $make;
+                    c::check_batched_accesses(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_batched_accesses() {
+                {
+                    let fixture = $make;
+                    c::engine_batched_accesses(c::Fixture::store(&fixture))
                 }
             }
             #[test]

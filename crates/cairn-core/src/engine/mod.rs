@@ -6,8 +6,10 @@
 //! Files by operation: `remember.rs` (dedup, contradiction
 //! warnings, supersession), `recall.rs` (search and ranking),
 //! `update.rs`, `transfer.rs` (import, export,
-//! reindex). This file holds the engine itself: ids, reads, deletes.
+//! reindex), `access.rs` (access counts batched off the request path).
+//! This file holds the engine itself: ids, reads, deletes.
 
+mod access;
 mod conflicts;
 mod consolidate;
 mod conversation;
@@ -26,6 +28,8 @@ mod update;
 mod window;
 
 use std::sync::Arc;
+
+pub use access::{AccessLog, FLUSH_DELAY, QUEUE_CAPACITY};
 
 pub use conflicts::{
     ConflictAction, ConflictPolicy, ConflictingMemory, CONTESTED_BY, CONTESTED_REASON,
@@ -51,6 +55,7 @@ pub use transfer::{ImportProgress, ImportReport};
 pub use update::{changed_fields, UpdateRequest};
 pub use window::{PromptRequest, WindowRequest, DEFAULT_WORKING_TOKENS};
 
+use crate::embed_queue::BatchingEmbedder;
 use crate::foreign::{Foreign, Importer};
 use crate::history::Deletion;
 use crate::memory::{normalize_id_prefix, EmbedRecipe, Memory, MemoryId, Timestamp};
@@ -85,6 +90,9 @@ pub struct Cairn {
     /// store's transaction (a changed value or a conflict beside it): the
     /// check and the write are then one step within this process.
     write_lock: Arc<std::sync::Mutex<()>>,
+    /// Where reads' access counts go when they are batched
+    /// ([`Cairn::with_access_batching`]); `None`: written by each read.
+    access: Option<Arc<AccessLog>>,
 }
 
 impl Cairn {
@@ -93,7 +101,7 @@ impl Cairn {
     pub fn new(store: Arc<dyn Store>, embedder: Arc<dyn Embedder>) -> Self {
         Cairn {
             store,
-            embedder,
+            embedder: Arc::new(BatchingEmbedder::new(embedder)),
             clock: Arc::new(crate::time::now),
             fusion: Fusion::default(),
             tokens: TokenCounter::default(),
@@ -104,6 +112,38 @@ impl Cairn {
             recipe: EmbedRecipe::NAMES,
             conflicts: ConflictPolicy::default(),
             write_lock: Arc::default(),
+            access: None,
+        }
+    }
+
+    /// Count reads' accesses in batches off the request path
+    /// ([`AccessLog`]): for a process serving many requests. Without it
+    /// each recall or get writes its accesses before it answers.
+    pub fn with_access_batching(mut self) -> Self {
+        self.access = Some(Arc::new(AccessLog::new(self.store.clone())));
+        self
+    }
+
+    /// Write the accesses queued so far (nothing to do when they are not
+    /// batched); answers a failed background write since the last flush.
+    pub fn flush_accesses(&self) -> Result<()> {
+        match &self.access {
+            Some(log) => log.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// Count one access of each of `ids`: queued when batched, else
+    /// written now.
+    fn count_access(&self, tenant: &str, ids: Vec<MemoryId>) -> Result<()> {
+        let at = self.now();
+        match &self.access {
+            Some(log) => log.push(crate::store::Access {
+                tenant: tenant.to_string(),
+                ids,
+                at,
+            }),
+            None => self.store.record_access(tenant, &ids, at),
         }
     }
 
@@ -138,7 +178,7 @@ impl Cairn {
     /// that counts or caches: the model must be the same).
     pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
         debug_assert_eq!(embedder.model(), self.embedder.model());
-        self.embedder = embedder;
+        self.embedder = Arc::new(BatchingEmbedder::new(embedder));
         self
     }
 
@@ -325,7 +365,7 @@ impl Cairn {
     pub fn get(&self, tenant: &str, id_or_prefix: &str) -> Result<Memory> {
         let id = self.resolve(tenant, id_or_prefix)?;
         let memory = self.load(tenant, id)?;
-        self.store.record_access(tenant, &[id], self.now())?;
+        self.count_access(tenant, vec![id])?;
         Ok(memory)
     }
 

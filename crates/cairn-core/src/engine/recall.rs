@@ -818,8 +818,7 @@ impl Cairn {
         let found = self.search_reported(req)?;
         let ids: Vec<MemoryId> = found.results.iter().map(|r| r.memory.id).collect();
         if !ids.is_empty() {
-            self.store
-                .record_access(&req.filter.tenant, &ids, self.now())?;
+            self.count_access(&req.filter.tenant, ids)?;
         }
         Ok(found)
     }

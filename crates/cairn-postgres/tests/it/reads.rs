@@ -3,8 +3,9 @@
 //! its own tenant's memories and never another's.
 
 use cairn_core::conformance::{axis, sample, DIM};
+use cairn_core::store::prelude::*;
 use cairn_core::store::Filter;
-use cairn_core::{MemoryType, Store, WriteBatch};
+use cairn_core::{MemoryType, WriteBatch};
 use cairn_postgres::{PostgresOptions, PostgresStore};
 
 use crate::{url, Schema};

@@ -16,6 +16,7 @@ fn fresh() -> (Arc<dyn Store>, tempfile::TempDir) {
 
 cairn_core::store_conformance_tests!(crate::fresh());
 
+mod access;
 mod concurrent_open;
 mod file;
 mod forget;
