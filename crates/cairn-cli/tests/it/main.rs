@@ -14,6 +14,7 @@ mod conversation;
 mod conversation_conflicts;
 mod corrections;
 mod crash;
+mod current_side;
 mod defaults;
 mod docs;
 mod first_hour;

@@ -17,6 +17,7 @@ mod generate;
 mod history;
 mod ingest;
 mod judge;
+mod marks;
 pub mod pending;
 mod recall;
 mod redaction;
@@ -29,7 +30,7 @@ use std::sync::Arc;
 
 pub use conflicts::{
     ConflictAction, ConflictPolicy, ConflictingMemory, CONTESTED_BY, CONTESTED_REASON,
-    CONTESTED_WEIGHT,
+    CONTESTED_WEIGHT, CONTESTS, FLAGGED_BY, LINK_KEYS,
 };
 pub use consolidate::{
     ConsolidateRequest, ConsolidatedGroup, ConsolidationReport, CONSOLIDATED_TAG,
@@ -39,6 +40,7 @@ pub use conversation::{KeptMessage, LoggedMessage, Message, ObserveReport, Obser
 pub use facts::FACT_ATTEMPTS;
 pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
+pub use marks::{newer_of, ConflictMark};
 pub use pending::PendingReport;
 pub use recall::{Found, Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{
