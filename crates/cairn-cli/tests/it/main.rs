@@ -9,6 +9,7 @@ mod backup;
 mod backup_forget;
 mod cli;
 mod concurrent_start;
+mod conflict_settings;
 mod conflicts;
 mod conversation;
 mod conversation_conflicts;

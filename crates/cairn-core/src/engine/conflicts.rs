@@ -359,7 +359,7 @@ impl Cairn {
     /// The memories a logged message `new` conflicts with, as a write
     /// finds them (its nearest stored vectors in `filter`, the keyword
     /// candidates, and the messages before it in `batch`), with what the
-    /// engine's policy did to each: the changes to stored memories are
+    /// tenant's policy ([`Cairn::conflict_policy_of`]) did to each: the changes to stored memories are
     /// added to `batch`, those to messages of `batch` made in place.
     pub(crate) fn message_conflicts(
         &self,
@@ -393,10 +393,11 @@ impl Cairn {
                 .into_iter()
                 .map(|(i, sim)| (batch.inserts[i].0.clone(), sim)),
         );
-        let found = find_conflicts(&new.content, &neighbours, None, self.conflicts);
+        let policy = self.conflict_policy_of(&filter.tenant)?;
+        let found = find_conflicts(&new.content, &neighbours, None, policy);
         let at = new.created_at;
         link_newer(new, &found);
-        if self.conflicts == ConflictPolicy::Supersede {
+        if policy == ConflictPolicy::Supersede {
             new.supersedes = found.first().map(|(m, _)| m.id);
         }
         let (in_batch, stored): (Vec<_>, Vec<_>) = found

@@ -22,6 +22,7 @@ pub mod pending;
 mod recall;
 mod redaction;
 mod remember;
+mod tenant_policy;
 mod transfer;
 mod update;
 mod window;
@@ -47,6 +48,7 @@ pub use redaction::{
     redaction_counts, RedactionPolicy, Redactions, DEFAULT_REDACT_PERSONAL, REDACT_PERSONAL_SETTING,
 };
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
+pub use tenant_policy::CONFLICTS_SETTING;
 #[cfg(any(test, feature = "conformance"))]
 pub(crate) use transfer::copy_id;
 pub use transfer::{ImportProgress, ImportReport};
@@ -114,7 +116,8 @@ impl Cairn {
         self
     }
 
-    /// The conflict policy writes follow when their request names none.
+    /// The conflict policy writes follow when neither their request nor
+    /// their tenant names one ([`Cairn::conflict_policy_of`]).
     pub fn conflict_policy(&self) -> ConflictPolicy {
         self.conflicts
     }

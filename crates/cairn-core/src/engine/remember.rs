@@ -254,7 +254,10 @@ impl Cairn {
             let existing = existing.clone();
             return self.merge(existing, memory, given, vector, *sim, &req.actor);
         }
-        let policy = req.conflicts.unwrap_or(self.conflicts);
+        let policy = match req.conflicts {
+            Some(p) => p,
+            None => self.conflict_policy_of(&req.tenant)?,
+        };
         let conflicts = find_conflicts(
             &memory.content,
             &neighbours,
