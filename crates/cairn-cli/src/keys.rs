@@ -119,5 +119,17 @@ pub fn settings(cairn: &Cairn, action: Option<SettingsAction>, json: bool) -> Re
             DIM
         )
     );
+    println!(
+        "  conflicts        {}  {}",
+        view.conflicts.as_str(),
+        paint(
+            if view.conflicts_set {
+                "what a write's conflict with an older memory does (the tenant's own)"
+            } else {
+                "what a write's conflict with an older memory does (the server's; set to override)"
+            },
+            DIM
+        )
+    );
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::engine::{Cairn, RecallRequest};
+use crate::engine::{Cairn, ConflictMark, RecallRequest};
 use crate::memory::{Memory, MemoryId, MemoryType, Tier, Timestamp};
 use crate::store::{Filter, ListOrder, ScopeFilter};
 use crate::time::ago;
@@ -79,11 +79,15 @@ pub struct ContextItem {
     pub updated_at: Timestamp,
     /// Times used.
     pub access_count: u64,
-    /// The newer memory that contests this one (its value changed since:
-    /// see [`crate::engine::ConflictPolicy`]); the line says it is
-    /// outdated.
+    /// The current memory of a known conflict this one is the older side
+    /// of (its value changed since: see [`crate::engine::ConflictPolicy`],
+    /// whatever the policy); the line says it is outdated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contested_by: Option<String>,
+    /// The older memories of known conflicts this one is the current side
+    /// of; the line says it is current.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<String>,
 }
 
 /// An assembled context.
@@ -162,13 +166,26 @@ impl Cairn {
             .collect();
         push(stale, Reason::Stale, &mut candidates);
         let visible = self.store().count(&filter)?;
-        let ids: Vec<MemoryId> = candidates.iter().map(|(m, _)| m.id).collect();
+        let shown: Vec<&Memory> = candidates.iter().map(|(m, _)| m).collect();
+        let marks = self.conflict_marks(&req.tenant, &shown)?;
+        let mut ids: Vec<MemoryId> = candidates.iter().map(|(m, _)| m.id).collect();
+        ids.extend(marks.values().flat_map(marked_ids));
+        ids.sort();
+        ids.dedup();
         let shorts: HashMap<MemoryId, String> = ids
             .iter()
             .copied()
             .zip(self.short_ids(&req.tenant, &ids, SHORT_ID_MIN)?)
             .collect();
-        Ok(assemble(req, candidates, visible, now, &shorts))
+        Ok(assemble(req, candidates, visible, now, &shorts, &marks))
+    }
+}
+
+/// The other side's ids a mark names.
+fn marked_ids(mark: &ConflictMark) -> Vec<MemoryId> {
+    match mark {
+        ConflictMark::Outdated { current } => vec![*current],
+        ConflictMark::Current { replaces } => replaces.clone(),
     }
 }
 
@@ -184,6 +201,8 @@ fn item_line(item: &ContextItem, now: Timestamp) -> String {
     notes.push(format!("updated {}", ago(item.updated_at, now)));
     if let Some(by) = &item.contested_by {
         notes.push(format!("outdated: contested by {by}, which is current"));
+    } else if !item.replaces.is_empty() {
+        notes.push(format!("current: replaces {}", item.replaces.join(", ")));
     }
     if item.reason == Reason::Stale {
         notes.push("stale: review, update or forget".into());
@@ -302,7 +321,9 @@ fn assemble(
     visible: usize,
     now: Timestamp,
     shorts: &HashMap<MemoryId, String>,
+    marks: &HashMap<MemoryId, ConflictMark>,
 ) -> ContextPack {
+    let short = |id: &MemoryId| shorts.get(id).cloned().unwrap_or_else(|| id.to_string());
     let total = candidates.len();
     // Fixed cost: heading, a group heading per type and the stats line.
     let overhead = count_tokens(&heading(req)) + 40;
@@ -324,17 +345,14 @@ fn assemble(
             tokens: 0,
             updated_at: m.updated_at,
             access_count: m.access_count,
-            contested_by: m
-                .metadata
-                .get(crate::engine::CONTESTED_BY)
-                .and_then(|v| v.as_str())
-                .map(|id| {
-                    let short = id
-                        .parse()
-                        .ok()
-                        .and_then(|i: MemoryId| shorts.get(&i).cloned());
-                    short.unwrap_or_else(|| id.to_string())
-                }),
+            contested_by: match marks.get(&m.id) {
+                Some(ConflictMark::Outdated { current }) => Some(short(current)),
+                _ => None,
+            },
+            replaces: match marks.get(&m.id) {
+                Some(ConflictMark::Current { replaces }) => replaces.iter().map(short).collect(),
+                _ => Vec::new(),
+            },
         };
         item.tokens = count_tokens(&item_line(&item, now));
         let group_cost = if items.iter().any(|i| i.kind == item.kind) {
@@ -429,7 +447,14 @@ mod tests {
             })
             .collect();
         for budget in [60, 150, 400, 2000] {
-            let pack = assemble(&request(budget), candidates.clone(), 40, 0, &HashMap::new());
+            let pack = assemble(
+                &request(budget),
+                candidates.clone(),
+                40,
+                0,
+                &HashMap::new(),
+                &HashMap::new(),
+            );
             assert!(pack.tokens <= budget, "budget {budget}: {}", pack.tokens);
             assert_eq!(pack.tokens, count_tokens(&pack.markdown));
             assert_eq!(pack.items.len() + pack.omitted, 40);
@@ -437,8 +462,22 @@ mod tests {
                 .markdown
                 .contains(&format!("{} tokens (budget {budget})", pack.tokens)));
         }
-        let small = assemble(&request(150), candidates.clone(), 40, 0, &HashMap::new());
-        let big = assemble(&request(2000), candidates, 40, 0, &HashMap::new());
+        let small = assemble(
+            &request(150),
+            candidates.clone(),
+            40,
+            0,
+            &HashMap::new(),
+            &HashMap::new(),
+        );
+        let big = assemble(
+            &request(2000),
+            candidates,
+            40,
+            0,
+            &HashMap::new(),
+            &HashMap::new(),
+        );
         assert!(big.items.len() > small.items.len());
     }
 
@@ -457,7 +496,14 @@ mod tests {
             ),
             (memory(5, MemoryType::Rule, "a rule"), Reason::Rule),
         ];
-        let pack = assemble(&request(1000), candidates, 5, 0, &HashMap::new());
+        let pack = assemble(
+            &request(1000),
+            candidates,
+            5,
+            0,
+            &HashMap::new(),
+            &HashMap::new(),
+        );
         let at = |h: &str| pack.markdown.find(h).unwrap_or_else(|| panic!("{h}"));
         assert!(at("## Rules") < at("## Procedures"));
         assert!(at("## Procedures") < at("## Facts"));
@@ -469,7 +515,14 @@ mod tests {
     fn lines_carry_the_short_ids_given() {
         let m = memory(1, MemoryType::Fact, "a fact");
         let shorts = HashMap::from([(m.id, "0123abcd-ef".to_string())]);
-        let pack = assemble(&request(1000), vec![(m, Reason::Match)], 1, 0, &shorts);
+        let pack = assemble(
+            &request(1000),
+            vec![(m, Reason::Match)],
+            1,
+            0,
+            &shorts,
+            &HashMap::new(),
+        );
         assert!(
             pack.markdown.contains("- [0123abcd-ef] a fact"),
             "{}",

@@ -176,15 +176,18 @@ pub fn validate_unit(name: &str, value: f64) -> Result<()> {
 pub const PARSED_KEY: &str = "parsed";
 
 /// The text of the keyword index's third field: the metadata's values
-/// (except [`PARSED_KEY`]'s, which only restate the content), then the
-/// search context. Every backend indexes this text.
+/// (except [`PARSED_KEY`]'s, which only restate the content, and the
+/// conflict links' [`crate::engine::LINK_KEYS`], ids and reasons that are
+/// not what the memory says), then the search context. Every backend
+/// indexes this text.
 pub fn keyword_context(
     metadata: &serde_json::Map<String, serde_json::Value>,
     search_context: Option<&str>,
 ) -> String {
-    let mut text = if metadata.contains_key(PARSED_KEY) {
+    let left_out = |k: &str| k == PARSED_KEY || crate::engine::LINK_KEYS.contains(&k);
+    let mut text = if metadata.keys().any(|k| left_out(k)) {
         let mut own = metadata.clone();
-        own.remove(PARSED_KEY);
+        own.retain(|k, _| !left_out(k));
         crate::memstore::metadata_text(&own)
     } else {
         crate::memstore::metadata_text(metadata)

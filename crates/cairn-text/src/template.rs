@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Placeholders: `{text}` (the memory, its white space runs made single
-//! spaces), `{tier}` (`Episodic`, `Semantic`, `Procedural`, `Working`),
+//! spaces, with its note after it in parentheses when it has one: which
+//! side of a known conflict it is), `{tier}` (`Episodic`, `Semantic`, `Procedural`, `Working`),
 //! `{date}` (`YYYY-MM-DD` of an episodic memory, else empty), `{id}`.
 //! `{{` and `}}` write braces. Anything else in braces is refused, so a
 //! typo is an error rather than text in a prompt. Left out: the header
@@ -25,7 +26,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::kind::Tier;
-use crate::window::{date, tier_label, WindowEntry};
+use crate::window::{date, noted_text, tier_label, WindowEntry};
 use crate::{Error, Result};
 
 /// The longest template, in bytes of all its parts.
@@ -129,7 +130,8 @@ impl PromptTemplate {
                 Piece::Text(t) => out.push_str(t),
                 Piece::Brace(c) => out.push(c),
                 Piece::Field("text") => {
-                    out.push_str(&entry.text.split_whitespace().collect::<Vec<_>>().join(" "))
+                    let text = noted_text(entry);
+                    out.push_str(&text.split_whitespace().collect::<Vec<_>>().join(" "))
                 }
                 Piece::Field("tier") => out.push_str(tier_label(entry.tier)),
                 Piece::Field("date") => out.push_str(&dated.map(date).unwrap_or_default()),
@@ -186,6 +188,7 @@ mod tests {
             summarised: false,
             tier,
             date,
+            note: None,
         }
     }
 

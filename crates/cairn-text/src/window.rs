@@ -64,7 +64,9 @@ use crate::tokens::Tokenizer;
 use crate::{Error, Result};
 
 mod render;
-pub use render::{date, frame, item_piece, render, section_gap, section_heading, tier_label};
+pub use render::{
+    date, frame, item_piece, noted_text, render, section_gap, section_heading, tier_label,
+};
 use render::{section_blocks, ser_date};
 
 /// Where an item goes in the window, in output order.
@@ -177,6 +179,9 @@ pub struct WindowItem {
     /// in order, to summarise it by centrality; ignored unless there is one
     /// per sentence.
     pub vectors: Option<Vec<Vec<f32>>>,
+    /// A note shown after its text, never shortened (which side of a
+    /// known conflict it is: "outdated: …" or "current: …").
+    pub note: Option<String>,
 }
 
 impl WindowItem {
@@ -196,6 +201,7 @@ impl WindowItem {
             tier,
             date: None,
             vectors: None,
+            note: None,
         }
     }
 }
@@ -230,6 +236,10 @@ pub struct WindowEntry {
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "ser_date")]
     #[schemars(with = "Option<String>")]
     pub date: Option<Timestamp>,
+    /// The note shown after its text (which side of a known conflict it
+    /// is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Tokens spent on one section.
@@ -421,6 +431,7 @@ fn entry(
         summarised,
         tier: item.tier,
         date: item.date,
+        note: item.note.clone(),
     }
 }
 

@@ -289,7 +289,7 @@ class SyncOperations:
         return self._op(_Ops.zero_mode(on, slot))
 
     def settings(self) -> Dict[str, Any]:
-        """The tenant's settings (`redact_personal`)."""
+        """The tenant's settings (`redact_personal`, `conflicts`)."""
         return self._op(_Ops.settings())
 
     def set_settings(self, **settings: Any) -> Dict[str, Any]:
@@ -418,7 +418,7 @@ class AsyncOperations:
         return await self._op(_Ops.zero_mode(on, slot))
 
     async def settings(self) -> Dict[str, Any]:
-        """The tenant's settings (`redact_personal`)."""
+        """The tenant's settings (`redact_personal`, `conflicts`)."""
         return await self._op(_Ops.settings())
 
     async def set_settings(self, **settings: Any) -> Dict[str, Any]:

@@ -266,7 +266,7 @@ export class Cairn {
     return this.http.json({ method: "PUT", path: "/v1/zero-mode", json: { on, slot } });
   }
 
-  /** The tenant's settings (`redact_personal`). */
+  /** The tenant's settings (`redact_personal`, `conflicts`). */
   settings(): Promise<T.SettingsView> {
     return this.http.json({ method: "GET", path: "/v1/settings" });
   }

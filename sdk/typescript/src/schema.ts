@@ -549,7 +549,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's settings (redact_personal: whether e-mail addresses and phone numbers are redacted)
+         * The tenant's settings (redact_personal: whether e-mail addresses and phone numbers are redacted; conflicts: the conflict policy of writes that name none)
          * @description Needs a key with the `read` role.
          */
         get: operations["settings"];
@@ -937,6 +937,8 @@ export interface components {
         };
         /** @description What was done to a conflicting memory. */
         ConflictAction: "flagged" | "contested" | "superseded";
+        /** @description What a write does with an older memory it conflicts with. */
+        ConflictPolicy: "flag" | "prefer-newer" | "supersede";
         /** @description An older memory a write conflicts with. */
         ConflictView: {
             /**
@@ -1062,9 +1064,9 @@ export interface components {
             /** @description Text (shortened past [`MAX_ITEM_CHARS`]). */
             content: string;
             /**
-             * @description The newer memory that contests this one (its value changed since:
-             *     see [`crate::engine::ConflictPolicy`]); the line says it is
-             *     outdated.
+             * @description The current memory of a known conflict this one is the older side
+             *     of (its value changed since: see [`crate::engine::ConflictPolicy`],
+             *     whatever the policy); the line says it is outdated.
              */
             contested_by?: string | null;
             /** @description Id. */
@@ -1073,6 +1075,11 @@ export interface components {
             project: string | null;
             /** @description Why it is here. */
             reason: components["schemas"]["Reason"];
+            /**
+             * @description The older memories of known conflicts this one is the current side
+             *     of; the line says it is current.
+             */
+            replaces?: string[];
             /** @description Shortest unique prefix of the id. */
             short_id: string;
             /** @description Tags. */
@@ -3048,6 +3055,13 @@ export interface components {
         /** @description The settings to change; a field left out keeps its value. */
         SettingsInput: {
             /**
+             * @description The conflict policy of the tenant's writes that name none: `flag`,
+             *     `prefer-newer`, `supersede`, or `default` to follow the server's
+             *     again.
+             * @default null
+             */
+            conflicts?: string | null;
+            /**
              * @description Redact e-mail addresses and phone numbers from what is written
              *     from now on (what is stored stays as stored).
              * @default null
@@ -3056,6 +3070,13 @@ export interface components {
         };
         /** @description A tenant's settings, as every front end shows them. */
         SettingsView: {
+            /**
+             * @description The conflict policy the tenant's writes follow when they name none:
+             *     the tenant's own, else the server's (`cairn.toml`, else `flag`).
+             */
+            conflicts: components["schemas"]["ConflictPolicy"];
+            /** @description Whether `conflicts` is the tenant's own (false: the server's). */
+            conflicts_set: boolean;
             /**
              * @description Whether e-mail addresses and phone numbers are redacted from what
              *     the tenant writes (default true). Keys, tokens, passwords, card
@@ -3554,6 +3575,11 @@ export interface components {
             date?: string | null;
             /** @description Its id. */
             id: string;
+            /**
+             * @description The note shown after its text (which side of a known conflict it
+             *     is).
+             */
+            note?: string | null;
             /** @description Its section. */
             section: components["schemas"]["Section"];
             /** @description Whether the text is shortened. */

@@ -7,7 +7,9 @@
 //!   `cairn import` does), each with its `created_at`.
 //! - Case memories are written one at a time by [`api::remember`] (what
 //!   `cairn remember` does: dedup on, supersession by id), with the
-//!   engine's clock set to the memory's time.
+//!   engine's clock set to the memory's time; a conversation case's are
+//!   logged one at a time by [`api::log`] (what `cairn conversation log`
+//!   does), in the conversation named by the case's id.
 //! - Questions are asked with [`Cairn::search`] and the filter
 //!   [`Selection::seen_from`] builds for the question's project: recall's
 //!   ranking and scope rules, without counting accesses, so that no
@@ -23,7 +25,7 @@ use cairn_core::api::{self, Caller, RememberInput, Selection};
 use cairn_core::engine::Profile;
 use cairn_core::rank::Fusion;
 use cairn_core::time::{format_timestamp, parse_duration};
-use cairn_core::wire::MemoryRecord;
+use cairn_core::wire::{MemoryRecord, MessageRecord};
 use cairn_core::{Cairn, Embedder, MemoryId, RecallRequest, SearchMode, Store, WriteStatus};
 
 use crate::eval::distractors::Distractor;
@@ -69,6 +71,8 @@ pub struct Harness {
     pub profile: Profile,
     /// Store id → set-wide case memory id.
     ids: HashMap<MemoryId, String>,
+    /// Set-wide case memory id → store id.
+    stored: HashMap<String, MemoryId>,
 }
 
 impl Harness {
@@ -110,6 +114,7 @@ impl Harness {
             clock,
             profile: Profile::Cairn,
             ids: HashMap::new(),
+            stored: HashMap::new(),
         }
     }
 
@@ -123,9 +128,13 @@ impl Harness {
         for case in cases {
             let mut written: HashMap<&str, MemoryId> = HashMap::new();
             for m in &case.memories {
-                let (id, status) = self
-                    .remember(case, m, &written)
-                    .with_context(|| format!("case {}: memory `{}`", case.id, m.key))?;
+                let written_one = if case.conversation {
+                    self.log(case, m)
+                } else {
+                    self.remember(case, m, &written)
+                };
+                let (id, status) =
+                    written_one.with_context(|| format!("case {}: memory `{}`", case.id, m.key))?;
                 let name = case.memory_id(&m.key);
                 if status == WriteStatus::Deduplicated {
                     if let Some(other) = self.ids.get(&id) {
@@ -133,7 +142,8 @@ impl Harness {
                     }
                     out.merged_into_distractors += 1;
                 }
-                self.ids.insert(id, name);
+                self.ids.insert(id, name.clone());
+                self.stored.insert(name, id);
                 written.insert(m.key.as_str(), id);
                 out.case_memories += 1;
             }
@@ -199,6 +209,45 @@ impl Harness {
             .map(|k| written[k.as_str()].to_string());
         let out = api::remember(&self.cairn, &Caller::new(TENANT), input)?;
         Ok((out.id.parse()?, out.status))
+    }
+
+    /// Log one message of a conversation case at its time.
+    fn log(&self, case: &Case, m: &CaseMemory) -> Result<(MemoryId, WriteStatus)> {
+        let age = match &m.age {
+            Some(a) => parse_duration(a)?,
+            None => default_age_ms(&case.memory_id(&m.key)),
+        };
+        let at = REFERENCE_MS - age;
+        self.clock.store(at, Ordering::Relaxed);
+        let record = MessageRecord {
+            conversation: case.id.clone(),
+            speaker: Some(m.speaker.clone().unwrap_or_else(|| "user".into())),
+            text: m.content.clone(),
+            at: Some(format_timestamp(at)),
+            ..Default::default()
+        };
+        let input = api::LogInput {
+            project: case.project.clone(),
+            messages: vec![record],
+        };
+        let out = api::log(&self.cairn, &Caller::new(TENANT), input)?;
+        let logged = out.logged.first().context("the message was not logged")?;
+        Ok((logged.id.parse()?, WriteStatus::Created))
+    }
+
+    /// Whether every stale memory of `case` names one of its relevant
+    /// memories as the newer side of a conflict (contested, flagged or
+    /// superseded by it: [`cairn_core::engine::newer_of`]).
+    pub fn stale_marked(&self, case: &Case) -> Result<bool> {
+        let id = |name: &String| self.stored.get(name).copied();
+        let relevant: Vec<MemoryId> = case.relevant_ids().iter().filter_map(id).collect();
+        let stale: Vec<MemoryId> = case.stale_ids().iter().filter_map(id).collect();
+        let found = self.cairn.store().get(TENANT, &stale)?;
+        Ok(!stale.is_empty()
+            && found.len() == stale.len()
+            && found
+                .iter()
+                .all(|m| cairn_core::engine::newer_of(m).is_some_and(|n| relevant.contains(&n))))
     }
 
     /// The top `limit` memories for a case's question in `mode`, asked

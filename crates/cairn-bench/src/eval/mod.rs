@@ -2,7 +2,7 @@
 //! (`eval/` at the repository root), per kind of question and per search
 //! mode.
 //!
-//! The set is hand-written agent memory: 150+ cases of eight kinds
+//! The set is hand-written agent memory: 200+ cases of ten kinds
 //! ([`set::Kind`]), each a question with the memories it needs, among
 //! thousands of distractors generated from hand-written templates
 //! ([`distractors`]). Everything goes into one real SQLite store with the
@@ -105,6 +105,13 @@ pub fn run(opts: &Options) -> Result<()> {
         ingested.distractors
     );
 
+    // Corrections: whether the write marked the fact each corrects.
+    let mut corrections = (0usize, 0usize);
+    for case in cases.iter().filter(|c| c.kind == Kind::Correction) {
+        corrections.0 += 1;
+        corrections.1 += usize::from(h.stale_marked(case)?);
+    }
+
     let mut scores: Vec<ModeScores> = vec![ModeScores::default(); opts.modes.len()];
     let mut misses = Vec::new();
     let mut dump = Vec::new();
@@ -159,12 +166,19 @@ pub fn run(opts: &Options) -> Result<()> {
                     "empty_answers": s.abstention()?,
                 })))
             }).collect::<serde_json::Map<_, _>>(),
+            "correction": {"cases": corrections.0, "old_marked": corrections.1},
             "misses_at_5": misses.iter().map(miss_json).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
     print_tables(&cases, &opts.modes, &scores);
+    if corrections.0 > 0 {
+        println!(
+            "\nCorrections whose corrected fact is marked as outdated (linked to the correction): {} of {}.",
+            corrections.1, corrections.0
+        );
+    }
     println!(
         "\n{} cases ({} case memories) among {} distractors, one SQLite store; {:.1} s to write, {:.1} ms per question (embedding included){}.",
         cases.len(),

@@ -33,6 +33,11 @@ pub enum Kind {
     Temporal,
     /// The answer needs two memories.
     MultiFact,
+    /// A fact, then a correction of it in other words, then a question
+    /// about the current state: the correction must come first and the
+    /// fact it corrects be marked as outdated (written without a
+    /// `supersedes` link: the write must find the conflict itself).
+    Correction,
     /// The answer is not stored: the right answer is an empty one. Scored
     /// apart, as the share of empty answers (no hit@k).
     Abstain,
@@ -40,7 +45,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in report order.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Paraphrase,
         Kind::Identifier,
         Kind::NumberVersion,
@@ -49,6 +54,7 @@ impl Kind {
         Kind::Negation,
         Kind::Temporal,
         Kind::MultiFact,
+        Kind::Correction,
         Kind::Abstain,
     ];
 
@@ -63,6 +69,7 @@ impl Kind {
             Kind::Negation => "negation",
             Kind::Temporal => "temporal",
             Kind::MultiFact => "multi_fact",
+            Kind::Correction => "correction",
             Kind::Abstain => "abstain",
         }
     }
@@ -95,6 +102,9 @@ pub struct CaseMemory {
     /// Key of an earlier memory of the case that this one supersedes.
     #[serde(default)]
     pub supersedes: Option<String>,
+    /// Who said it, in a conversation case (default `user`).
+    #[serde(default)]
+    pub speaker: Option<String>,
 }
 
 /// One question with the memories it needs.
@@ -111,6 +121,11 @@ pub struct Case {
     pub project: Option<String>,
     /// The question, as an agent would ask it.
     pub question: String,
+    /// The memories are messages of one conversation, logged in order
+    /// through the conversation path (`cairn conversation log`) rather
+    /// than remembered.
+    #[serde(default)]
+    pub conversation: bool,
     /// The memories written for this case (none for an abstain case).
     #[serde(default)]
     pub memories: Vec<CaseMemory>,
@@ -172,6 +187,20 @@ impl Case {
         let mut keys = HashSet::new();
         for m in &self.memories {
             ensure!(!m.content.trim().is_empty(), "memory `{}` is empty", m.key);
+            ensure!(
+                self.conversation || m.speaker.is_none(),
+                "memory `{}` has a speaker outside a conversation case",
+                m.key
+            );
+            ensure!(
+                !self.conversation
+                    || (m.kind.is_none()
+                        && m.supersedes.is_none()
+                        && m.project.is_none()
+                        && !m.global),
+                "message `{}` of a conversation case has a type, project or supersedes",
+                m.key
+            );
             ensure!(keys.insert(m.key.as_str()), "key `{}` repeated", m.key);
             if let Some(k) = &m.kind {
                 k.parse::<MemoryType>()
@@ -198,6 +227,10 @@ impl Case {
         );
         match self.kind {
             Kind::Supersession => ensure!(!self.stale.is_empty(), "supersession without stale"),
+            Kind::Correction => ensure!(
+                !self.stale.is_empty() && self.memories.iter().all(|m| m.supersedes.is_none()),
+                "a correction names its stale memory and links none by supersedes"
+            ),
             Kind::MultiFact => ensure!(self.relevant.len() >= 2, "multi_fact needs 2+ relevant"),
             Kind::Scope => ensure!(
                 self.memories.iter().any(|m| self
@@ -296,6 +329,14 @@ mod tests {
             .filter(|c| c.memories.iter().any(|m| m.supersedes.is_some()))
             .count();
         assert!(linked * 2 > sup.len(), "{linked} of {} linked", sup.len());
+        // Corrections: half or more as conversations, half or more not.
+        let corrections: Vec<_> = cases
+            .iter()
+            .filter(|c| c.kind == Kind::Correction)
+            .collect();
+        let talked = corrections.iter().filter(|c| c.conversation).count();
+        assert!(corrections.len() >= 30, "{} corrections", corrections.len());
+        assert!(talked * 2 >= corrections.len() && talked * 2 <= corrections.len() + 1);
     }
 
     #[test]
@@ -319,6 +360,12 @@ mod tests {
             // supersession without stale; multi_fact with one relevant
             ok.replace("paraphrase", "supersession"),
             ok.replace("paraphrase", "multi_fact"),
+            // a correction without stale; a speaker outside a conversation
+            ok.replace("paraphrase", "correction"),
+            ok.replace(r#""content":"x""#, r#""content":"x","speaker":"ana""#),
+            // a message of a conversation case with a type
+            ok.replace(r#""question""#, r#""conversation":true,"question""#)
+                .replace(r#""content":"x""#, r#""content":"x","type":"fact""#),
         ];
         for b in &bad {
             assert!(parse_cases(b).is_err(), "accepted: {b}");

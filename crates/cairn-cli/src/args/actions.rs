@@ -16,11 +16,16 @@ pub enum SettingsAction {
     /// Change one setting of the tenant.
     ///
     /// Example: cairn settings set redact_personal off
+    ///
+    /// Example: cairn settings set conflicts prefer-newer
     Set {
         /// The setting: redact_personal (redact e-mail addresses and
-        /// phone numbers; on by default).
+        /// phone numbers; on by default) or conflicts (what a write's
+        /// conflict with an older memory does when the write names no
+        /// policy; default: the server's).
         name: String,
-        /// on or off.
+        /// on or off; for conflicts: flag, prefer-newer, supersede or
+        /// default.
         value: String,
     },
 }

@@ -58,8 +58,8 @@ pub struct RememberArgs {
     /// What a conflict with an older memory (the same subject with a
     /// changed value, or a correction) does: flag (report only),
     /// prefer-newer (the older is marked contested, its validity closed,
-    /// ranked below) or supersede [default: CAIRN_CONFLICTS, the config's
-    /// `conflicts`, else prefer-newer].
+    /// ranked below) or supersede [default: the tenant's `conflicts`
+    /// setting, CAIRN_CONFLICTS, the config's `conflicts`, else flag].
     #[arg(long, value_name = "POLICY")]
     pub conflicts: Option<String>,
     /// Origin of the memory [default: manual].

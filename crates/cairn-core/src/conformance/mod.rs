@@ -27,6 +27,7 @@ use crate::{Embedder, Error, ModelInfo, Result};
 mod access;
 mod batches;
 mod conflicts;
+mod current_side;
 mod engine_checks;
 mod erasure;
 mod forgetting;
@@ -51,6 +52,7 @@ pub use batches::{
     check_restore,
 };
 pub use conflicts::{engine_conflicts_prefer_newer, engine_conflicts_supersede_and_flag};
+pub use current_side::engine_marks_the_current_side;
 pub use engine_checks::{
     engine_concurrent_dedup, engine_dedup_and_warnings, engine_history, engine_import_export,
     engine_model_mismatch, engine_recall_scopes_and_prefixes, engine_reindex_covers_every_tenant,
@@ -671,6 +673,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::engine_conflicts_supersede_and_flag(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_marks_the_current_side() {
+                {
+                    let fixture = $make;
+                    c::engine_marks_the_current_side(c::Fixture::store(&fixture))
                 }
             }
             #[test]

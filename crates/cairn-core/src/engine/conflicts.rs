@@ -33,17 +33,36 @@ pub const CONTESTED_BY: &str = "contested_by";
 /// The metadata key giving why it was contested.
 pub const CONTESTED_REASON: &str = "contested_reason";
 
+/// The metadata key naming the newer memory a write found in conflict
+/// with this one under [`ConflictPolicy::Flag`]: a link for the views that
+/// mark the current side (`context`, `prompt`, the window), which changes
+/// no ranking.
+pub const FLAGGED_BY: &str = "flagged_by";
+
+/// The metadata key listing the older memories a memory conflicts with
+/// when it was written (whatever the policy): the newer side of the links
+/// above.
+pub const CONTESTS: &str = "contests";
+
+/// The metadata keys of conflict links: ids and reasons, left out of the
+/// keyword index (a reason names the newer value, which the older memory
+/// does not say).
+pub const LINK_KEYS: [&str; 4] = [CONTESTED_BY, CONTESTED_REASON, FLAGGED_BY, CONTESTS];
+
 /// What a write does with an older memory it conflicts with.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum ConflictPolicy {
-    /// Report the conflict in the write's answer; change nothing. The
-    /// default: the offline detection also fires on memories that only
-    /// share a subject (on the evaluation set, demoting them lowered
-    /// hybrid hit@5 from 0.815 to 0.765), so a write changes another
-    /// memory only when asked to (`prefer-newer`, `supersede`).
+    /// Report the conflict in the write's answer and link the two sides
+    /// ([`FLAGGED_BY`] on the older, [`CONTESTS`] on the newer) so that
+    /// the agent's views mark which is current; change nothing of the
+    /// older's validity, weight or ranking. The default: the offline
+    /// detection also fires on memories that only share a subject (on the
+    /// evaluation set, demoting them lowered hybrid hit@5 from 0.815 to
+    /// 0.765), so a write demotes another memory only when asked to
+    /// (`prefer-newer`, `supersede`).
     #[default]
     Flag,
     /// Report it, and mark the older memory as contested by the newer:
@@ -87,7 +106,7 @@ impl std::str::FromStr for ConflictPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConflictAction {
-    /// Reported only.
+    /// Reported, and linked to the new memory ([`FLAGGED_BY`]).
     Flagged,
     /// Marked as contested by the new memory (see
     /// [`ConflictPolicy::PreferNewer`]).
@@ -171,7 +190,13 @@ pub(crate) fn apply_conflicts(
 ) {
     for (old, c) in conflicts {
         match c.action {
-            ConflictAction::Flagged => {}
+            ConflictAction::Flagged => {
+                batch.updates.push((flagged(old.clone(), new, now), None));
+                batch.changes.push(
+                    Change::new(old.id, ChangeKind::Updated, actor, now)
+                        .because(format!("conflict flagged by {new}: {}", c.reason)),
+                );
+            }
             ConflictAction::Contested => {
                 batch
                     .updates
@@ -308,11 +333,33 @@ fn contested(mut old: Memory, new: MemoryId, reason: &str, now: Timestamp) -> Me
     old
 }
 
+/// `old` linked to the newer `new` that a write found in conflict with it
+/// at `now` (see [`ConflictPolicy::Flag`]): nothing else changes.
+fn flagged(mut old: Memory, new: MemoryId, now: Timestamp) -> Memory {
+    old.metadata
+        .insert(FLAGGED_BY.into(), new.to_string().into());
+    old.updated_at = now;
+    old
+}
+
+/// Record on the newer memory `new` the older memories it conflicts with
+/// ([`CONTESTS`]), whatever the policy.
+pub(crate) fn link_newer(new: &mut Memory, conflicts: &[(Memory, ConflictingMemory)]) {
+    if conflicts.is_empty() {
+        return;
+    }
+    let ids: Vec<serde_json::Value> = conflicts
+        .iter()
+        .map(|(m, _)| m.id.to_string().into())
+        .collect();
+    new.metadata.insert(CONTESTS.into(), ids.into());
+}
+
 impl Cairn {
     /// The memories a logged message `new` conflicts with, as a write
     /// finds them (its nearest stored vectors in `filter`, the keyword
     /// candidates, and the messages before it in `batch`), with what the
-    /// engine's policy did to each: the changes to stored memories are
+    /// tenant's policy ([`Cairn::conflict_policy_of`]) did to each: the changes to stored memories are
     /// added to `batch`, those to messages of `batch` made in place.
     pub(crate) fn message_conflicts(
         &self,
@@ -346,9 +393,11 @@ impl Cairn {
                 .into_iter()
                 .map(|(i, sim)| (batch.inserts[i].0.clone(), sim)),
         );
-        let found = find_conflicts(&new.content, &neighbours, None, self.conflicts);
+        let policy = self.conflict_policy_of(&filter.tenant)?;
+        let found = find_conflicts(&new.content, &neighbours, None, policy);
         let at = new.created_at;
-        if self.conflicts == ConflictPolicy::Supersede {
+        link_newer(new, &found);
+        if policy == ConflictPolicy::Supersede {
             new.supersedes = found.first().map(|(m, _)| m.id);
         }
         let (in_batch, stored): (Vec<_>, Vec<_>) = found
@@ -361,7 +410,10 @@ impl Cairn {
                 continue;
             };
             let why = match c.action {
-                ConflictAction::Flagged => continue,
+                ConflictAction::Flagged => {
+                    *m = flagged(m.clone(), new.id, at);
+                    "conflict flagged"
+                }
                 ConflictAction::Contested => {
                     *m = contested(m.clone(), new.id, &c.reason, at);
                     "contested"

@@ -19,10 +19,12 @@ mod generate;
 mod history;
 mod ingest;
 mod judge;
+mod marks;
 pub mod pending;
 mod recall;
 mod redaction;
 mod remember;
+mod tenant_policy;
 mod transfer;
 mod update;
 mod window;
@@ -33,7 +35,7 @@ pub use access::{AccessLog, FLUSH_DELAY, QUEUE_CAPACITY};
 
 pub use conflicts::{
     ConflictAction, ConflictPolicy, ConflictingMemory, CONTESTED_BY, CONTESTED_REASON,
-    CONTESTED_WEIGHT,
+    CONTESTED_WEIGHT, CONTESTS, FLAGGED_BY, LINK_KEYS,
 };
 pub use consolidate::{
     ConsolidateRequest, ConsolidatedGroup, ConsolidationReport, CONSOLIDATED_TAG,
@@ -43,12 +45,14 @@ pub use conversation::{KeptMessage, LoggedMessage, Message, ObserveReport, Obser
 pub use facts::FACT_ATTEMPTS;
 pub use history::History;
 pub use ingest::{ChunkReceipt, Decision, IngestReceipt, IngestRequest, DEFAULT_INGEST_THRESHOLD};
+pub use marks::{newer_of, ConflictMark};
 pub use pending::PendingReport;
 pub use recall::{Found, Profile, RecallRequest, Recalled, SearchMode, MAX_RECALL_LIMIT};
 pub use redaction::{
     redaction_counts, RedactionPolicy, Redactions, DEFAULT_REDACT_PERSONAL, REDACT_PERSONAL_SETTING,
 };
 pub use remember::{RememberOutcome, RememberRequest, SimilarMemory, WriteStatus};
+pub use tenant_policy::CONFLICTS_SETTING;
 #[cfg(any(test, feature = "conformance"))]
 pub(crate) use transfer::copy_id;
 pub use transfer::{ImportProgress, ImportReport};
@@ -155,7 +159,8 @@ impl Cairn {
         self
     }
 
-    /// The conflict policy writes follow when their request names none.
+    /// The conflict policy writes follow when neither their request nor
+    /// their tenant names one ([`Cairn::conflict_policy_of`]).
     pub fn conflict_policy(&self) -> ConflictPolicy {
         self.conflicts
     }

@@ -4,7 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::conflicts::{
-    apply_conflicts, correction_context, creation_note, find_conflicts, ConflictingMemory,
+    apply_conflicts, correction_context, creation_note, find_conflicts, link_newer,
+    ConflictingMemory,
 };
 use super::{superseded, Cairn, ConflictPolicy, Redactions};
 use crate::analysis::values::mergeable;
@@ -253,7 +254,10 @@ impl Cairn {
             let existing = existing.clone();
             return self.merge(existing, memory, given, vector, *sim, &req.actor);
         }
-        let policy = req.conflicts.unwrap_or(self.conflicts);
+        let policy = match req.conflicts {
+            Some(p) => p,
+            None => self.conflict_policy_of(&req.tenant)?,
+        };
         let conflicts = find_conflicts(
             &memory.content,
             &neighbours,
@@ -420,6 +424,7 @@ fn creation(
     if policy != ConflictPolicy::Flag {
         memory.search_context = correction_context(conflicts);
     }
+    link_newer(&mut memory, conflicts);
     if let Some(note) = creation_note(conflicts) {
         created = match &created.reason {
             Some(r) => created.clone().because(format!("{r}; {note}")),

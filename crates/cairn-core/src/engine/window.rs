@@ -3,9 +3,9 @@
 //! memory, and the rules to follow, assembled within a token budget by
 //! [`crate::window::assemble`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use super::{Cairn, Profile, RecallRequest, SearchMode};
+use super::{Cairn, ConflictMark, Profile, RecallRequest, SearchMode};
 use crate::collections::{CollectionBody, CollectionKind, Topic};
 use crate::memory::{normalize_thread_id, Memory, MemoryId, MemoryType, Tier};
 use crate::store::{Filter, ListOrder, ScopeFilter, ThreadScope};
@@ -102,8 +102,10 @@ impl Cairn {
             working.push(m);
         }
         let in_working: HashSet<MemoryId> = working.iter().map(|m| m.id).collect();
+        let mut shown: Vec<Memory> = Vec::new();
         for (i, m) in working.iter().enumerate().rev() {
             items.push(item(m, Section::Working, working_relevance(i)));
+            shown.push((*m).clone());
         }
 
         let seen = self.seen(&req.tenant, req.project.as_deref())?;
@@ -113,11 +115,10 @@ impl Cairn {
         let mut procedural = seen.clone();
         procedural.types = vec![MemoryType::Rule, MemoryType::Procedure];
         let rules = self.ranked(&req.message, procedural, SearchMode::Hybrid)?;
-        items.extend(
-            rules
-                .into_iter()
-                .map(|(m, r)| item(&m, Section::Procedural, r)),
-        );
+        for (m, r) in rules {
+            items.push(item(&m, Section::Procedural, r));
+            shown.push(m);
+        }
 
         if !req.message.trim().is_empty() {
             // Older messages of the session, relevant to the message.
@@ -129,6 +130,7 @@ impl Cairn {
                 if !in_working.contains(&m.id) {
                     history_ids.insert(m.id);
                     items.push(item(&m, Section::History, r));
+                    shown.push(m);
                 }
             }
             // Summaries of the topics the session's older messages are in.
@@ -161,9 +163,11 @@ impl Cairn {
                 let procedural = m.kind.tier() == Tier::Procedural;
                 if !in_session && !procedural {
                     items.push(item(&m, Section::LongTerm, r));
+                    shown.push(m);
                 }
             }
         }
+        self.mark_sides(&req.tenant, &mut items, &shown)?;
         Ok(assemble(
             &items,
             WindowOptions {
@@ -199,19 +203,22 @@ impl Cairn {
         let seen = self.seen(&req.tenant, req.project.as_deref())?;
         let mut procedural = seen.clone();
         procedural.types = vec![MemoryType::Rule, MemoryType::Procedure];
-        let mut items: Vec<WindowItem> = self
-            .ranked(&req.query, procedural, SearchMode::Hybrid)?
-            .into_iter()
-            .map(|(m, r)| item(&m, Section::Procedural, r))
+        let mut shown = self.ranked(&req.query, procedural, SearchMode::Hybrid)?;
+        let mut items: Vec<WindowItem> = shown
+            .iter()
+            .map(|(m, r)| item(m, Section::Procedural, *r))
             .collect();
         if !req.query.trim().is_empty() {
-            items.extend(
-                self.ranked(&req.query, seen, SearchMode::Hybrid)?
-                    .into_iter()
-                    .filter(|(m, _)| m.kind.tier() != Tier::Procedural)
-                    .map(|(m, r)| item(&m, Section::LongTerm, r)),
-            );
+            let others: Vec<(Memory, f64)> = self
+                .ranked(&req.query, seen, SearchMode::Hybrid)?
+                .into_iter()
+                .filter(|(m, _)| m.kind.tier() != Tier::Procedural)
+                .collect();
+            items.extend(others.iter().map(|(m, r)| item(m, Section::LongTerm, *r)));
+            shown.extend(others);
         }
+        let shown: Vec<Memory> = shown.into_iter().map(|(m, _)| m).collect();
+        self.mark_sides(&req.tenant, &mut items, &shown)?;
         Ok(assemble(
             &items,
             WindowOptions {
@@ -220,6 +227,44 @@ impl Cairn {
                 format: req.format,
             },
         ))
+    }
+
+    /// Note on each item of `items` that is a side of a known conflict
+    /// (among `shown`, the memories the items were made from) which side
+    /// it is ([`super::ConflictMark`]), the other side named by its short
+    /// id.
+    fn mark_sides(&self, tenant: &str, items: &mut [WindowItem], shown: &[Memory]) -> Result<()> {
+        let refs: Vec<&Memory> = shown.iter().collect();
+        let marks = self.conflict_marks(tenant, &refs)?;
+        if marks.is_empty() {
+            return Ok(());
+        }
+        let mut ids: Vec<MemoryId> = marks
+            .values()
+            .flat_map(|mark| match mark {
+                ConflictMark::Outdated { current } => vec![*current],
+                ConflictMark::Current { replaces } => replaces.clone(),
+            })
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let shorts: HashMap<MemoryId, String> = ids
+            .iter()
+            .copied()
+            .zip(self.short_ids(tenant, &ids, crate::SHORT_ID_MIN)?)
+            .collect();
+        let name = |id: MemoryId| shorts.get(&id).cloned().unwrap_or_else(|| id.to_string());
+        for item in items {
+            let mark = item
+                .id
+                .parse::<MemoryId>()
+                .ok()
+                .and_then(|id| marks.get(&id));
+            if let Some(mark) = mark {
+                item.note = Some(mark.note(name));
+            }
+        }
+        Ok(())
     }
 
     /// Up to [`RECALLED`] memories passing `filter`, each with a relevance

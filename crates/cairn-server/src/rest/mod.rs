@@ -544,7 +544,7 @@ pub fn operations() -> Vec<Operation> {
                 M::GET,
                 "/settings",
                 "settings",
-                "The tenant's settings (redact_personal: whether e-mail addresses and phone numbers are redacted)",
+                "The tenant's settings (redact_personal: whether e-mail addresses and phone numbers are redacted; conflicts: the conflict policy of writes that name none)",
                 Role::Read,
                 get(admin::settings),
             )

@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 mod browser;
+mod conflict_settings;
 mod consolidate;
 mod conversation_counts;
 mod conversations;

@@ -21,7 +21,10 @@ async fn a_tenant_that_keeps_personal_data_gets_its_email_back_and_others_do_not
 
     let r = alice.get("/v1/settings").await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert_eq!(r.body, json!({"tenant": "alice", "redact_personal": true}));
+    assert_eq!(
+        r.body,
+        json!({"tenant": "alice", "redact_personal": true, "conflicts": "flag", "conflicts_set": false})
+    );
     let refused = alice
         .call(
             "PATCH",

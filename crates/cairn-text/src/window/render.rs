@@ -67,12 +67,20 @@ pub fn tier_label(tier: Tier) -> &'static str {
     }
 }
 
+/// The entry's text with its note after it, in parentheses.
+pub fn noted_text(entry: &WindowEntry) -> String {
+    match &entry.note {
+        Some(note) => format!("{} ({note})", entry.text.trim_end()),
+        None => entry.text.clone(),
+    }
+}
+
 /// One entry's piece. `first` says whether it is the output's first item
 /// (JSON puts a comma before the others).
 pub fn item_piece(format: WindowFormat, entry: &WindowEntry, first: bool) -> String {
     match format {
         WindowFormat::Markdown => {
-            let text = entry.text.trim_end().replace('\n', "\n  ");
+            let text = noted_text(entry).trim_end().replace('\n', "\n  ");
             format!("- {}{}\n", date_prefix(entry), text)
         }
         WindowFormat::Json => {
@@ -80,7 +88,10 @@ pub fn item_piece(format: WindowFormat, entry: &WindowEntry, first: bool) -> Str
             format!("{}\n{object}", if first { "" } else { "," })
         }
         WindowFormat::Memory => {
-            let text = entry.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let text = noted_text(entry)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
             format!(
                 "[{}] {}{}\n",
                 tier_label(entry.tier),
