@@ -189,32 +189,43 @@ pub(crate) fn apply_conflicts(
     actor: &str,
 ) {
     for (old, c) in conflicts {
-        match c.action {
-            ConflictAction::Flagged => {
-                batch.updates.push((flagged(old.clone(), new, now), None));
-                batch.changes.push(
-                    Change::new(old.id, ChangeKind::Updated, actor, now)
-                        .because(format!("conflict flagged by {new}: {}", c.reason)),
-                );
+        // A memory is written once per batch: a second conflict with it
+        // (two messages of one import correcting it) changes the version
+        // the batch already holds, and its reason joins the first.
+        let held = batch.updates.iter().position(|(m, _)| m.id == old.id);
+        let base = held.map_or_else(|| old.clone(), |i| batch.updates[i].0.clone());
+        let (changed, kind, why) = match c.action {
+            ConflictAction::Flagged => (
+                flagged(base, new, now),
+                ChangeKind::Updated,
+                format!("conflict flagged by {new}: {}", c.reason),
+            ),
+            ConflictAction::Contested => (
+                contested(base, new, &c.reason, now),
+                ChangeKind::Updated,
+                format!("contested by {new}: {}", c.reason),
+            ),
+            ConflictAction::Superseded => (
+                superseded(base, new, now),
+                ChangeKind::Superseded,
+                format!("superseded by {new}: {}", c.reason),
+            ),
+        };
+        match held {
+            Some(i) => batch.updates[i].0 = changed,
+            None => batch.updates.push((changed, None)),
+        }
+        match batch.changes.iter_mut().find(|ch| ch.id == old.id) {
+            Some(change) => {
+                let reason = change.reason.get_or_insert_with(String::new);
+                if !reason.is_empty() {
+                    reason.push_str("; ");
+                }
+                reason.push_str(&why);
             }
-            ConflictAction::Contested => {
-                batch
-                    .updates
-                    .push((contested(old.clone(), new, &c.reason, now), None));
-                batch.changes.push(
-                    Change::new(old.id, ChangeKind::Updated, actor, now)
-                        .because(format!("contested by {new}: {}", c.reason)),
-                );
-            }
-            ConflictAction::Superseded => {
-                batch
-                    .updates
-                    .push((superseded(old.clone(), new, now), None));
-                batch.changes.push(
-                    Change::new(old.id, ChangeKind::Superseded, actor, now)
-                        .because(format!("superseded by {new}: {}", c.reason)),
-                );
-            }
+            None => batch
+                .changes
+                .push(Change::new(old.id, kind, actor, now).because(why)),
         }
     }
 }
