@@ -13,7 +13,7 @@
 //!
 //! `bpe-openai`'s own `cl100k_base()` would link its 15 MB table into every
 //! binary; this crate's build script writes the same table deflated (about
-//! half the size), and [`cl100k`] inflates and deserialises it once per
+//! half the size), and `cl100k` inflates and deserialises it once per
 //! process, on first use. A call that will count `cl100k_base` tokens
 //! starts that early with [`preload`]. `o200k_base` too is built on first
 //! use.
