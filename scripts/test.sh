@@ -79,6 +79,7 @@ setup_start=$SECONDS
   for script in mcp-e2e schemathesis sdk-test integrations-test ui-test; do
     CAIRN_SETUP_ONLY=1 "scripts/$script.sh"
   done
+  echo "    (the setup itself took $(fmt_secs $((SECONDS - setup_start))))"
 ) >"$setup_log" 2>&1 &
 setup_pid=$!
 
@@ -91,7 +92,6 @@ wait "$setup_pid" || setup_status=$?
 setup_pid=""
 cat "$setup_log"
 rm -f "$setup_log"
-echo "    (the setup itself took $(fmt_secs $((SECONDS - setup_start))))"
 [ "$setup_status" -eq 0 ] || { echo "error: the end-to-end tools' setup failed" >&2; exit "$setup_status"; }
 if [ -z "${CAIRN_TEST_POSTGRES_URL:-}" ]; then
   CAIRN_TEST_POSTGRES_URL=$(scripts/postgres.sh url)
