@@ -116,54 +116,80 @@ for line in sys.stdin:
 # The debug `cairn` the tests built, for the end-to-end steps.
 . scripts/lib/cairn-bin.sh
 
-step "the REST and web UI suite again, on PostgreSQL"
-(cd crates/cairn-server && CAIRN_TEST_STORE=postgres "$server_it")
-
-# The end-to-end steps run no cargo command and leave a core mostly idle:
-# `cargo doc` runs beside them, and its result is checked at the end.
+# The end-to-end steps run no cargo command and leave the cores partly
+# idle (they wait on servers, browsers and interpreters): they run in two
+# lanes side by side, and `cargo doc` beside them; its result is checked at
+# the end. Each lane's output is printed when both are done.
 doc_log=$(mktemp)
 doc_start=$SECONDS
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked -q >"$doc_log" 2>&1 &
 doc_pid=$!
 
-step "MCP end to end (official Python SDK over stdio and HTTP)"
-scripts/mcp-e2e.sh
-
-step "REST API fuzzed from its OpenAPI document (schemathesis)"
-scripts/schemathesis.sh
-
-step "SDKs against a live server (Python sync and async, TypeScript)"
-scripts/sdk-test.sh
-
-step "framework integrations against a live server (LangGraph, LangChain, LlamaIndex, OpenAI Agents SDK, Vercel AI SDK)"
-scripts/integrations-test.sh
-
-step "web UI end to end (headless Chromium + playwright-core, axe-core; screenshots in target/ui-screenshots)"
-scripts/ui-test.sh
-
 # The smoke runs use the debug build the tests made (dependencies are
 # optimised in it): they show that each benchmark command works, and a
 # release build would double the suite's compile time. The figures in
 # docs/BENCHMARKS.md come from `cargo run --release -p cairn-bench`.
-. scripts/lib/cairn-bin.sh
 bench="$(cairn_target_dir)/debug/cairn-bench"
-
-step "benchmark smoke run, debug build (numbers are printed, not asserted)"
-"$bench" store --sizes 2000 --queries 50
-"$bench" mcp --memories 2000 --queries 50
-"$bench" index-recall --sizes 1500 --queries 50
-
+bench_smoke() {
+  "$bench" store --sizes 2000 --queries 50
+  "$bench" mcp --memories 2000 --queries 50
+  "$bench" index-recall --sizes 1500 --queries 50
+}
 # LoCoMo lives beside the repository (../shared/data), never in it.
 locomo=../shared/data/locomo10.json
-if [ -f "$locomo" ]; then
-  step "LoCoMo smoke run: one conversation (scores printed, not asserted)"
-  "$bench" locomo "$locomo" --conversations 1
-else
-  step "LoCoMo smoke run skipped: $locomo not found"
-fi
+locomo_smoke() {
+  if [ -f "$locomo" ]; then
+    "$bench" locomo "$locomo" --conversations 1
+  else
+    echo "skipped: $locomo not found"
+  fi
+}
+server_on_postgres() { (cd crates/cairn-server && CAIRN_TEST_STORE=postgres "$server_it"); }
 
-step "Cairn eval smoke run: 3 cases per kind among 600 distractors (scores printed, not asserted)"
-"$bench" eval eval --limit 3 --distractors 600
+# lane LOG NAME COMMAND [NAME COMMAND]...: runs each command in turn into
+# LOG, each step's time after it; stops at the first that fails.
+lane() {
+  local log=$1
+  shift
+  (
+    set -e
+    while [ $# -gt 0 ]; do
+      local start=$SECONDS
+      echo "==> $1"
+      $2
+      echo "    ($(fmt_secs $((SECONDS - start))): $1)"
+      shift 2
+    done
+  ) >"$log" 2>&1
+}
+
+step "end-to-end steps, in two lanes side by side"
+lane_a=$(mktemp)
+lane_b=$(mktemp)
+lane "$lane_a" \
+  "the REST and web UI suite again, on PostgreSQL" server_on_postgres \
+  "MCP end to end (official Python SDK over stdio and HTTP)" scripts/mcp-e2e.sh \
+  "REST API fuzzed from its OpenAPI document (schemathesis)" scripts/schemathesis.sh \
+  "web UI end to end (headless Chromium + playwright-core, axe-core; screenshots in target/ui-screenshots)" scripts/ui-test.sh \
+  "Cairn eval smoke run: 3 cases per kind among 600 distractors (scores printed, not asserted)" "$bench eval eval --limit 3 --distractors 600" &
+lane_a_pid=$!
+lane "$lane_b" \
+  "SDKs against a live server (Python sync and async, TypeScript)" scripts/sdk-test.sh \
+  "framework integrations against a live server (LangGraph, LangChain, LlamaIndex, OpenAI Agents SDK, Vercel AI SDK)" scripts/integrations-test.sh \
+  "benchmark smoke run, debug build (numbers are printed, not asserted)" bench_smoke \
+  "LoCoMo smoke run: one conversation (scores printed, not asserted)" locomo_smoke &
+lane_b_pid=$!
+lanes_status=0
+wait "$lane_a_pid" || lanes_status=$?
+wait "$lane_b_pid" || lanes_status=$?
+for log in "$lane_a" "$lane_b"; do
+  cat "$log"
+  while IFS= read -r line; do
+    step_times+=("$(printf '%8s  %s' "${line%%: *}" "  ${line#*: }")")
+  done < <(sed -n 's/^    (\([0-9]*m[0-9]*s\): \(.*\))$/\1: \2/p' "$log")
+  rm -f "$log"
+done
+[ "$lanes_status" -eq 0 ] || { echo "error: an end-to-end step failed (its output is above)" >&2; exit "$lanes_status"; }
 
 step "cargo doc (broken links are errors), run beside the steps since the tests"
 doc_status=0
