@@ -252,6 +252,24 @@ impl Harness {
 
     /// The top `limit` memories for a case's question in `mode`, asked
     /// from the case's project.
+    /// The question's keyword terms, each with the number of memories
+    /// holding it (`None`: pruned as too common), and the memories counted:
+    /// the store-wide evidence the relevance is judged with.
+    pub fn rarity(&self, question: &str) -> Result<(f64, Vec<(String, Option<f64>)>)> {
+        let Some(r) = self.cairn.store().keyword_rarity(question)? else {
+            return Ok((0.0, Vec::new()));
+        };
+        let terms = cairn_core::store::keyword_terms(question)
+            .into_iter()
+            .map(|t| {
+                let n = r.terms.iter().position(|x| *x == t);
+                let n = n.map(|i| r.rows_with_term[i]);
+                (t, n)
+            })
+            .collect();
+        Ok((r.rows, terms))
+    }
+
     pub fn ask(&self, case: &Case, mode: SearchMode, limit: usize) -> Result<Vec<Ranked>> {
         let selection = Selection {
             project: case.project.clone(),
