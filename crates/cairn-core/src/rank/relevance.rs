@@ -300,7 +300,7 @@ mod tests {
     }
 
     #[test]
-    fn a_model_reads_from_five_numbers() {
+    fn a_model_reads_from_six_numbers() {
         let m: RelevanceModel = "-1,2,3,-0.5,-4,5".parse().unwrap();
         assert_eq!(
             (m.bias, m.cosine, m.terms, m.unknown),
