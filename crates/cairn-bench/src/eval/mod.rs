@@ -260,7 +260,7 @@ fn dump_pairs(
     case: &Case,
     mode: SearchMode,
     ranked: &[Ranked],
-    (rows, terms): &(f64, Vec<(String, Option<f64>)>),
+    (rows, terms): &harness::Rarity,
 ) -> Result<()> {
     let relevant = case.relevant_ids();
     for (i, r) in ranked.iter().enumerate() {
