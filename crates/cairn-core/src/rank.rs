@@ -12,7 +12,6 @@
 //!
 //! Nothing here touches storage, embeddings or I/O.
 
-pub mod current;
 pub mod relevance;
 pub mod ties;
 

@@ -28,7 +28,6 @@ mod memcord;
 mod migrate;
 mod model_dir;
 mod multi_server;
-mod newer_first;
 mod pg;
 mod plain_words;
 mod private_files;
