@@ -220,14 +220,32 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
     (
         "commute",
         &[
-            "commute", "commuting", "drive", "drives", "driving", "car", "cycle", "bike", "bus",
-            "train", "subway", "ride", "riding",
+            "commute",
+            "commuting",
+            "drive",
+            "drives",
+            "driving",
+            "car",
+            "cycle",
+            "bike",
+            "bus",
+            "train",
+            "subway",
+            "ride",
+            "riding",
         ],
     ),
     (
         "trip",
         &[
-            "flight", "flights", "fly", "flying", "trip", "travel", "travelling", "traveling",
+            "flight",
+            "flights",
+            "fly",
+            "flying",
+            "trip",
+            "travel",
+            "travelling",
+            "traveling",
         ],
     ),
     (
@@ -751,11 +769,7 @@ mod tests {
         }
         // The same attribute said by two people is no conflict.
         assert_eq!(
-            detect_conflict(
-                "Lena: I'm vegan",
-                "Omar: I eat fish these days",
-                0.5
-            ),
+            detect_conflict("Lena: I'm vegan", "Omar: I eat fish these days", 0.5),
             None
         );
     }
