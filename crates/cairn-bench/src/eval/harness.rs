@@ -254,6 +254,45 @@ impl Harness {
                 .all(|m| cairn_core::engine::newer_of(m).is_some_and(|n| relevant.contains(&n))))
     }
 
+    /// Why the write of `case`'s correction did not mark the fact it
+    /// corrects, as the signals conflict detection weighs
+    /// ([`cairn_core::analysis::conflict`]): their cosine, the subject
+    /// terms they share, the attributes each names, the value change and
+    /// the newer's correction cue.
+    pub fn unlinked_signals(&self, case: &Case) -> Result<String> {
+        use cairn_core::analysis::conflict::{attributes, correction_cue, subject_terms};
+        let id = |name: &String| self.stored.get(name).copied();
+        let pick = |names: Vec<String>| -> Result<Option<cairn_core::Memory>> {
+            let ids: Vec<MemoryId> = names.iter().filter_map(id).collect();
+            let found = self.cairn.store().get(TENANT, &ids)?;
+            Ok(found.into_iter().next())
+        };
+        let (Some(old), Some(new)) = (pick(case.stale_ids())?, pick(case.relevant_ids())?) else {
+            return Ok("a side is not stored".into());
+        };
+        let linked = match cairn_core::engine::newer_of(&old) {
+            Some(other) => {
+                let found = self.cairn.store().get(TENANT, &[other])?;
+                let text = found.first().map_or("?", |m| m.content.as_str());
+                format!("linked to another: {text:?}; ")
+            }
+            None => String::new(),
+        };
+        let (old, new) = (old.content, new.content);
+        let embedder = self.cairn.embedder();
+        let cosine = cairn_core::rank::cosine(&embedder.embed(&old)?, &embedder.embed(&new)?);
+        let (a, b) = (subject_terms(&old), subject_terms(&new));
+        let shared: Vec<&String> = a.intersection(&b).collect();
+        Ok(format!(
+            "{linked}cosine {cosine:.2}; shared subject {shared:?}; attributes {:?} / {:?}; change {}; cue {:?}",
+            attributes(&old),
+            attributes(&new),
+            cairn_core::analysis::values::compare_values(&old, &new)
+                .map_or("none".to_string(), |c| c.to_string()),
+            correction_cue(&new)
+        ))
+    }
+
     /// The top `limit` memories for a case's question in `mode`, asked
     /// from the case's project.
     /// The question's keyword terms, each with the number of memories

@@ -107,9 +107,13 @@ pub fn run(opts: &Options) -> Result<()> {
 
     // Corrections: whether the write marked the fact each corrects.
     let mut corrections = (0usize, 0usize);
+    let mut unlinked = Vec::new();
     for case in cases.iter().filter(|c| c.kind == Kind::Correction) {
         corrections.0 += 1;
-        corrections.1 += usize::from(h.stale_marked(case)?);
+        match h.stale_marked(case)? {
+            true => corrections.1 += 1,
+            false => unlinked.push((case.id.clone(), h.unlinked_signals(case)?)),
+        }
     }
 
     let mut scores: Vec<ModeScores> = vec![ModeScores::default(); opts.modes.len()];
@@ -178,6 +182,11 @@ pub fn run(opts: &Options) -> Result<()> {
             "\nCorrections whose corrected fact is marked as outdated (linked to the correction): {} of {}.",
             corrections.1, corrections.0
         );
+        if opts.misses {
+            for (id, why) in &unlinked {
+                println!("- not linked: {id}: {why}");
+            }
+        }
     }
     println!(
         "\n{} cases ({} case memories) among {} distractors, one SQLite store; {:.1} s to write, {:.1} ms per question (embedding included){}.",

@@ -40,7 +40,7 @@ pub const NO_SHARED_VALUE_COSINE: f32 = 0.85;
 pub const CUE_COSINE: f32 = 0.5;
 
 /// Cosine at or above which two statements about the same subject and the
-/// same attribute, with a value replaced (or added after a correction
+/// same attribute, with a value replaced (or changed at all after a correction
 /// cue), conflict whatever their wording: low, because a correction in
 /// other words shares few words with what it corrects (0.39 for "Maria
 /// Lopez is the lead of the payments team" → "Leadership changed: Tomas
@@ -93,6 +93,9 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
             "owned",
             "maintainer",
             "maintains",
+            "report",
+            "reports",
+            "reporting",
         ],
     ),
     ("phone", &["phone", "number", "mobile", "cell", "telephone"]),
@@ -151,6 +154,11 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
             "rescheduled",
             "date",
             "meeting",
+            "lesson",
+            "lessons",
+            "class",
+            "classes",
+            "appointment",
         ],
     ),
     (
@@ -178,7 +186,8 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
     (
         "price",
         &[
-            "price", "cost", "costs", "budget", "fee", "salary", "rate", "paid", "pay",
+            "price", "cost", "costs", "budget", "fee", "salary", "rate", "paid", "pay", "rent",
+            "mortgage",
         ],
     ),
     (
@@ -196,6 +205,49 @@ pub const ATTRIBUTES: &[(&str, &[&str])] = &[
         ],
     ),
     ("pet", &["dog", "cat", "pet", "puppy", "kitten"]),
+    (
+        "diet",
+        &[
+            "diet",
+            "vegetarian",
+            "vegan",
+            "pescatarian",
+            "keto",
+            "eat",
+            "eating",
+        ],
+    ),
+    (
+        "commute",
+        &[
+            "commute",
+            "commuting",
+            "drive",
+            "drives",
+            "driving",
+            "car",
+            "cycle",
+            "bike",
+            "bus",
+            "train",
+            "subway",
+            "ride",
+            "riding",
+        ],
+    ),
+    (
+        "trip",
+        &[
+            "flight",
+            "flights",
+            "fly",
+            "flying",
+            "trip",
+            "travel",
+            "travelling",
+            "traveling",
+        ],
+    ),
     (
         "favourite",
         &["favorite", "favourite", "prefer", "prefers", "preferred"],
@@ -272,6 +324,14 @@ const CUE_WORDS: &[&str] = &[
     "downgraded",
     "cancelled",
     "canceled",
+    "dropped",
+    "relocated",
+    "raised",
+    "lowered",
+    "rebooked",
+    "shifted",
+    "reorg",
+    "sold",
 ];
 
 /// Phrases that say the same (matched in the lower-cased text).
@@ -285,6 +345,9 @@ const CUE_PHRASES: &[&str] = &[
     "any more",
     "as of",
     "update:",
+    "took over",
+    "handed over",
+    "no more",
 ];
 
 /// Words too common to say what a statement is about.
@@ -474,7 +537,7 @@ impl Conflict {
 ///                cosine ≥ 0.5, and a value changed (or none on either side)
 ///             or one subject (a subject term shared, or both said by the
 ///                same first person), one attribute named by both, a value
-///                replaced (or added after a correction cue), and
+///                replaced (or changed at all after a correction cue), and
 ///                cosine ≥ 0.25
 /// ```
 ///
@@ -521,7 +584,7 @@ pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict
         && attribute.is_some()
         && cosine >= SLOT_COSINE
         && change.is_some()
-        && (replacement || (cue.is_some() && adds_value));
+        && (replacement || cue.is_some());
     ((same_subject && replaced) || cued || slot).then_some(Conflict {
         change,
         cue,
@@ -667,6 +730,47 @@ mod tests {
         assert_eq!(
             subject_terms("Leadership changed. Sam is now the lead of atlas"),
             BTreeSet::from(["atla".to_string(), "sam".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_changed_value_of_ones_own_diet_rent_or_trip_conflicts() {
+        // Texts not of the evaluation set; cosines of the same order.
+        for (old, new, cosine, attribute) in [
+            (
+                "Lena: I'm vegan, no eggs or dairy for me",
+                "Lena: Update: I eat eggs again, so vegetarian these days",
+                0.5,
+                "diet",
+            ),
+            (
+                "Omar: My rent is 900 pounds a month",
+                "Omar: The new lease is signed, I pay 1,050 now",
+                0.45,
+                "price",
+            ),
+            (
+                "Kim: My flight to Oslo leaves on the 3rd",
+                "Kim: They cancelled it, I fly on the 5th instead",
+                0.4,
+                "trip",
+            ),
+            // A cue and the same attribute: the value changed in words
+            // the value slots do not see ("teacher" → "engineer").
+            (
+                "Ada: I work as a teacher at Hillside School",
+                "Ada: I quit teaching; these days I work as an engineer",
+                0.6,
+                "job",
+            ),
+        ] {
+            let c = detect_conflict(old, new, cosine).unwrap_or_else(|| panic!("{old} / {new}"));
+            assert_eq!(c.attribute, Some(attribute), "{old} / {new}");
+        }
+        // The same attribute said by two people is no conflict.
+        assert_eq!(
+            detect_conflict("Lena: I'm vegan", "Omar: I eat fish these days", 0.5),
+            None
         );
     }
 
