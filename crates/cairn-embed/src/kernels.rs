@@ -51,7 +51,7 @@ fn for_each_row(out: &mut [f32], width: usize, f: impl Fn(usize, &mut [f32]) + S
 /// `(rows, W.n())` matrix.
 pub(crate) fn linear(x: &[f32], w: &Packed) -> Result<Vec<f32>, ShapeError> {
     let (k, n) = (w.k(), w.n());
-    if x.len() % k != 0 {
+    if x.len().checked_rem(k) != Some(0) {
         return Err(ShapeError(format!(
             "linear: {} values do not make rows of {k}",
             x.len()
@@ -511,7 +511,11 @@ mod tests {
         let mut first = 0;
         for &len in lengths {
             for head in 0..heads {
-                let (qo, ko, vo) = (head * head_dim, h + head * head_dim, 2 * h + head * head_dim);
+                let (qo, ko, vo) = (
+                    head * head_dim,
+                    h + head * head_dim,
+                    2 * h + head * head_dim,
+                );
                 for i in first..first + len {
                     let scores: Vec<f64> = (first..first + len)
                         .map(|j| (0..head_dim).map(|d| at(i, qo + d) * at(j, ko + d)).sum())
