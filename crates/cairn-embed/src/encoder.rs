@@ -51,16 +51,16 @@ fn sub_batch_end(tokens: &[&Tokens], start: usize) -> usize {
 /// Fix the number of CPU threads for inference, once, at the start of `main`.
 ///
 /// Call it before the program starts any thread: it sets the environment
-/// variable `RAYON_NUM_THREADS` (unless already set) to the thread count
-/// candle would pick by itself, the number of physical cores. Without it,
-/// candle 0.11 works that count out again on every matrix product by reading
-/// `/proc/cpuinfo` (36 products per embedding), a noticeable share of a
-/// single-sentence embedding. [`BertEmbedder`] works the same
-/// either way, only slower; the library never calls this itself, because
+/// variable `RAYON_NUM_THREADS` (unless already set) to the number of
+/// physical cores (at most the CPUs this process may use), so that rayon's
+/// pool, which runs the encoder's products and kernels, does not put two
+/// FMA-bound threads on one core's hyper-threads. [`BertEmbedder`] works
+/// the same either way; the library never calls this itself, because
 /// changing the environment of a running multi-threaded program is unsound.
 pub fn init_threads() {
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        let n = candle_core::utils::get_num_threads();
+        let usable = std::thread::available_parallelism().map_or(1, usize::from);
+        let n = num_cpus::get_physical().clamp(1, usable);
         std::env::set_var("RAYON_NUM_THREADS", n.to_string());
     }
 }
@@ -100,7 +100,7 @@ impl std::fmt::Debug for BertEmbedder {
     }
 }
 
-fn embed_err(context: &str) -> impl FnOnce(candle_core::Error) -> Error + '_ {
+fn embed_err(context: &str) -> impl FnOnce(crate::model::ModelError) -> Error + '_ {
     move |e| Error::embedding(format!("{context}: {e}"))
 }
 

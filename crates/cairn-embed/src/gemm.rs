@@ -1,9 +1,9 @@
 //! The encoder's matrix products, `out = x · W`, with `W` packed once when
 //! the model loads.
 //!
-//! Nine tenths of an embedding's time is these products, and candle's CPU
-//! matmul (the `gemm` crate, which packs both operands on every call)
-//! stays well below what the cores' FMA units can do (figures in
+//! Nine tenths of an embedding's time is these products, and a
+//! general-purpose matmul, which packs both operands on every call, stays
+//! well below what the cores' FMA units can do (figures in
 //! docs/BENCHMARKS.md). This is the classic blocked product,
 //! shaped for inference, where the right-hand side never changes:
 //! - `W` is cut into panels of [`NR`] columns, each stored `k`-major

@@ -2,8 +2,9 @@
 //! default, or any BERT model saved by sentence-transformers.
 //!
 //! [`BertEmbedder`] implements [`cairn_core::Embedder`] with a BERT encoder
-//! written on `candle-core`'s matrix products and fused kernels of its own
-//! (exact-erf GELU, its shape read from `config.json`), the `tokenizers`
+//! written from scratch on plain f32 slices: blocked SIMD matrix products
+//! and fused kernels (exact-erf GELU), its shape read from `config.json`,
+//! run on rayon's pool; the `tokenizers`
 //! crate for WordPiece tokenisation (inputs past the model's limit,
 //! [`MAX_TOKENS`] for the default model, are truncated), mean or `[CLS]`
 //! pooling and L2 normalisation — the same pipeline as

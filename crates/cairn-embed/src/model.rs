@@ -1,4 +1,5 @@
-//! A BERT encoder (the architecture of all-MiniLM-L6-v2) on candle.
+//! A BERT encoder (the architecture of all-MiniLM-L6-v2) on row-major f32
+//! matrices held in plain `Vec<f32>`s, run by [`crate::kernels`].
 //!
 //! Embeddings (word + token type + position, LayerNorm), then N post-norm
 //! layers of multi-head self-attention and a GELU feed-forward block. Only
@@ -7,11 +8,24 @@
 //! state dict, with or without the `bert.` prefix (a `BertModel` saves
 //! none, a `BertFor…` model saves its encoder under `bert.`).
 
-use candle_core::{Device, Tensor};
-
 use crate::gemm::Packed;
-use crate::kernels::{layer_norm_row, AddNorm, Attention, BiasGelu, Linear};
+use crate::kernels::{layer_norm_row, linear, AddNorm, Attention, BiasGelu, ShapeError};
 use crate::weights::{RowTable, WeightFile, WeightsError};
+
+/// Why the encoder could not load or run.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ModelError {
+    /// A weight is missing, of the wrong shape, or unreadable.
+    #[error(transparent)]
+    Weights(#[from] WeightsError),
+    /// The input does not fit the model (too long, a bad token type, or
+    /// lengths that do not match the ids).
+    #[error("{0}")]
+    Input(String),
+    /// A kernel was handed a matrix of the wrong shape.
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
+}
 
 /// The fields of `config.json` this encoder needs.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -122,21 +136,17 @@ impl<'a> Loader<'a> {
         parts: &[(&str, f32)],
         in_dim: usize,
         out_dim: usize,
-    ) -> candle_core::Result<Dense> {
+    ) -> Result<Dense, WeightsError> {
         let mut weight = Packed::zeroed(in_dim, out_dim * parts.len());
         let mut bias = Vec::with_capacity(weight.n());
         for (i, &(name, scale)) in parts.iter().enumerate() {
-            self.file
-                .read_into(
-                    &self.name(&format!("{name}.weight")),
-                    &[out_dim, in_dim],
-                    &mut self.scratch,
-                )
-                .map_err(candle_core::Error::wrap)?;
+            self.file.read_into(
+                &self.name(&format!("{name}.weight")),
+                &[out_dim, in_dim],
+                &mut self.scratch,
+            )?;
             weight.set_columns(i * out_dim, &self.scratch, scale);
-            let b = self
-                .read(&format!("{name}.bias"), &[out_dim])
-                .map_err(candle_core::Error::wrap)?;
+            let b = self.read(&format!("{name}.bias"), &[out_dim])?;
             bias.extend(b.iter().map(|x| x * scale));
         }
         Ok(Dense { weight, bias })
@@ -150,9 +160,9 @@ impl<'a> Loader<'a> {
         (in_dim, out_dim): (usize, usize),
         norm: &str,
         eps: f32,
-    ) -> candle_core::Result<(Packed, AddNorm)> {
+    ) -> Result<(Packed, AddNorm), WeightsError> {
         let dense = self.dense(&[(name, 1.0)], in_dim, out_dim)?;
-        let (gamma, beta) = self.norm(norm, out_dim).map_err(candle_core::Error::wrap)?;
+        let (gamma, beta) = self.norm(norm, out_dim)?;
         let norm = AddNorm {
             bias: dense.bias,
             gamma,
@@ -169,11 +179,6 @@ impl<'a> Loader<'a> {
             self.read(&format!("{name}.bias"), &[dim])?,
         ))
     }
-}
-
-/// `x W^T` (no bias) for `x` of shape `(rows, in)`.
-fn matmul(x: &Tensor, weight: &Packed) -> candle_core::Result<Tensor> {
-    x.apply_op1_no_bwd(&Linear(weight))
 }
 
 /// Word + position + token type embeddings, then LayerNorm, computed
@@ -222,18 +227,18 @@ impl Embeddings {
         ids: &[u32],
         type_ids: &[u32],
         lengths: &[usize],
-    ) -> candle_core::Result<Vec<f32>> {
+    ) -> Result<Vec<f32>, ModelError> {
         let h = self.hidden;
         let type_vocab = self.token_type.len() / h;
         let mut out = vec![0f32; ids.len() * h];
         let positions = lengths.iter().flat_map(|&len| 0..len);
         for (i, (row, pos)) in out.chunks_exact_mut(h).zip(positions).enumerate() {
-            self.words
-                .read_row(ids[i] as usize, row)
-                .map_err(candle_core::Error::wrap)?;
+            self.words.read_row(ids[i] as usize, row)?;
             let tt = type_ids[i] as usize;
             if tt >= type_vocab {
-                candle_core::bail!("token type {tt} out of range ({type_vocab} types)");
+                return Err(ModelError::Input(format!(
+                    "token type {tt} out of range ({type_vocab} types)"
+                )));
             }
             let pos = &self.position[pos * h..][..h];
             let typ = &self.token_type[tt * h..][..h];
@@ -261,7 +266,7 @@ struct Layer {
 }
 
 impl Layer {
-    fn load(cfg: &BertConfig, w: &mut Loader, prefix: &str) -> candle_core::Result<Self> {
+    fn load(cfg: &BertConfig, w: &mut Loader, prefix: &str) -> Result<Self, WeightsError> {
         let h = cfg.hidden_size;
         let heads = cfg.num_attention_heads;
         let head_dim = h / heads;
@@ -308,17 +313,22 @@ impl Layer {
     }
 
     /// `x`: `(tokens, hidden)`, texts packed end to end, text `b` of
-    /// `lengths[b]` tokens.
-    fn forward(&self, x: &Tensor, lengths: &[usize]) -> candle_core::Result<Tensor> {
-        let context = matmul(x, &self.qkv.weight)?.apply_op1_no_bwd(&Attention {
+    /// `lengths[b]` tokens; returns the layer's output, of the same shape.
+    fn forward(&self, x: &[f32], lengths: &[usize]) -> Result<Vec<f32>, ShapeError> {
+        let context = Attention {
             bias: &self.qkv.bias,
             lengths,
             heads: self.heads,
             head_dim: self.head_dim,
-        })?;
-        let x = matmul(&context, &self.attn_out)?.apply_op2_no_bwd(x, &self.attn_norm)?;
-        let inner = matmul(&x, &self.ffn_in)?.apply_op1_no_bwd(&self.ffn_act)?;
-        matmul(&inner, &self.ffn_out)?.apply_op2_no_bwd(&x, &self.ffn_norm)
+        }
+        .apply(&linear(x, &self.qkv.weight)?)?;
+        let mut mid = linear(&context, &self.attn_out)?;
+        self.attn_norm.apply(&mut mid, x)?;
+        let mut inner = linear(&mid, &self.ffn_in)?;
+        self.ffn_act.apply(&mut inner)?;
+        let mut out = linear(&inner, &self.ffn_out)?;
+        self.ffn_norm.apply(&mut out, &mid)?;
+        Ok(out)
     }
 }
 
@@ -331,12 +341,12 @@ pub(crate) struct Bert {
 
 impl Bert {
     /// Build the encoder from weights named like Hugging Face's `BertModel`.
-    pub(crate) fn load(cfg: &BertConfig, file: &WeightFile) -> candle_core::Result<Self> {
+    pub(crate) fn load(cfg: &BertConfig, file: &WeightFile) -> Result<Self, WeightsError> {
         let mut loader = Loader::new(file);
-        let embeddings = Embeddings::load(cfg, &loader).map_err(candle_core::Error::wrap)?;
+        let embeddings = Embeddings::load(cfg, &loader)?;
         let layers = (0..cfg.num_hidden_layers)
             .map(|i| Layer::load(cfg, &mut loader, &format!("encoder.layer.{i}")))
-            .collect::<candle_core::Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             embeddings,
             layers,
@@ -359,23 +369,25 @@ impl Bert {
         ids: &[u32],
         type_ids: &[u32],
         lengths: &[usize],
-    ) -> candle_core::Result<Vec<f32>> {
+    ) -> Result<Vec<f32>, ModelError> {
         let longest = lengths.iter().copied().max().unwrap_or(0);
         if longest > self.max_positions {
-            candle_core::bail!(
+            return Err(ModelError::Input(format!(
                 "sequence of {longest} tokens is longer than the model's {} positions",
                 self.max_positions
-            );
+            )));
         }
         let n: usize = lengths.iter().sum();
         if ids.len() != n || type_ids.len() != n {
-            candle_core::bail!("{} ids for {n} tokens", ids.len());
+            return Err(ModelError::Input(format!(
+                "{} ids for {n} tokens",
+                ids.len()
+            )));
         }
-        let input = self.embeddings.forward(ids, type_ids, lengths)?;
-        let mut x = Tensor::from_vec(input, (n, self.embeddings.hidden), &Device::Cpu)?;
+        let mut x = self.embeddings.forward(ids, type_ids, lengths)?;
         for layer in &self.layers {
             x = layer.forward(&x, lengths)?;
         }
-        x.flatten_all()?.to_vec1::<f32>()
+        Ok(x)
     }
 }
