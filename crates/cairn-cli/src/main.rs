@@ -64,8 +64,8 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
-    // Before any thread starts: pins candle's thread count once instead of
-    // re-reading /proc/cpuinfo on every matrix product.
+    // Before any thread starts: the encoder's thread pool gets one thread
+    // per physical core.
     cairn_embed::init_threads();
     let cli = args::Cli::parse();
     let json = cli.json;
