@@ -8,7 +8,7 @@ whether the case names the memory as an answer. Abstain cases are left out
 
 Prints the maximum-likelihood coefficients of
 
-    relevance = sigmoid(bias + a * cosine + b * term_share + u * unknown_share)   (semantic, hybrid)
+    relevance = sigmoid(bias + a * cosine + b * term_share)     (semantic, hybrid)
     relevance = sigmoid(bias + b * term_share)                  (keyword: no cosine)
 
 and, for candidate floors, the share of answerable cases whose relevant
@@ -59,27 +59,11 @@ def solve(a, b):
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-def unknown_share(p):
-    """The share of the question's IDF mass in terms no memory holds."""
-    rows = p.get("rows") or 0.0
-
-    def idf(n):
-        n = rows if n is None else n
-        return math.log(1 + (rows - n + 0.5) / (n + 0.5))
-
-    total = sum(idf(n) for _, n in p.get("terms", []))
-    unknown = sum(idf(n) for _, n in p.get("terms", []) if n == 0)
-    return unknown / total if total > 0 else 0.0
-
-
 def main(path):
     pairs = [json.loads(l) for l in open(path) if l.strip()]
     answerable = [p for p in pairs if p["kind"] != "abstain"]
     with_cos = [
-        (
-            {"cosine": p["cosine"], "term_share": p["term_share"], "unknown": unknown_share(p)},
-            1.0 if p["relevant"] else 0.0,
-        )
+        ({"cosine": p["cosine"], "term_share": p["term_share"]}, 1.0 if p["relevant"] else 0.0)
         for p in answerable
         if p["mode"] in ("semantic", "hybrid") and p["cosine"] is not None
     ]
@@ -93,15 +77,11 @@ def main(path):
     b, a, c = fit(with_cos, ["cosine", "term_share"])
     print(f"RELEVANCE_BIAS = {b:.3f}\nRELEVANCE_COSINE = {a:.3f}\nRELEVANCE_TERMS = {c:.3f}")
     # The model Cairn uses: the evidence summed as cosine + 0.5 * term_share
-    # - 0.4 * unknown_share (the weights chosen with the floor on the abstain
-    # questions, docs/design/relevance.md), the scale and intercept of the sum
-    # fitted. The floor is the relevance of a sum of 0.15.
-    summed = [
-        ({"x": x["cosine"] + 0.5 * x["term_share"] - 0.4 * x["unknown"]}, y) for x, y in with_cos
-    ]
+    # (the weight chosen with the floor, docs/design/relevance.md), the scale
+    # and intercept of the sum fitted.
+    summed = [({"x": x["cosine"] + 0.5 * x["term_share"]}, y) for x, y in with_cos]
     b, s = fit(summed, ["x"])
-    print(f"summed: bias = {b:.3f}, cosine = {s:.3f}, terms = {0.5 * s:.3f}, unknown = {-0.4 * s:.3f}")
-    print(f"floor: {1 / (1 + math.exp(-(b + 0.15 * s))):.4f}")
+    print(f"summed: bias = {b:.3f}, cosine = {s:.3f}, terms = {0.5 * s:.3f}")
     if terms_only:
         pos = sum(y for _, y in terms_only)
         print(f"pairs without: {len(terms_only)} ({pos:.0f} relevant)")

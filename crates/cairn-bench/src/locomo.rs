@@ -372,11 +372,6 @@ pub struct ModeResult {
     pub by_category: [Summary; CATEGORIES.len()],
     /// Milliseconds per query.
     pub query_ms: Vec<f64>,
-    /// Questions asked, and those answered with nothing (every result
-    /// below the relevance floor).
-    pub asked: usize,
-    /// See `asked`.
-    pub empty: usize,
 }
 
 impl ModeResult {
@@ -385,18 +380,11 @@ impl ModeResult {
         let Some(c) = CATEGORIES.iter().position(|&c| c == q.category) else {
             return;
         };
-        self.asked += 1;
-        self.empty += usize::from(ranked.is_empty());
         let ranked: Vec<&str> = ranked.iter().map(String::as_str).collect();
         let evidence: Vec<&str> = q.evidence.iter().map(String::as_str).collect();
         if let Some(s) = metrics::score(&ranked, &evidence) {
             self.by_category[c].add(&s);
         }
-    }
-
-    /// The share of questions answered with nothing.
-    pub fn empty_share(&self) -> f64 {
-        self.empty as f64 / self.asked.max(1) as f64
     }
 
     /// All categories together.

@@ -797,18 +797,17 @@ fn locomo_bench(
             locomo::Ingest::Plain => "as `cairn remember` stores them: plain episodes",
         }
     );
-    println!("| mode | questions |{header} MRR | p50 ms | p95 ms | empty |");
-    println!("|---|---:|{cols}---:|---:|---:|---:|");
+    println!("| mode | questions |{header} MRR | p50 ms | p95 ms |");
+    println!("|---|---:|{cols}---:|---:|---:|");
     let mut json_modes = serde_json::Map::new();
     for (m, r) in locomo::MODES.iter().zip(&mut results) {
         let all = r.overall();
         let (p50, p95) = ms(&mut r.query_ms);
         println!(
-            "| {} | {} |{} {p50:.1} | {p95:.1} | {:.3} |",
+            "| {} | {} |{} {p50:.1} | {p95:.1} |",
             m.as_str(),
             all.questions,
-            row(&all),
-            r.empty_share()
+            row(&all)
         );
         let by_cat: serde_json::Map<String, serde_json::Value> = CATEGORIES
             .iter()
@@ -820,7 +819,7 @@ fn locomo_bench(
             serde_json::json!({
                 "overall": summary_json(&all),
                 "by_category": by_cat,
-                "query_ms": {"p50": p50, "p95": p95}, "empty": r.empty_share(),
+                "query_ms": {"p50": p50, "p95": p95},
             }),
         );
     }

@@ -50,10 +50,6 @@ pub fn default_age_ms(memory_id: &str) -> i64 {
     (1 + (h % 120) as i64) * 86_400_000
 }
 
-/// Memories counted, and each question term with the memories holding
-/// it (`None`: pruned as too common).
-pub type Rarity = (f64, Vec<(String, Option<f64>)>);
-
 /// What writing the set did.
 #[derive(Debug, Clone, Default)]
 pub struct Ingested {
@@ -295,24 +291,6 @@ impl Harness {
 
     /// The top `limit` memories for a case's question in `mode`, asked
     /// from the case's project.
-    /// The question's keyword terms, each with the number of memories
-    /// holding it (`None`: pruned as too common), and the memories counted:
-    /// the store-wide evidence the relevance is judged with.
-    pub fn rarity(&self, question: &str) -> Result<Rarity> {
-        let Some(r) = self.cairn.store().keyword_rarity(question)? else {
-            return Ok((0.0, Vec::new()));
-        };
-        let terms = cairn_core::store::keyword_terms(question)
-            .into_iter()
-            .map(|t| {
-                let n = r.terms.iter().position(|x| *x == t);
-                let n = n.map(|i| r.rows_with_term[i]);
-                (t, n)
-            })
-            .collect();
-        Ok((r.rows, terms))
-    }
-
     pub fn ask(&self, case: &Case, mode: SearchMode, limit: usize) -> Result<Vec<Ranked>> {
         let selection = Selection {
             project: case.project.clone(),

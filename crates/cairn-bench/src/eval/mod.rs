@@ -124,7 +124,7 @@ pub fn run(opts: &Options) -> Result<()> {
         for (mode, s) in opts.modes.iter().zip(&mut scores) {
             let ranked = h.ask(case, *mode, DEPTH)?;
             if opts.dump_relevance.is_some() {
-                dump_pairs(&mut dump, case, *mode, &ranked, &h.rarity(&case.question)?)?;
+                dump_pairs(&mut dump, case, *mode, &ranked)?;
             }
             if case.kind == Kind::Abstain {
                 s.add_abstention(&ranked);
@@ -264,13 +264,7 @@ fn print_tables(cases: &[Case], modes: &[SearchMode], scores: &[ModeScores]) {
 
 /// One JSON line per result of a case: the evidence of its relevance and
 /// whether the case names it as an answer.
-fn dump_pairs(
-    out: &mut Vec<u8>,
-    case: &Case,
-    mode: SearchMode,
-    ranked: &[Ranked],
-    (rows, terms): &harness::Rarity,
-) -> Result<()> {
+fn dump_pairs(out: &mut Vec<u8>, case: &Case, mode: SearchMode, ranked: &[Ranked]) -> Result<()> {
     let relevant = case.relevant_ids();
     for (i, r) in ranked.iter().enumerate() {
         let line = json!({
@@ -282,10 +276,6 @@ fn dump_pairs(
             "cosine": r.cosine,
             "term_share": r.term_share,
             "relevance": r.relevance,
-            "question": case.question,
-            "content": r.content,
-            "rows": rows,
-            "terms": terms,
         });
         serde_json::to_writer(&mut *out, &line)?;
         out.push(b'\n');

@@ -36,7 +36,6 @@ mod readme;
 mod redact;
 mod redact_personal;
 mod relevance;
-mod relevance_unknown;
 mod same_json;
 mod setup;
 mod setup_show;

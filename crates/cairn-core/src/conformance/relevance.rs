@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{engine, LexicalEmbedder};
 use crate::engine::{RecallRequest, RememberRequest, SearchMode};
-use crate::rank::relevance::{relevance, term_idf, term_share, unknown_share, Evidence};
+use crate::rank::relevance::{relevance, term_idf, term_share, Evidence};
 use crate::rank::{cosine, Fusion};
 use crate::store::{keyword_terms, Store};
 use crate::{Embedder, Error};
@@ -95,15 +95,9 @@ pub fn engine_relevance_floor(store: Arc<dyn Store>) {
         let cos = f64::from(cosine(&q, &stored));
         // (An index may store its vectors quantised.)
         assert!((e.cosine.unwrap() - cos).abs() < 1e-2, "{e:?} vs {cos}");
-        // "use", which no memory holds, is the query's unknown share.
-        let held: Vec<(f64, bool)> = idf
-            .iter()
-            .map(|(t, idf)| (*idf, e.matched_terms.contains(t)))
-            .collect();
         let expected = relevance(&Evidence {
             cosine: e.cosine,
             term_share: expected_share,
-            unknown_share: unknown_share(&held),
         });
         assert!((e.relevance.unwrap() - expected).abs() < 1e-9);
         assert!(e.relevance.unwrap() >= Fusion::default().min_relevance);

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use super::Cairn;
 use crate::memory::{Memory, MemoryId};
-use crate::rank::relevance::{term_idf, term_share, unknown_share, Evidence, RelevanceModel};
+use crate::rank::relevance::{term_idf, term_share, Evidence, RelevanceModel};
 use crate::rank::{cosine, relevance_factor, ScoreBreakdown};
 use crate::store::{keyword_terms, Store, TermRarity};
 use crate::{Error, Result};
@@ -22,8 +22,6 @@ use crate::{Error, Result};
 pub(super) struct Judge {
     /// The query's keyword terms with their [`term_idf`].
     terms: Vec<(String, f64)>,
-    /// The query's [`unknown_share`] in this store.
-    unknown: f64,
     /// The query's vector, when it was embedded.
     vector: Option<Vec<f32>>,
     /// Results below this relevance are dropped.
@@ -89,27 +87,27 @@ impl Cairn {
             Some(r) => Some(r),
             None => self.store.keyword_rarity(query)?,
         };
-        let counted: Vec<(String, f64, bool)> = keyword_terms(query)
+        let terms = keyword_terms(query)
             .into_iter()
-            .map(|t| match &rarity {
-                // A term the backend left out of its count is one common
-                // enough to be pruned: as common as can be.
-                Some(r) => {
-                    let n = r
-                        .terms
-                        .iter()
-                        .position(|x| *x == t)
-                        .map_or(r.rows, |i| r.rows_with_term[i]);
-                    (t, term_idf(r.rows, n), n > 0.0)
-                }
-                // Without counts every term is taken as known.
-                None => (t, 1.0, true),
+            .map(|t| {
+                let idf = match &rarity {
+                    // A term the backend left out of its count is one
+                    // common enough to be pruned: as common as can be.
+                    Some(r) => {
+                        let n = r
+                            .terms
+                            .iter()
+                            .position(|x| *x == t)
+                            .map_or(r.rows, |i| r.rows_with_term[i]);
+                        term_idf(r.rows, n)
+                    }
+                    None => 1.0,
+                };
+                (t, idf)
             })
             .collect();
-        let held: Vec<(f64, bool)> = counted.iter().map(|(_, idf, h)| (*idf, *h)).collect();
         Ok(Judge {
-            unknown: unknown_share(&held),
-            terms: counted.into_iter().map(|(t, idf, _)| (t, idf)).collect(),
+            terms,
             vector,
             floor,
             model: self.fusion.relevance_model,
@@ -162,7 +160,6 @@ impl Judge {
                 // A memory without a vector has shown no closeness.
                 cosine: self.vector.as_ref().map(|_| explain.cosine.unwrap_or(0.0)),
                 term_share: share,
-                unknown_share: self.unknown,
             };
             explain.term_share = Some(share);
             explain.matched_terms = matched;

@@ -13,8 +13,8 @@
 //! Pure functions; nothing here touches storage or embeddings.
 
 /// The least relevance a recalled memory needs to be returned, unless the
-/// request says otherwise (0 turns the floor off): 0.75 %, the relevance
-/// of `cosine + 0.5 · term_share − 0.4 · unknown_share = 0.15`.
+/// request says otherwise (0 turns the floor off): 1 %, the relevance of
+/// `cosine + 0.5 · term_share = 0.30`.
 ///
 /// Chosen on Cairn's evaluation set (docs/design/relevance.md): the floor
 /// that empties the most answers to the `abstain` questions (whose answer
@@ -23,7 +23,7 @@
 /// is a probability among the memories recall ranks highest, most of which
 /// share the question's topic: 1 % is low on that scale, and still above
 /// what an unrelated memory shows.
-pub const RELEVANCE_FLOOR: f64 = 0.0075;
+pub const RELEVANCE_FLOOR: f64 = 0.01;
 
 /// The coefficients of [`relevance`]'s logistic model.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -34,9 +34,6 @@ pub struct RelevanceModel {
     pub cosine: f64,
     /// Weight of the term share with a cosine.
     pub terms: f64,
-    /// Weight of the query's unknown share with a cosine (negative: what
-    /// no memory mentions, none answers).
-    pub unknown: f64,
     /// Intercept without a cosine (keyword mode).
     pub terms_only_bias: f64,
     /// Weight of the term share without a cosine.
@@ -45,10 +42,9 @@ pub struct RelevanceModel {
 
 /// The model fitted on Cairn's evaluation set (see [`relevance`]).
 pub const FITTED: RelevanceModel = RelevanceModel {
-    bias: -5.645,
-    cosine: 4.975,
-    terms: 2.488,
-    unknown: -1.990,
+    bias: -6.416,
+    cosine: 6.170,
+    terms: 3.085,
     terms_only_bias: -5.663,
     terms_only: 7.397,
 };
@@ -61,8 +57,7 @@ impl Default for RelevanceModel {
 
 impl std::str::FromStr for RelevanceModel {
     type Err = crate::Error;
-    /// Six comma-separated numbers, in field order (for experiments): bias,
-    /// cosine, terms, unknown, terms-only bias, terms only.
+    /// Five comma-separated numbers, in field order (for experiments).
     fn from_str(s: &str) -> crate::Result<Self> {
         let n: Vec<f64> = s
             .split(',')
@@ -70,16 +65,15 @@ impl std::str::FromStr for RelevanceModel {
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| crate::Error::invalid(format!("relevance model `{s}`: {e}")))?;
         match n[..] {
-            [bias, cosine, terms, unknown, terms_only_bias, terms_only] => Ok(RelevanceModel {
+            [bias, cosine, terms, terms_only_bias, terms_only] => Ok(RelevanceModel {
                 bias,
                 cosine,
                 terms,
-                unknown,
                 terms_only_bias,
                 terms_only,
             }),
             _ => Err(crate::Error::invalid(format!(
-                "relevance model `{s}`: give six numbers (bias, cosine, terms, unknown, terms-only bias, terms only)"
+                "relevance model `{s}`: give five numbers (bias, cosine, terms, terms-only bias, terms only)"
             ))),
         }
     }
@@ -94,10 +88,6 @@ pub struct Evidence {
     /// The share of the query's information the memory's words cover
     /// ([`term_share`], 0–1).
     pub term_share: f64,
-    /// The share of the query's information in terms no memory of the
-    /// store holds ([`unknown_share`], 0–1): the same for every memory of
-    /// one query.
-    pub unknown_share: f64,
 }
 
 /// The probability, 0–1, that a memory with this evidence is relevant to
@@ -105,26 +95,24 @@ pub struct Evidence {
 /// ([`FITTED`]).
 ///
 /// ```text
-/// relevance = σ(bias + cosine_w · cosine + terms_w · term_share + unknown_w · unknown_share)
+/// relevance = σ(bias + cosine_w · cosine + terms_w · term_share)
 ///           = σ(terms_only_bias + terms_only_w · term_share)   without a cosine
 /// σ(z)      = 1 / (1 + e^(−z))
 /// ```
 ///
 /// The constants come from the evaluation set's (question, result) pairs:
-/// every result of the top 20 in the hybrid and semantic modes (7,760
-/// pairs, 353 relevant), labelled relevant when the case names the memory
+/// every result of the top 20 in the hybrid and semantic modes (6,480
+/// pairs, 300 relevant), labelled relevant when the case names the memory
 /// as an answer (`eval/cases.jsonl`) and irrelevant otherwise (other
 /// cases' memories and the distractors of `eval/distractors.json`); the
 /// abstain cases are left out. The evidence is combined as `cosine + 0.5 ·
-/// term_share − 0.4 · unknown_share` (the weights chosen with
-/// [`RELEVANCE_FLOOR`] on a grid: they separate the abstain questions'
-/// results best at a loss of hit@5 within 0.01; a free fit weighs the terms
-/// more, because the hard negatives of a top 20 share the question's topic,
-/// and drops every paraphrase; the unknown share is the same for every
-/// result of a question, so only the abstain questions can weigh it), and
-/// the scale and intercept of that sum are a maximum-likelihood logistic
-/// fit (`cosine_w = 4.975`, `terms_w = 0.5 · 4.975`, `unknown_w = −0.4 ·
-/// 4.975`, `bias = −5.645`). The model without a cosine is the
+/// term_share` (the weight of the terms chosen with [`RELEVANCE_FLOOR`]:
+/// it separates the abstain questions' results best at no loss of hit@5;
+/// a free two-feature fit weighs the terms more, because the hard
+/// negatives of a top 20 share the question's topic, and drops every
+/// paraphrase), and the scale and intercept of that sum are a
+/// maximum-likelihood logistic fit (`cosine_w = 6.170`, `terms_w = 0.5 ·
+/// 6.170`, `bias = −6.416`). The model without a cosine is the
 /// maximum-likelihood fit on the term share alone over the keyword mode's
 /// pairs (3,057, 142 relevant). `cairn-bench eval --min-relevance 0
 /// --dump-relevance FILE` writes the pairs; `scripts/fit-relevance.py
@@ -140,10 +128,7 @@ impl RelevanceModel {
         let share = finite_or_zero(e.term_share).clamp(0.0, 1.0);
         let z = match e.cosine {
             Some(c) => {
-                self.bias
-                    + self.cosine * finite_or_zero(c).clamp(-1.0, 1.0)
-                    + self.terms * share
-                    + self.unknown * finite_or_zero(e.unknown_share).clamp(0.0, 1.0)
+                self.bias + self.cosine * finite_or_zero(c).clamp(-1.0, 1.0) + self.terms * share
             }
             None => self.terms_only_bias + self.terms_only * share,
         };
@@ -171,30 +156,6 @@ fn finite_or_zero(x: f64) -> f64 {
 pub fn term_idf(rows: f64, rows_with_term: f64) -> f64 {
     let (rows, n) = (rows.max(0.0), rows_with_term.clamp(0.0, rows.max(0.0)));
     (1.0 + (rows - n + 0.5) / (n + 0.5)).ln()
-}
-
-/// The share of a query's information no memory of the store holds:
-///
-/// ```text
-/// unknown_share = Σ_{t ∈ query, n_t = 0} idf(t) / Σ_{t ∈ query} idf(t)
-/// ```
-///
-/// `query` holds each term's [`term_idf`] and whether some memory holds
-/// it. A question about something the store never mentions ("when does
-/// the cafeteria close?" of a store without "cafeteria") is unlikely to be
-/// answered by any memory, however close a vector comes; a paraphrase of
-/// what is stored uses words the store knows. 0 for a query without terms.
-pub fn unknown_share(query: &[(f64, bool)]) -> f64 {
-    let total: f64 = query.iter().map(|(idf, _)| idf.max(0.0)).sum();
-    if total <= 0.0 {
-        return 0.0;
-    }
-    let unknown: f64 = query
-        .iter()
-        .filter(|(_, held)| !held)
-        .map(|(idf, _)| idf.max(0.0))
-        .sum();
-    (unknown / total).clamp(0.0, 1.0)
 }
 
 /// Whether a memory's word `word` counts as the query's term `term`: the
@@ -265,7 +226,6 @@ mod tests {
             relevance(&Evidence {
                 cosine: Some(cosine),
                 term_share,
-                unknown_share: 0.0,
             })
         };
         for (c, s) in [(-1.0, 0.0), (0.0, 0.5), (1.0, 1.0)] {
@@ -291,7 +251,6 @@ mod tests {
             relevance(&Evidence {
                 cosine: None,
                 term_share,
-                unknown_share: 0.0,
             })
         };
         assert!(at(1.0) > at(0.5));
@@ -300,42 +259,13 @@ mod tests {
     }
 
     #[test]
-    fn a_model_reads_from_six_numbers() {
-        let m: RelevanceModel = "-1,2,3,-0.5,-4,5".parse().unwrap();
-        assert_eq!(
-            (m.bias, m.cosine, m.terms, m.unknown),
-            (-1.0, 2.0, 3.0, -0.5)
-        );
+    fn a_model_reads_from_five_numbers() {
+        let m: RelevanceModel = "-1,2,3,-4,5".parse().unwrap();
+        assert_eq!((m.bias, m.cosine, m.terms), (-1.0, 2.0, 3.0));
         assert_eq!((m.terms_only_bias, m.terms_only), (-4.0, 5.0));
         assert!("1,2".parse::<RelevanceModel>().is_err());
-        assert!("-1,2,3,-4,5".parse::<RelevanceModel>().is_err());
-        assert!("a,b,c,d,e,f".parse::<RelevanceModel>().is_err());
+        assert!("a,b,c,d,e".parse::<RelevanceModel>().is_err());
         assert_eq!(RelevanceModel::default(), FITTED);
-    }
-
-    #[test]
-    fn what_the_store_never_mentions_lowers_every_result() {
-        let at = |unknown_share| {
-            relevance(&Evidence {
-                cosine: Some(0.4),
-                term_share: 0.2,
-                unknown_share,
-            })
-        };
-        assert!(at(0.0) > RELEVANCE_FLOOR);
-        assert!(at(0.6) < at(0.0));
-        assert!(at(0.9) < RELEVANCE_FLOOR, "{}", at(0.9));
-        // A clear match survives a word the store does not know.
-        let clear = relevance(&Evidence {
-            cosine: Some(0.7),
-            term_share: 0.0,
-            unknown_share: 0.6,
-        });
-        assert!(clear > RELEVANCE_FLOOR, "{clear}");
-        // Only the query's unknown terms count, by rarity.
-        assert_eq!(unknown_share(&[(3.0, false), (1.0, true)]), 0.75);
-        assert_eq!(unknown_share(&[(2.0, true)]), 0.0);
-        assert_eq!(unknown_share(&[]), 0.0);
     }
 
     #[test]
