@@ -205,21 +205,26 @@ pub fn run(opts: &Options) -> Result<()> {
         }
     );
     if opts.misses {
-        println!("\nMissed at 5 (no relevant memory in the top 5); the top 3 returned:");
-        for m in &misses {
-            println!(
-                "- {} · {} · {}: {}",
-                m.mode.as_str(),
-                m.kind.as_str(),
-                m.case,
-                m.question
-            );
-            for (i, r) in m.top.iter().enumerate() {
-                println!("    {}. {}", i + 1, describe(r));
-            }
-        }
+        print_misses(&misses);
     }
     Ok(())
+}
+
+/// The cases missed at 5, each with the top 3 it returned.
+fn print_misses(misses: &[Miss]) {
+    println!("\nMissed at 5 (no relevant memory in the top 5); the top 3 returned:");
+    for m in misses {
+        println!(
+            "- {} · {} · {}: {}",
+            m.mode.as_str(),
+            m.kind.as_str(),
+            m.case,
+            m.question
+        );
+        for (i, r) in m.top.iter().enumerate() {
+            println!("    {}. {}", i + 1, describe(r));
+        }
+    }
 }
 
 /// The report: one row per kind and mode, then the overall rows.
