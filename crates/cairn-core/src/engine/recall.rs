@@ -482,8 +482,9 @@ impl Cairn {
         // The sides are independent: while this thread embeds the query,
         // another loads the vector index (the first search of a process) and
         // then, in hybrid mode, runs BM25.
-        let ((keyword, rarity), (vector, query_vector)) = match req.mode {
-            SearchMode::Keyword => ((keyword_side()?, None), (Vec::new(), None)),
+        let feedback_on = req.mode == SearchMode::Hybrid && self.fusion.feedback_weight > 0.0;
+        let ((keyword, rarity), (vector, query_vector, feedback)) = match req.mode {
+            SearchMode::Keyword => ((keyword_side()?, None), (Vec::new(), None, Vec::new())),
             mode => std::thread::scope(|scope| {
                 let other = scope.spawn(|| {
                     if let Some(caches) = self.store.maintenance().caches() {
@@ -494,12 +495,22 @@ impl Cairn {
                         _ => Ok((Vec::new(), None)),
                     }
                 });
-                let vector = self.embed_one(&req.query).and_then(vector_side);
+                // Feedback needs only the vector hits: it runs on this
+                // thread while the other still searches by keyword.
+                let vector = self.embed_one(&req.query).and_then(vector_side).and_then(
+                    |(hits, query_vector)| {
+                        let feedback = match feedback_on {
+                            true => self.feedback_search(&req.query, &filter, &hits, candidates)?,
+                            false => Vec::new(),
+                        };
+                        Ok((hits, query_vector, feedback))
+                    },
+                );
                 let keyword = other
                     .join()
                     .unwrap_or_else(|_| Err(Error::storage("keyword search panicked")));
-                let (hits, query_vector) = vector?;
-                Ok::<_, Error>((keyword?, (hits, Some(query_vector))))
+                let (hits, query_vector, feedback) = vector?;
+                Ok::<_, Error>((keyword?, (hits, Some(query_vector), feedback)))
             })?,
         };
         let keyword_ids: Vec<MemoryId> = keyword.iter().map(|h| h.id).collect();
@@ -519,10 +530,6 @@ impl Cairn {
         };
         let (keyword_weight, vector_weight) = self.fusion.weights(confidence, vector_sure);
 
-        let feedback = match req.mode == SearchMode::Hybrid && self.fusion.feedback_weight > 0.0 {
-            true => self.feedback_search(&req.query, &filter, &vector, candidates)?,
-            false => Vec::new(),
-        };
         let feedback_ids: Vec<MemoryId> = feedback.iter().map(|h| h.id).collect();
         let fused = reciprocal_rank_fusion(
             &[
