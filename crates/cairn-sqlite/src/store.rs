@@ -572,10 +572,17 @@ impl Reading for SqliteStore {
     fn keyword_rarity(&self, query: &str) -> Result<Option<TermRarity>> {
         let mut terms = keyword_terms(query);
         terms.truncate(MAX_QUERY_TERMS);
-        let conn = self.reader()?;
-        let docs = meta_int(&conn, "docs")?;
-        let pruned = docs > PRUNE_ABOVE_DOCS && terms.len() >= 2;
-        let counted = self.document_frequencies(&conn, terms, docs)?;
+        // The in-memory keyword index's counts when it is built (no FTS5
+        // count, no lock held across reads), else FTS5's.
+        let (docs, counted) = match self.document_frequencies_in_memory(&terms)? {
+            Some(known) => known,
+            None => {
+                let conn = self.reader()?;
+                let docs = meta_int(&conn, "docs")?;
+                (docs, self.document_frequencies(&conn, terms, docs)?)
+            }
+        };
+        let pruned = docs > PRUNE_ABOVE_DOCS && counted.len() >= 2;
         // The terms keyword search scores: the rarest, past the pruning
         // threshold.
         let kept = match pruned {

@@ -24,6 +24,37 @@ impl SqliteStore {
         Ok(rarest_within(counted, MAX_KEYWORD_POSTINGS))
     }
 
+    /// Each term with the number of rows holding it, and the rows indexed,
+    /// from the in-memory keyword index brought up to the store's
+    /// revision: `None` when that path cannot answer (the index is not
+    /// built, or a term is a phrase to FTS5).
+    pub(super) fn document_frequencies_in_memory(
+        &self,
+        terms: &[String],
+    ) -> Result<Option<(i64, Vec<(i64, String)>)>> {
+        if self.keywords()?.is_none() {
+            return Ok(None);
+        }
+        let tokens = {
+            let conn = self.reader()?;
+            self.sync_keywords(&conn, current_revs(&conn)?.content)?;
+            self.query_tokens(&conn, terms)?
+        };
+        let Some(tokens) = tokens.into_iter().collect::<Option<Vec<Box<str>>>>() else {
+            return Ok(None);
+        };
+        let guard = self.keywords()?;
+        let Some(keywords) = guard.as_ref() else {
+            return Ok(None);
+        };
+        let counted = terms
+            .iter()
+            .zip(&tokens)
+            .map(|(term, token)| (keywords.rows_with(token) as i64, term.clone()))
+            .collect();
+        Ok(Some((keywords.rows() as i64, counted)))
+    }
+
     /// Each term with the number of rows holding it (FTS5's count, cached
     /// in [`DfCache`]); `docs` is the store's row count.
     pub(super) fn document_frequencies(
