@@ -306,7 +306,7 @@ impl Harness {
         let mut linked = self.conflicts.lock().expect("conflict list lock");
         for (m, text) in report.logged.iter().zip(&texts) {
             for c in &m.conflicts {
-                linked.push(format!("{text} ⇐ {} ({})", c.content, c.reason));
+                linked.push(format!("{text} ⇐ {} ({})", c.content, c.reason).replace('\n', " "));
             }
         }
         drop(linked);
