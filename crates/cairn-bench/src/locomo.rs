@@ -218,6 +218,8 @@ pub struct Harness {
     clock: Arc<AtomicI64>,
     /// How questions' candidates are ranked.
     pub profile: Profile,
+    /// Each conflict conversation import linked, as `newer ⇐ older (reason)`.
+    pub conflicts: std::sync::Mutex<Vec<String>>,
 }
 
 impl Harness {
@@ -249,6 +251,7 @@ impl Harness {
             cairn,
             clock,
             profile: Profile::Cairn,
+            conflicts: Default::default(),
         }
     }
 
@@ -298,7 +301,15 @@ impl Harness {
             project: None,
             actor: "locomo".into(),
         };
+        let texts: Vec<String> = messages.iter().map(|m| m.text.clone()).collect();
         let report = self.cairn.observe(&req, messages, &mut |_| ())?;
+        let mut linked = self.conflicts.lock().expect("conflict list lock");
+        for (m, text) in report.logged.iter().zip(&texts) {
+            for c in &m.conflicts {
+                linked.push(format!("{text} ⇐ {} ({})", c.content, c.reason).replace('\n', " "));
+            }
+        }
+        drop(linked);
         if report.logged.len() != conv.turns.len() {
             bail!(
                 "{} of {} turns were logged",

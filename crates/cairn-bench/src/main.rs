@@ -766,12 +766,17 @@ fn locomo_bench(
                 result.add(q, &ranked);
             }
         }
+        let linked = std::mem::take(&mut *h.conflicts.lock().expect("conflict list lock"));
         eprintln!(
-            "{}: {} turns, {} questions",
+            "{}: {} turns, {} questions, {} conflicts linked",
             conv.id,
             conv.turns.len(),
-            asked.len()
+            asked.len(),
+            linked.len()
         );
+        for c in &linked {
+            eprintln!("  conflict: {c}");
+        }
     }
     if let Some(c) = &cache {
         c.save()?;
