@@ -13,6 +13,9 @@ const MAX_KEYWORD_CATCH_UP: i64 = 1_000;
 /// emptied when it is full).
 const MAX_CACHED_TERMS: usize = 50_000;
 
+/// The rows indexed, and each term with the number of rows holding it.
+type Frequencies = (i64, Vec<(i64, String)>);
+
 impl SqliteStore {
     /// Keep the rarest terms of a keyword query (see [`PRUNE_ABOVE_DOCS`]).
     pub(super) fn prune_terms(&self, conn: &Connection, terms: Vec<String>) -> Result<Vec<String>> {
@@ -31,7 +34,7 @@ impl SqliteStore {
     pub(super) fn document_frequencies_in_memory(
         &self,
         terms: &[String],
-    ) -> Result<Option<(i64, Vec<(i64, String)>)>> {
+    ) -> Result<Option<Frequencies>> {
         if self.keywords()?.is_none() {
             return Ok(None);
         }
