@@ -223,6 +223,21 @@ pub struct Harness {
 }
 
 impl Harness {
+    /// One conversation's line on stderr: its turns, its questions and
+    /// the conflicts its import linked, each listed after it.
+    pub fn report_conversation(&self, conv: &Conversation, asked: usize) {
+        let linked = std::mem::take(&mut *self.conflicts.lock().expect("conflict list lock"));
+        eprintln!(
+            "{}: {} turns, {asked} questions, {} conflicts linked",
+            conv.id,
+            conv.turns.len(),
+            linked.len()
+        );
+        for c in &linked {
+            eprintln!("  conflict: {c}");
+        }
+    }
+
     /// Rerank recall's best candidates by maximal marginal relevance with
     /// this λ (`None`: recall's own order).
     pub fn with_mmr(mut self, lambda: Option<f64>) -> Self {

@@ -710,21 +710,6 @@ fn fresh(db: &std::path::Path, cairn: &std::path::Path, runs: usize) -> Result<(
     Ok(())
 }
 
-/// One conversation's line on stderr: its turns, its questions and the
-/// conflicts its import linked, each listed after it (taken from `h`).
-fn report_conversation(h: &locomo::Harness, conv: &locomo::Conversation, asked: usize) {
-    let linked = std::mem::take(&mut *h.conflicts.lock().expect("conflict list lock"));
-    eprintln!(
-        "{}: {} turns, {asked} questions, {} conflicts linked",
-        conv.id,
-        conv.turns.len(),
-        linked.len()
-    );
-    for c in &linked {
-        eprintln!("  conflict: {c}");
-    }
-}
-
 fn locomo_bench(
     path: &std::path::Path,
     limit: Option<usize>,
@@ -781,7 +766,7 @@ fn locomo_bench(
                 result.add(q, &ranked);
             }
         }
-        report_conversation(&h, conv, asked.len());
+        h.report_conversation(conv, asked.len());
     }
     if let Some(c) = &cache {
         c.save()?;
