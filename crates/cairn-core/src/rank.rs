@@ -12,6 +12,7 @@
 //!
 //! Nothing here touches storage, embeddings or I/O.
 
+pub mod current;
 pub mod relevance;
 pub mod ties;
 

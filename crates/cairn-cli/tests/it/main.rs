@@ -28,6 +28,7 @@ mod memcord;
 mod migrate;
 mod model_dir;
 mod multi_server;
+mod newer_first;
 mod pg;
 mod plain_words;
 mod private_files;

@@ -35,6 +35,7 @@ mod histories;
 mod hostile;
 mod isolation;
 mod listing;
+mod newer_first;
 mod oauth;
 mod pending;
 mod records;
@@ -68,6 +69,7 @@ pub use isolation::{
     check_receipts_are_per_tenant, engine_message_ids_never_reveal_another_tenant,
 };
 pub use listing::check_sources_superseded_and_expiry;
+pub use newer_first::engine_recalls_the_newer_side_first;
 pub use oauth::check_oauth;
 pub use pending::{engine_keeps_messages_pending, engine_keeps_writes_pending};
 pub use records::{
@@ -680,6 +682,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::engine_marks_the_current_side(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_recalls_the_newer_side_first() {
+                {
+                    let fixture = $make;
+                    c::engine_recalls_the_newer_side_first(c::Fixture::store(&fixture))
                 }
             }
             #[test]

@@ -57,8 +57,10 @@ pub const LINK_KEYS: [&str; 4] = [CONTESTED_BY, CONTESTED_REASON, FLAGGED_BY, CO
 pub enum ConflictPolicy {
     /// Report the conflict in the write's answer and link the two sides
     /// ([`FLAGGED_BY`] on the older, [`CONTESTS`] on the newer) so that
-    /// the agent's views mark which is current; change nothing of the
-    /// older's validity, weight or ranking. The default: the offline
+    /// the agent's views mark which is current, and recall puts the newer
+    /// immediately before the older when both come back
+    /// ([`crate::rank::current::newer_first`]); change nothing of the
+    /// older's validity or weight. The default: the offline
     /// detection also fires on memories that only share a subject (on the
     /// evaluation set, demoting them lowered hybrid hit@5 from 0.815 to
     /// 0.765), so a write demotes another memory only when asked to
@@ -273,13 +275,37 @@ impl Cairn {
     /// not match the question as well as what it corrects: "where do I
     /// live?" and "I moved. My new address is …"), if `filter` lets it
     /// through. What was believed at a past time (`--as-of`, which
-    /// includes superseded memories) is left as found.
+    /// includes superseded memories) brings nothing in. Then, whatever
+    /// the policy, each result that a newer result changes the value of
+    /// (any link of [`super::newer_of`]: flagged too) has that newer
+    /// immediately before it ([`crate::rank::current::newer_first`]).
     pub(crate) fn current_first(
         &self,
         filter: &Filter,
         results: &mut Vec<super::Recalled>,
     ) -> Result<()> {
-        if filter.include_superseded || results.is_empty() {
+        if !filter.include_superseded {
+            self.bring_in_contesting(filter, results)?;
+        }
+        let ids: Vec<MemoryId> = results.iter().map(|r| r.memory.id).collect();
+        let newer: Vec<Option<usize>> = results
+            .iter()
+            .map(|r| super::newer_of(&r.memory).and_then(|n| ids.iter().position(|&id| id == n)))
+            .collect();
+        let order = crate::rank::current::newer_first(&newer);
+        let mut taken: Vec<Option<super::Recalled>> = results.drain(..).map(Some).collect();
+        results.extend(order.into_iter().filter_map(|i| taken[i].take()));
+        Ok(())
+    }
+
+    /// The [`CONTESTED_BY`] side of [`Self::current_first`]: the memory
+    /// that contests a result, moved up before it or brought in.
+    fn bring_in_contesting(
+        &self,
+        filter: &Filter,
+        results: &mut Vec<super::Recalled>,
+    ) -> Result<()> {
+        if results.is_empty() {
             return Ok(());
         }
         let limit = results.len();

@@ -18,7 +18,9 @@
 
 use std::collections::BTreeSet;
 
-use super::values::{compare_values, value_slots, ValueChange};
+use super::values::{
+    compare_slots, turn_value_slots, value_slots, ValueChange, ValueSlots, INTERJECTIONS,
+};
 
 /// Cosine at or above which two statements are about the same subject
 /// whatever words they share (the contradiction threshold of
@@ -373,11 +375,11 @@ pub fn correction_cue(text: &str) -> Option<&'static str> {
 }
 
 /// The key terms of `text`: its lower-cased words of three letters or
-/// more, stop words left out, crudely stemmed (a trailing `s` dropped).
+/// more, stop words and interjections left out, crudely stemmed (a trailing `s` dropped).
 pub fn key_terms(text: &str) -> BTreeSet<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_')
-        .filter(|w| w.chars().count() >= 3 && !STOP.contains(w))
+        .filter(|w| w.chars().count() >= 3 && !STOP.contains(w) && !INTERJECTIONS.contains(w))
         .map(|w| w.strip_suffix('s').filter(|s| s.len() >= 3).unwrap_or(w))
         .map(str::to_string)
         .collect()
@@ -543,6 +545,15 @@ impl Conflict {
 ///
 /// A newer statement that only adds detail (keeps every value and adds
 /// some) is no conflict.
+///
+/// Small talk opens sentences with capitals, names whom it addresses,
+/// says "can't" and "don't" and shares small words between speakers. So
+/// a conversational turn (`Speaker: text`) is read for its values as
+/// [`turn_value_slots`] reads it; the speakers' names and the names used
+/// in address are no subject; two speakers share a subject only by a name
+/// both give as a value; a flipped polarity in a turn replaces no value,
+/// nor changes one without a correction cue; and a turn's cue counts only
+/// beside a replaced value.
 pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict> {
     // Every rule below needs at least this similarity: the text analysis
     // is skipped for the many pairs that are plainly about other things.
@@ -553,24 +564,58 @@ pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict
     // tell whether "I" is the same person.
     let (older_speaker, older) = speaker_split(older);
     let (newer_speaker, newer) = speaker_split(newer);
-    let (a, b) = (subject_terms(older), subject_terms(newer));
-    let shared: Vec<String> = a.intersection(&b).cloned().collect();
+    let turn = !newer_speaker.is_empty();
+    let names: Vec<&str> = older_speaker
+        .split_whitespace()
+        .chain(newer_speaker.split_whitespace())
+        .collect();
+    let read = |speaker: &str, text: &str| match speaker.is_empty() {
+        true => value_slots(text),
+        false => turn_value_slots(text, &names),
+    };
+    let (va, vb) = (read(&older_speaker, older), read(&newer_speaker, newer));
+    let subject = |text: &str, slots: &ValueSlots| -> BTreeSet<String> {
+        let named = |t: &String| {
+            names.iter().any(|n| t == n || format!("{t}s") == *n)
+                || slots.addressed.contains(t)
+                || slots.addressed.contains(&format!("{t}s"))
+        };
+        let mut terms = subject_terms(text);
+        terms.retain(|t| !named(t));
+        terms
+    };
+    let (a, b) = (subject(older, &va), subject(newer, &vb));
+    let mut shared: Vec<String> = a.intersection(&b).cloned().collect();
+    // Two speakers' turns share small words ("dance", "photo") whatever
+    // they talk about: between them, a shared subject is a named one.
+    if turn && older_speaker != newer_speaker {
+        let named_in = |t: &String, slots: &ValueSlots| {
+            slots.values.contains(t) || slots.values.contains(&format!("{t}s"))
+        };
+        shared.retain(|t| named_in(t, &va) && named_in(t, &vb));
+    }
     let different_subjects = shared.is_empty() && !a.is_empty() && !b.is_empty();
-    let change = compare_values(older, newer);
+    let change = compare_slots(&va, &vb);
     let cue = correction_cue(newer).filter(|_| correction_cue(older).is_none());
     let same_subject = (cosine >= SAME_SUBJECT_COSINE && !different_subjects)
         || (!shared.is_empty() && cosine >= SHARED_TERM_COSINE);
-    let kept_value = {
-        let (va, vb) = (value_slots(older), value_slots(newer));
-        va.values
-            .iter()
-            .any(|v| vb.values.contains(v) || vb.words.contains(v))
-    };
-    let replacement = change.as_ref().is_some_and(ValueChange::is_replacement);
+    let kept_value = va
+        .values
+        .iter()
+        .any(|v| vb.values.contains(v) || vb.words.contains(v));
+    let replacement = change.as_ref().is_some_and(|c| match turn {
+        true => !c.dropped.is_empty() && !c.added.is_empty(),
+        false => c.is_replacement(),
+    });
     let replaced = replacement && (kept_value || cosine >= NO_SHARED_VALUE_COSINE);
-    let adds_value = change
-        .as_ref()
-        .is_none_or(|c| !c.added.is_empty() || c.negation);
+    // A turn's cue is small talk's "new", "now", "today" unless a value
+    // was replaced beside it.
+    let adds_value = match turn {
+        true => replacement,
+        false => change
+            .as_ref()
+            .is_none_or(|c| !c.added.is_empty() || c.negation),
+    };
     let cued = cue.is_some() && !shared.is_empty() && cosine >= CUE_COSINE && adds_value;
     // The same attribute of the same subject given another value, however
     // it is worded.
@@ -580,10 +625,15 @@ pub fn detect_conflict(older: &str, newer: &str, cosine: f32) -> Option<Conflict
         .copied();
     let one_subject = !shared.is_empty()
         || (older_speaker == newer_speaker && first_person(older) && first_person(newer));
+    // A turn's flipped polarity changes no value ("can't", "don't")
+    // unless a correction cue says so.
+    let changed = change
+        .as_ref()
+        .is_some_and(|c| !turn || !c.dropped.is_empty() || !c.added.is_empty() || cue.is_some());
     let slot = one_subject
         && attribute.is_some()
         && cosine >= SLOT_COSINE
-        && change.is_some()
+        && changed
         && (replacement || cue.is_some());
     ((same_subject && replaced) || cued || slot).then_some(Conflict {
         change,
@@ -772,6 +822,62 @@ mod tests {
             detect_conflict("Lena: I'm vegan", "Omar: I eat fish these days", 0.5),
             None
         );
+    }
+
+    #[test]
+    fn small_talk_between_two_speakers_is_no_conflict() {
+        // Turns of the kind a long chat is made of: opening capitals,
+        // names in address, "can't"/"don't", shared small words.
+        for (old, new) in [
+            (
+                "Caroline: Hey Mel! Good to see you. How have you been?",
+                "Melanie: Hey Caroline! Good to see you! I'm swamped with the kids & work.",
+            ),
+            (
+                "Melanie: Thanks, Caroline! That's so sweet of you.",
+                "Melanie: Wow, Caroline, that's great! I can't wait to see it.",
+            ),
+            (
+                "Caroline: I don't work weekends, Mel.",
+                "Caroline: Yeah, I work at the shelter. Love it!",
+            ),
+            (
+                "Melanie: Sounds fun! I went camping with my family.",
+                "Melanie: Sure thing! I'm going to the beach with the kids this weekend.",
+            ),
+            // One speaker, a shared word, a cue, a value added only.
+            (
+                "Gina: I love the studio, Jon.",
+                "Gina: The studio is doing great now, 4 new dancers joined!",
+            ),
+            // Two speakers, the same small word, an attribute and a cue.
+            (
+                "Melanie: I loved reading as a kid, my kids love the dog too.",
+                "Caroline: I went to a poetry reading last Friday, now my dog loves poems!",
+            ),
+        ] {
+            assert_eq!(detect_conflict(old, new, 0.6), None, "{old} / {new}");
+        }
+    }
+
+    #[test]
+    fn a_turn_that_changes_a_named_attribute_conflicts() {
+        for (old, new, attribute) in [
+            (
+                "Jon: Gina, I'm reading Dune and loving it.",
+                "Jon: Finished Dune! I'm reading 1984 now",
+                "reading",
+            ),
+            (
+                "Gina: Hey Jon! I live in Boston with my cats",
+                "Gina: Big news, Jon! I moved to Denver last month",
+                "residence",
+            ),
+        ] {
+            let c = detect_conflict(old, new, 0.4).unwrap_or_else(|| panic!("{old} / {new}"));
+            assert_eq!(c.attribute, Some(attribute), "{old} / {new}");
+            assert!(!c.reason().contains("jon") && !c.reason().contains("gina"));
+        }
     }
 
     #[test]

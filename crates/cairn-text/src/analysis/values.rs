@@ -189,6 +189,9 @@ pub struct ValueSlots {
     /// Whether the text is negated (holds a word of `NEGATIONS` or
     /// ends a verb in `n't`).
     pub negated: bool,
+    /// Names a conversational turn uses in address ("Thanks, Maria!"),
+    /// lower-cased: no value ([`turn_value_slots`]), and no subject.
+    pub addressed: BTreeSet<String>,
 }
 
 /// The words of `text`: split on white space, surrounding punctuation
@@ -250,19 +253,130 @@ fn is_value_form(word: &str) -> bool {
             .any(|(i, c)| c.is_uppercase() && word[..i].chars().all(char::is_lowercase))
 }
 
+/// Interjections, greetings and fillers: a turn of small talk opens with
+/// them ("Wow", "Thanks", "Hey"), capitalised, and they are never a name
+/// (nor, in [`super::conflict`], a subject).
+pub const INTERJECTIONS: &[&str] = &[
+    "wow",
+    "thanks",
+    "thank",
+    "hey",
+    "hi",
+    "hello",
+    "oh",
+    "ooh",
+    "ah",
+    "aw",
+    "aww",
+    "yeah",
+    "yep",
+    "yup",
+    "yes",
+    "nope",
+    "haha",
+    "hahaha",
+    "lol",
+    "omg",
+    "congrats",
+    "congratulations",
+    "sorry",
+    "sure",
+    "great",
+    "awesome",
+    "cool",
+    "nice",
+    "absolutely",
+    "definitely",
+    "totally",
+    "well",
+    "bye",
+    "cheers",
+    "hmm",
+    "um",
+    "uh",
+    "wait",
+    "really",
+    "exactly",
+    "agreed",
+    "right",
+    "amazing",
+    "wonderful",
+    "fantastic",
+    "good",
+    "glad",
+    "love",
+    "gosh",
+    "whoa",
+    "yay",
+    "dear",
+    "alright",
+];
+
+/// Whether a lower-cased word is a function word, an interjection or a
+/// contraction of either ("that's", "i'll", "you're", "don't"): never a
+/// name, capitalised or not. A possessive keeps its name ("alice's").
+fn never_a_name(lower: &str) -> bool {
+    let plain = |w: &str| NOT_NAMES.contains(&w) || INTERJECTIONS.contains(&w);
+    match lower.split_once('\'') {
+        Some((stem, "s")) => plain(stem),
+        Some(_) => true,
+        None => plain(lower),
+    }
+}
+
 /// The value slots of `text` (see [`ValueSlots`]). A value is a word of a
-/// value form (`is_value_form`), a capitalised word that is not a
-/// function word (`Alice`, `PostgreSQL`, `Hetzner`, `Denver`), or a number
-/// word, weekday or month.
+/// value form (`is_value_form`), a capitalised word that is no function
+/// word, interjection or contraction (`Alice`, `PostgreSQL`, `Hetzner`,
+/// `Denver`), or a number word, weekday or month.
 pub fn value_slots(text: &str) -> ValueSlots {
+    slots(text, None)
+}
+
+/// The value slots of what one speaker said in a conversation (`text`
+/// without its `Speaker: `), `names` the speakers' names (lower-cased).
+/// Small talk capitalises what is no value, so a capitalised word counts
+/// as a name only inside its sentence and not in address: "Wow, Mel!"
+/// and "Sounds great" name nothing; "we drove to Denver" names Denver. The
+/// speakers' own names are no value either. A word of a value form still
+/// is one wherever it stands ("2pm", "1984").
+pub fn turn_value_slots(text: &str, names: &[&str]) -> ValueSlots {
+    slots(text, Some(names))
+}
+
+/// Characters that end a sentence (a turn's next word opens a new one).
+fn ends_sentence(raw: &str) -> bool {
+    raw.trim_end_matches(['"', '\'', ')', '”', '’', '*'])
+        .ends_with(['.', '!', '?', ':', '…'])
+}
+
+fn slots(text: &str, turn: Option<&[&str]>) -> ValueSlots {
     let mut slots = ValueSlots::default();
-    for word in tokens(text).filter(|w| !w.is_empty()) {
-        let lower = word.to_lowercase();
+    let mut previous: Option<(&str, &str)> = None;
+    for (raw, word) in text.split_whitespace().zip(tokens(text)) {
+        let (prev_raw, prev_word) = previous.unwrap_or(("", ""));
+        previous = Some((raw, word));
+        if word.is_empty() {
+            continue;
+        }
+        let lower = word.to_lowercase().replace('’', "'");
         if NEGATIONS.contains(&lower.as_str()) || lower.ends_with("n't") {
             slots.negated = true;
         }
-        let capitalised = word.chars().next().is_some_and(char::is_uppercase)
-            && !NOT_NAMES.contains(&lower.as_str());
+        let mut capitalised =
+            word.chars().next().is_some_and(char::is_uppercase) && !never_a_name(&lower);
+        if let (true, Some(names)) = (capitalised, turn) {
+            let opens = prev_raw.is_empty() || ends_sentence(prev_raw);
+            let prev_lower = prev_word.to_lowercase();
+            // "Thanks, Maria!", "Hey Mel", "That's great, Mel."
+            let addressed = INTERJECTIONS.contains(&prev_lower.as_str())
+                || (prev_raw.ends_with(',')
+                    && !prev_word.chars().next().is_some_and(char::is_uppercase)
+                    && (raw.ends_with(['!', '?', '.', ',']) || raw == word));
+            if addressed {
+                slots.addressed.insert(lower.clone());
+            }
+            capitalised = !(opens || addressed || names.contains(&lower.as_str()));
+        }
         if is_value_form(word) || capitalised || VALUE_WORDS.contains(&lower.as_str()) {
             slots.values.insert(lower.clone());
         }
@@ -321,7 +435,11 @@ impl fmt::Display for ValueChange {
 /// other's values or words, in any case ("Postgres" at the start of one
 /// sentence and "postgres" inside another are the same value).
 pub fn compare_values(older: &str, newer: &str) -> Option<ValueChange> {
-    let (a, b) = (value_slots(older), value_slots(newer));
+    compare_slots(&value_slots(older), &value_slots(newer))
+}
+
+/// [`compare_values`] of two texts' slots, however they were read.
+pub fn compare_slots(a: &ValueSlots, b: &ValueSlots) -> Option<ValueChange> {
     let missing = |from: &ValueSlots, other: &ValueSlots| -> Vec<String> {
         from.values
             .iter()
@@ -330,8 +448,8 @@ pub fn compare_values(older: &str, newer: &str) -> Option<ValueChange> {
             .collect()
     };
     let change = ValueChange {
-        dropped: missing(&a, &b),
-        added: missing(&b, &a),
+        dropped: missing(a, b),
+        added: missing(b, a),
         negation: a.negated != b.negated,
     };
     let same = change.dropped.is_empty() && change.added.is_empty() && !change.negation;
@@ -374,6 +492,29 @@ mod tests {
             ["$40", "fetchuser"]
         );
         assert!(values("we like small tidy commits.").is_empty());
+    }
+
+    #[test]
+    fn interjections_and_contractions_are_no_names() {
+        assert!(values("Wow! That's it. Thanks, I'll see.").is_empty());
+        assert_eq!(values("Alice's laptop runs Arch"), ["alice's", "arch"]);
+    }
+
+    #[test]
+    fn a_turn_names_nothing_by_its_opening_capitals_or_in_address() {
+        let s = turn_value_slots(
+            "Hey Mel! Sounds great. Finished Dune, so we drive to Denver with Jon on Friday, Caroline.",
+            &["caroline", "melanie"],
+        );
+        let named: Vec<&str> = s.values.iter().map(String::as_str).collect();
+        assert_eq!(named, ["denver", "dune", "friday", "jon"]);
+        assert!(s.addressed.contains("mel"));
+        // A value of its form counts wherever it stands.
+        assert!(turn_value_slots("1984 is next.", &[])
+            .values
+            .contains("1984"));
+        // Read as a statement, the same opening capitals are names.
+        assert!(values("Sounds great. Finished Dune").contains(&"sounds".to_string()));
     }
 
     #[test]
