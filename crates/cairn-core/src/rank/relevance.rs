@@ -1,7 +1,8 @@
 //! A relevance score a person can read: the probability, 0–1, that a
 //! recalled memory answers the query, from the evidence the memory itself
-//! carries for it — how close its vector is to the query's, and how much
-//! of the query's information (its words, weighted by rarity) it contains.
+//! carries for it — how close its vector is to the query's, how much of
+//! the query's information (its words, weighted by rarity) it contains —
+//! and how much of the query no memory in the store holds at all.
 //! Never from its rank: a memory alone in the store is not relevant for
 //! being first.
 //!
@@ -60,9 +61,10 @@ pub const FITTED: RelevanceModel = RelevanceModel {
 /// (docs/design/relevance.md): on Cairn's evaluation set, a grid (weight
 /// −1 to −100, free share 0–0.7) of the pairs that empty abstain answers
 /// while hit@5 on the others, in the hybrid and the semantic mode, stays
-/// within 0.01 of the model without it; of those, the steepest weight
-/// that leaves LoCoMo's hybrid recall@10 unchanged (−20 empties twice as
-/// many abstain answers and costs LoCoMo 0.011).
+/// within 0.01 of the model without it; of the weights measured on LoCoMo
+/// (−8, −12, −20), the steepest that leaves its hybrid recall@10
+/// unchanged (−20 empties twice as many abstain answers and costs LoCoMo
+/// 0.011).
 pub const UNKNOWN_WEIGHT: f64 = -8.0;
 
 /// The unknown share a question may carry at no cost: a relevant question
