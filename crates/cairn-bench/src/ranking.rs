@@ -49,10 +49,11 @@ pub struct RankingArgs {
     /// match; `rank::relevance`).
     #[arg(long, value_name = "FLOOR", default_value_t = Fusion::default().min_relevance)]
     min_relevance: f64,
-    /// The relevance model's five coefficients, comma-separated (bias,
-    /// cosine, terms, terms-only bias, terms only; default the fitted
+    /// The relevance model's coefficients, comma-separated (bias, cosine,
+    /// terms, terms-only bias, terms only, and optionally the unknown
+    /// share's weight, else 0; default the fitted
     /// `rank::relevance::FITTED`).
-    #[arg(long, value_name = "B,C,T,TB,TO", allow_hyphen_values = true)]
+    #[arg(long, value_name = "B,C,T,TB,TO[,U]", allow_hyphen_values = true)]
     relevance_model: Option<cairn_core::rank::relevance::RelevanceModel>,
     /// Multiply each candidate's score by its relevance to this power
     /// (`rank::relevance_factor`; 0 turns it off).

@@ -438,6 +438,11 @@ pub struct ScoreBreakdown {
     /// [`relevance::term_share`]: the share of the query's information
     /// (its terms weighted by rarity) the memory's words cover.
     pub term_share: Option<f64>,
+    /// [`relevance::weighted_unknown_share`]: the share of the query's
+    /// information no memory in the store holds, weighed by the store's
+    /// size (the same for every result of one query).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown_share: Option<f64>,
     /// The query's terms the memory contains.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matched_terms: Vec<String>,

@@ -316,6 +316,7 @@ impl Harness {
                 relevance: r.explain.relevance,
                 cosine: r.explain.cosine,
                 term_share: r.explain.term_share,
+                unknown_share: r.explain.unknown_share,
             })
             .collect())
     }

@@ -280,6 +280,7 @@ fn dump_pairs(out: &mut Vec<u8>, case: &Case, mode: SearchMode, ranked: &[Ranked
             "relevant": r.id.as_ref().is_some_and(|id| relevant.contains(id)),
             "cosine": r.cosine,
             "term_share": r.term_share,
+            "unknown_share": r.unknown_share,
             "relevance": r.relevance,
         });
         serde_json::to_writer(&mut *out, &line)?;

@@ -36,6 +36,9 @@ pub struct Ranked {
     pub cosine: Option<f64>,
     /// The share of the question's information its words cover.
     pub term_share: Option<f64>,
+    /// The share of the question's information no memory holds, weighed
+    /// by the store's size.
+    pub unknown_share: Option<f64>,
 }
 
 /// What one case's answer scored.
@@ -174,6 +177,7 @@ mod tests {
             relevance: None,
             cosine: None,
             term_share: None,
+            unknown_share: None,
         }
     }
 
@@ -185,6 +189,7 @@ mod tests {
             relevance: None,
             cosine: None,
             term_share: None,
+            unknown_share: None,
         }
     }
 

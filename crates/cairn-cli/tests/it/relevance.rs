@@ -62,3 +62,24 @@ fn an_unrelated_question_gets_nothing_and_a_related_one_its_memory() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("min_relevance"), "{err}");
 }
+
+/// A store of three memories is too small for a word it lacks to say the
+/// question is about something else: a paraphrase, whose words the store
+/// does not hold, still finds its memory.
+#[test]
+fn a_small_store_still_finds_a_paraphrase() {
+    let env = Env::new();
+    remember_unrelated_facts(&env);
+    let r = env.json(&[
+        "recall",
+        "what day do we ship the invoicing software?",
+        "--explain",
+    ]);
+    let first = &r["results"][0];
+    let content = first["content"].as_str().unwrap_or_default();
+    assert!(
+        content.starts_with("Deploys of the billing service"),
+        "{r:#}"
+    );
+    assert_eq!(first["explain"]["unknown_share"], 0.0, "{r:#}");
+}

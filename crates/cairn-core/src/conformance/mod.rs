@@ -78,7 +78,7 @@ pub use records::{
     check_wrong_dimension_is_a_clear_error,
 };
 pub use redaction::engine_secrets_never_reach_the_store_through_any_field;
-pub use relevance::engine_relevance_floor;
+pub use relevance::{engine_relevance_floor, engine_relevance_unknown_words};
 pub use same_ranking::engine_ranks_the_fixed_set_as_the_reference;
 pub use search::{
     check_access_expiry_stats, check_bm25_matches_the_formula, check_exact_vector_search,
@@ -584,6 +584,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::engine_relevance_floor(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn engine_relevance_unknown_words() {
+                {
+                    let fixture = $make;
+                    c::engine_relevance_unknown_words(c::Fixture::store(&fixture))
                 }
             }
             #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{engine, LexicalEmbedder};
 use crate::engine::{RecallRequest, RememberRequest, SearchMode};
-use crate::rank::relevance::{relevance, term_idf, term_share, Evidence};
+use crate::rank::relevance::{relevance, term_idf, term_share, Evidence, RelevanceModel};
 use crate::rank::{cosine, Fusion};
 use crate::store::{keyword_terms, Store};
 use crate::{Embedder, Error};
@@ -98,7 +98,10 @@ pub fn engine_relevance_floor(store: Arc<dyn Store>) {
         let expected = relevance(&Evidence {
             cosine: e.cosine,
             term_share: expected_share,
+            // Three memories: too few for a word they lack to count.
+            unknown_share: 0.0,
         });
+        assert_eq!(e.unknown_share, Some(0.0));
         assert!((e.relevance.unwrap() - expected).abs() < 1e-9);
         assert!(e.relevance.unwrap() >= Fusion::default().min_relevance);
     }
@@ -114,4 +117,60 @@ pub fn engine_relevance_floor(store: Arc<dyn Store>) {
             "{err:?}"
         );
     }
+}
+
+/// In a store of 300 memories, a question made mostly of words no memory
+/// holds gets an empty answer, though one memory shares two of its words
+/// (and so some of its vector): the unknown share
+/// ([`crate::rank::relevance::unknown_share`]) weighs it down, and without
+/// that weight the memory comes back. A question in the store's own words
+/// still finds its memory.
+pub fn engine_relevance_unknown_words(store: Arc<dyn Store>) {
+    let cairn = engine(store.clone()).with_fusion(Fusion::default());
+    let mut n = 0;
+    for service in ["atlas", "billing", "search", "gateway", "ledger", "orbit"] {
+        for job in ["deploys", "backups", "alerts", "migrations", "releases"] {
+            for day in ["monday", "tuesday", "wednesday", "thursday", "friday"] {
+                for region in ["europe", "america"] {
+                    n += 1;
+                    let text =
+                        format!("the {service} {job} run on {day} in {region} see runbook{n}");
+                    cairn
+                        .remember(RememberRequest::new("default", &text))
+                        .unwrap();
+                }
+            }
+        }
+    }
+    let ask = |query: &str, model: Option<RelevanceModel>| {
+        let mut fusion = Fusion::default();
+        if let Some(m) = model {
+            fusion.relevance_model = m;
+        }
+        let mut q = RecallRequest::new("default", query);
+        q.mode = SearchMode::Hybrid;
+        engine(store.clone())
+            .with_fusion(fusion)
+            .search(&q)
+            .unwrap()
+    };
+
+    let unrelated = "do the atlas deploys need the ios mobile app";
+    assert!(ask(unrelated, None).is_empty());
+    let without = RelevanceModel {
+        unknown: 0.0,
+        ..RelevanceModel::default()
+    };
+    let found = ask(unrelated, Some(without));
+    assert!(!found.is_empty(), "the model without the unknown share");
+    assert!(found[0].memory.content.starts_with("the atlas deploys"));
+
+    let found = ask("when do the atlas deploys run", None);
+    assert!(!found.is_empty());
+    assert!(found[0].memory.content.starts_with("the atlas deploys"));
+    assert_eq!(
+        found[0].explain.unknown_share,
+        Some(0.0),
+        "every word known"
+    );
 }

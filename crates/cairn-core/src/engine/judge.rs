@@ -1,6 +1,7 @@
 //! Judging a recalled memory's relevance to the query
 //! ([`crate::rank::relevance`]): the evidence is read here (the query's
-//! terms and their rarity from the store, the cosine of each memory's
+//! terms and their rarity from the store, the share of them no memory
+//! holds, the cosine of each memory's
 //! vector), the score is computed by the rank module's pure functions.
 //!
 //! The evidence is the same on every backend: terms are matched on the
@@ -13,7 +14,9 @@ use std::collections::HashMap;
 
 use super::Cairn;
 use crate::memory::{Memory, MemoryId};
-use crate::rank::relevance::{term_idf, term_share, Evidence, RelevanceModel};
+use crate::rank::relevance::{
+    term_idf, term_share, unknown_share, weighted_unknown_share, Evidence, RelevanceModel,
+};
 use crate::rank::{cosine, relevance_factor, ScoreBreakdown};
 use crate::store::{keyword_terms, Store, TermRarity};
 use crate::{Error, Result};
@@ -22,6 +25,9 @@ use crate::{Error, Result};
 pub(super) struct Judge {
     /// The query's keyword terms with their [`term_idf`].
     terms: Vec<(String, f64)>,
+    /// The share of the query's information no memory holds, weighed by
+    /// the store's size ([`weighted_unknown_share`]).
+    unknown_share: f64,
     /// The query's vector, when it was embedded.
     vector: Option<Vec<f32>>,
     /// Results below this relevance are dropped.
@@ -87,27 +93,36 @@ impl Cairn {
             Some(r) => Some(r),
             None => self.store.keyword_rarity(query)?,
         };
-        let terms = keyword_terms(query)
+        // Each term with its idf and the memories holding it.
+        let counted: Vec<(String, f64, f64)> = keyword_terms(query)
             .into_iter()
-            .map(|t| {
-                let idf = match &rarity {
-                    // A term the backend left out of its count is one
-                    // common enough to be pruned: as common as can be.
-                    Some(r) => {
-                        let n = r
-                            .terms
-                            .iter()
-                            .position(|x| *x == t)
-                            .map_or(r.rows, |i| r.rows_with_term[i]);
-                        term_idf(r.rows, n)
-                    }
-                    None => 1.0,
-                };
-                (t, idf)
+            .map(|t| match &rarity {
+                // A term the backend left out of its count is one common
+                // enough to be pruned: as common as can be.
+                Some(r) => {
+                    let n = r
+                        .terms
+                        .iter()
+                        .position(|x| *x == t)
+                        .map_or(r.rows, |i| r.rows_with_term[i]);
+                    (t, term_idf(r.rows, n), n)
+                }
+                None => (t, 1.0, 1.0),
             })
             .collect();
+        let unknown = unknown_share(
+            &counted
+                .iter()
+                .map(|(_, idf, n)| (*idf, *n))
+                .collect::<Vec<_>>(),
+        );
+        let unknown_share = rarity
+            .as_ref()
+            .map_or(0.0, |r| weighted_unknown_share(unknown, r.rows));
+        let terms = counted.into_iter().map(|(t, idf, _)| (t, idf)).collect();
         Ok(Judge {
             terms,
+            unknown_share,
             vector,
             floor,
             model: self.fusion.relevance_model,
@@ -160,8 +175,10 @@ impl Judge {
                 // A memory without a vector has shown no closeness.
                 cosine: self.vector.as_ref().map(|_| explain.cosine.unwrap_or(0.0)),
                 term_share: share,
+                unknown_share: self.unknown_share,
             };
             explain.term_share = Some(share);
+            explain.unknown_share = Some(self.unknown_share);
             explain.matched_terms = matched;
             explain.relevance = Some(self.model.relevance(&evidence));
         }

@@ -1,7 +1,8 @@
 //! A relevance score a person can read: the probability, 0–1, that a
 //! recalled memory answers the query, from the evidence the memory itself
-//! carries for it — how close its vector is to the query's, and how much
-//! of the query's information (its words, weighted by rarity) it contains.
+//! carries for it — how close its vector is to the query's, how much of
+//! the query's information (its words, weighted by rarity) it contains —
+//! and how much of the query no memory in the store holds at all.
 //! Never from its rank: a memory alone in the store is not relevant for
 //! being first.
 //!
@@ -38,6 +39,10 @@ pub struct RelevanceModel {
     pub terms_only_bias: f64,
     /// Weight of the term share without a cosine.
     pub terms_only: f64,
+    /// Weight of the query's [`Evidence::unknown_share`] (0 or less: a
+    /// question made of words the store has never seen is about
+    /// something it does not hold), with or without a cosine.
+    pub unknown: f64,
 }
 
 /// The model fitted on Cairn's evaluation set (see [`relevance`]).
@@ -47,7 +52,26 @@ pub const FITTED: RelevanceModel = RelevanceModel {
     terms: 3.085,
     terms_only_bias: -5.663,
     terms_only: 7.397,
+    unknown: UNKNOWN_WEIGHT,
 };
+
+/// [`FITTED`]'s weight of the unknown share past [`UNKNOWN_SHARE_FREE`].
+///
+/// Chosen with it, the rest of the model and the floor fixed
+/// (docs/design/relevance.md): on Cairn's evaluation set, a grid (weight
+/// −1 to −100, free share 0–0.7) of the pairs that empty abstain answers
+/// while hit@5 on the others, in the hybrid and the semantic mode, stays
+/// within 0.01 of the model without it; of the weights measured on LoCoMo
+/// (−8, −12, −20), the steepest that leaves its hybrid recall@10
+/// unchanged (−20 empties twice as many abstain answers and costs LoCoMo
+/// 0.011).
+pub const UNKNOWN_WEIGHT: f64 = -8.0;
+
+/// The unknown share a question may carry at no cost: a relevant question
+/// can hold a few words the store lacks (a paraphrase, a name spelt
+/// otherwise), and on the evaluation set few answerable questions carry
+/// more than 0.6 while most abstain questions do.
+pub const UNKNOWN_SHARE_FREE: f64 = 0.6;
 
 impl Default for RelevanceModel {
     fn default() -> Self {
@@ -57,23 +81,29 @@ impl Default for RelevanceModel {
 
 impl std::str::FromStr for RelevanceModel {
     type Err = crate::Error;
-    /// Five comma-separated numbers, in field order (for experiments).
+    /// Five or six comma-separated numbers, in field order (for
+    /// experiments); without the sixth, the unknown share weighs nothing.
     fn from_str(s: &str) -> crate::Result<Self> {
         let n: Vec<f64> = s
             .split(',')
             .map(|x| x.trim().parse::<f64>())
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| crate::Error::invalid(format!("relevance model `{s}`: {e}")))?;
-        match n[..] {
+        let (five, unknown) = match n.len() {
+            6 => (&n[..5], n[5]),
+            _ => (&n[..], 0.0),
+        };
+        match *five {
             [bias, cosine, terms, terms_only_bias, terms_only] => Ok(RelevanceModel {
                 bias,
                 cosine,
                 terms,
                 terms_only_bias,
                 terms_only,
+                unknown,
             }),
             _ => Err(crate::Error::invalid(format!(
-                "relevance model `{s}`: give five numbers (bias, cosine, terms, terms-only bias, terms only)"
+                "relevance model `{s}`: give five or six numbers (bias, cosine, terms, terms-only bias, terms only[, unknown])"
             ))),
         }
     }
@@ -88,6 +118,10 @@ pub struct Evidence {
     /// The share of the query's information the memory's words cover
     /// ([`term_share`], 0–1).
     pub term_share: f64,
+    /// The share of the query's information no memory in the store holds,
+    /// weighed by the store's size ([`weighted_unknown_share`], 0–1): the
+    /// same for every memory of one query.
+    pub unknown_share: f64,
 }
 
 /// The probability, 0–1, that a memory with this evidence is relevant to
@@ -95,10 +129,17 @@ pub struct Evidence {
 /// ([`FITTED`]).
 ///
 /// ```text
-/// relevance = σ(bias + cosine_w · cosine + terms_w · term_share)
-///           = σ(terms_only_bias + terms_only_w · term_share)   without a cosine
+/// relevance = σ(bias + cosine_w · cosine + terms_w · term_share + unknown_w · past)
+///           = σ(terms_only_bias + terms_only_w · term_share + unknown_w · past)
+///                                                              without a cosine
+/// past      = max(0, unknown_share − UNKNOWN_SHARE_FREE)
 /// σ(z)      = 1 / (1 + e^(−z))
 /// ```
+///
+/// With `unknown_share` at most [`UNKNOWN_SHARE_FREE`] (a query whose
+/// words the store mostly holds, or a store too small to say,
+/// [`weighted_unknown_share`]) it is the model fitted without it, with the
+/// same floor.
 ///
 /// The constants come from the evaluation set's (question, result) pairs:
 /// every result of the top 20 in the hybrid and semantic modes (6,480
@@ -116,8 +157,10 @@ pub struct Evidence {
 /// maximum-likelihood fit on the term share alone over the keyword mode's
 /// pairs (3,057, 142 relevant). `cairn-bench eval --min-relevance 0
 /// --dump-relevance FILE` writes the pairs; `scripts/fit-relevance.py
-/// FILE` fits them; docs/design/relevance.md has the figures.
-/// Monotone in both inputs; a non-finite input counts as no evidence.
+/// FILE` fits them; docs/design/relevance.md has the figures. The
+/// unknown share's weight and free share ([`UNKNOWN_WEIGHT`],
+/// [`UNKNOWN_SHARE_FREE`]) were chosen after, with the others fixed.
+/// Monotone in every input; a non-finite input counts as no evidence.
 pub fn relevance(e: &Evidence) -> f64 {
     FITTED.relevance(e)
 }
@@ -126,13 +169,15 @@ impl RelevanceModel {
     /// [`relevance`] with these coefficients.
     pub fn relevance(&self, e: &Evidence) -> f64 {
         let share = finite_or_zero(e.term_share).clamp(0.0, 1.0);
+        let unknown = self.unknown
+            * (finite_or_zero(e.unknown_share).clamp(0.0, 1.0) - UNKNOWN_SHARE_FREE).max(0.0);
         let z = match e.cosine {
             Some(c) => {
                 self.bias + self.cosine * finite_or_zero(c).clamp(-1.0, 1.0) + self.terms * share
             }
             None => self.terms_only_bias + self.terms_only * share,
         };
-        1.0 / (1.0 + (-z).exp())
+        1.0 / (1.0 + (-(z + unknown)).exp())
     }
 }
 
@@ -212,6 +257,54 @@ pub fn term_share(query: &[(String, f64)], words: &[String]) -> (f64, Vec<String
     )
 }
 
+/// The share of a query's information carried by terms no memory in the
+/// store holds:
+///
+/// ```text
+/// unknown_share = Σ_{t ∈ query, n_t = 0} idf(t) / Σ_{t ∈ query} idf(t)
+/// ```
+///
+/// `terms` holds each query term's [`term_idf`] and `n_t`, the memories
+/// holding it. A question about something never stored is mostly made of
+/// words the store has never seen; one about something stored, even in
+/// other words, mostly of words it holds somewhere. 0 for a query without
+/// terms.
+pub fn unknown_share(terms: &[(f64, f64)]) -> f64 {
+    let total: f64 = terms.iter().map(|(idf, _)| idf.max(0.0)).sum();
+    if total.is_nan() || total <= 0.0 {
+        return 0.0;
+    }
+    let unknown: f64 = terms
+        .iter()
+        .filter(|(_, n)| *n <= 0.0)
+        .map(|(idf, _)| idf.max(0.0))
+        .sum();
+    (unknown / total).clamp(0.0, 1.0)
+}
+
+/// Stores of this many memories or fewer have too few words for a word
+/// they lack to say anything: [`weighted_unknown_share`] is 0 there.
+pub const UNKNOWN_STORE_ROWS: f64 = 50.0;
+
+/// [`unknown_share`] weighed by how much a store of `rows` memories can
+/// say by lacking a word:
+///
+/// ```text
+/// weighted = unknown_share · max(0, 1 − K / N)      K = UNKNOWN_STORE_ROWS
+/// ```
+///
+/// In a store of a few memories almost every word is unknown, relevant
+/// question or not, so the weight is 0 up to `K` memories (the relevance
+/// is then exactly that of the model without it) and nears 1 as the store
+/// grows (0.95 at 1,000 memories).
+pub fn weighted_unknown_share(share: f64, rows: f64) -> f64 {
+    let weight = match rows > UNKNOWN_STORE_ROWS {
+        true => 1.0 - UNKNOWN_STORE_ROWS / rows,
+        false => 0.0,
+    };
+    (finite_or_zero(share).clamp(0.0, 1.0) * weight).clamp(0.0, 1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +319,7 @@ mod tests {
             relevance(&Evidence {
                 cosine: Some(cosine),
                 term_share,
+                unknown_share: 0.0,
             })
         };
         for (c, s) in [(-1.0, 0.0), (0.0, 0.5), (1.0, 1.0)] {
@@ -251,6 +345,7 @@ mod tests {
             relevance(&Evidence {
                 cosine: None,
                 term_share,
+                unknown_share: 0.0,
             })
         };
         assert!(at(1.0) > at(0.5));
@@ -263,9 +358,60 @@ mod tests {
         let m: RelevanceModel = "-1,2,3,-4,5".parse().unwrap();
         assert_eq!((m.bias, m.cosine, m.terms), (-1.0, 2.0, 3.0));
         assert_eq!((m.terms_only_bias, m.terms_only), (-4.0, 5.0));
+        assert_eq!(m.unknown, 0.0, "five numbers: no unknown-share weight");
+        let m: RelevanceModel = "-1,2,3,-4,5,-6".parse().unwrap();
+        assert_eq!(m.unknown, -6.0);
         assert!("1,2".parse::<RelevanceModel>().is_err());
+        assert!("1,2,3,4,5,6,7".parse::<RelevanceModel>().is_err());
         assert!("a,b,c,d,e".parse::<RelevanceModel>().is_err());
         assert_eq!(RelevanceModel::default(), FITTED);
+    }
+
+    #[test]
+    fn a_question_of_unknown_words_is_less_relevant_and_no_unknown_word_changes_nothing() {
+        let at = |cosine, unknown_share| {
+            relevance(&Evidence {
+                cosine,
+                term_share: 0.2,
+                unknown_share,
+            })
+        };
+        for cosine in [Some(0.4), None] {
+            assert!(at(cosine, 0.8) < at(cosine, 0.7), "{cosine:?}");
+            assert_eq!(at(cosine, UNKNOWN_SHARE_FREE), at(cosine, 0.0), "free");
+            let without = RelevanceModel {
+                unknown: 0.0,
+                ..FITTED
+            };
+            let e = Evidence {
+                cosine,
+                term_share: 0.2,
+                unknown_share: 0.0,
+            };
+            assert_eq!(relevance(&e), without.relevance(&e));
+            assert!(at(cosine, f64::NAN).is_finite());
+        }
+    }
+
+    #[test]
+    fn unknown_share_weighs_the_terms_no_memory_holds_by_rarity() {
+        // "cafeteria" (idf 6, in no memory), "close" (idf 2, in 30).
+        let share = unknown_share(&[(6.0, 0.0), (2.0, 30.0)]);
+        assert!((share - 0.75).abs() < 1e-12, "{share}");
+        assert_eq!(unknown_share(&[(2.0, 30.0)]), 0.0);
+        assert_eq!(unknown_share(&[(3.0, 0.0)]), 1.0);
+        assert_eq!(unknown_share(&[]), 0.0);
+        assert_eq!(unknown_share(&[(f64::NAN, 0.0)]), 0.0);
+    }
+
+    #[test]
+    fn a_small_store_lacking_a_word_says_nothing() {
+        assert_eq!(weighted_unknown_share(1.0, 3.0), 0.0);
+        assert_eq!(weighted_unknown_share(1.0, UNKNOWN_STORE_ROWS), 0.0);
+        assert!((weighted_unknown_share(1.0, 1000.0) - 0.95).abs() < 1e-12);
+        assert!(weighted_unknown_share(0.5, 10_000.0) < 0.5);
+        assert!(weighted_unknown_share(0.5, 10_000.0) > 0.49);
+        assert_eq!(weighted_unknown_share(f64::NAN, 1000.0), 0.0);
     }
 
     #[test]

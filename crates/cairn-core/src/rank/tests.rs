@@ -213,6 +213,7 @@ fn breakdown_multiplies_all_factors() {
         time: 1.5,
         relevance: Some(0.9),
         term_share: Some(1.0),
+        unknown_share: None,
         matched_terms: vec![],
         relevance_factor: Some(0.5),
         score: 0.0,
