@@ -82,8 +82,7 @@ enum Cmd {
         /// sets the HNSW search's candidate list).
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
-        /// With `--postgres` and one size: query this schema (kept by
-        /// `--keep`, of that size) instead of importing; it is kept.
+        /// With `--postgres`, one size: query this schema `--keep` kept.
         #[arg(long, value_name = "SCHEMA")]
         reuse: Option<String>,
         /// Hybrid: the weight of the keyword search expanded with the first
@@ -533,7 +532,9 @@ fn store(
         let (store, sqlite, schema): (Arc<dyn Store>, _, _) = match postgres {
             Some(url) => {
                 let mut schema = PgSchema::new(url, &format!("store_{n}"));
-                schema.name = reuse.clone().unwrap_or(schema.name);
+                if let Some(name) = &reuse {
+                    schema.name.clone_from(name);
+                }
                 schema.keep = keep.is_some() || reuse.is_some();
                 (Arc::new(schema.open()?), None, Some(schema))
             }
