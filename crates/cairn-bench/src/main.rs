@@ -550,7 +550,7 @@ fn store(
             })
             .build()?;
         let import_s = match &reuse {
-            Some(_) => f64::NAN,
+            Some(_) => store.set_model(&embedder.model()).map(|()| f64::NAN)?,
             None => fill(&cairn, sqlite.as_deref(), &corpus, &embedder, n, &dir)?,
         };
         let mut hybrid = Vec::new();
