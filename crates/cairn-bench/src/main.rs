@@ -285,9 +285,9 @@ fn main() -> Result<()> {
             queries,
             keep,
             postgres,
-            reuse,
-            feedback_weight,
-        } => store(&sizes, queries, keep, (postgres.as_deref(), reuse), feedback_weight),
+            reuse: r,
+            feedback_weight: w,
+        } => store(&sizes, queries, keep, (postgres.as_deref(), r), w),
         Cmd::IndexRecall {
             sizes,
             queries,
