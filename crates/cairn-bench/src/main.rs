@@ -82,6 +82,9 @@ enum Cmd {
         /// sets the HNSW search's candidate list).
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
+        /// With `--postgres`, one size: query this schema `--keep` kept.
+        #[arg(long, value_name = "SCHEMA")]
+        reuse: Option<String>,
         /// Hybrid: the weight of the keyword search expanded with the first
         /// vector hits' terms (`rank::feedback_terms`; 0 turns it off).
         #[arg(long, value_name = "WEIGHT", default_value_t = cairn_core::rank::FEEDBACK_WEIGHT)]
@@ -282,8 +285,9 @@ fn main() -> Result<()> {
             queries,
             keep,
             postgres,
-            feedback_weight,
-        } => store(&sizes, queries, keep, postgres.as_deref(), feedback_weight),
+            reuse: r,
+            feedback_weight: w,
+        } => store(&sizes, queries, keep, (postgres.as_deref(), r), w),
         Cmd::IndexRecall {
             sizes,
             queries,
@@ -512,7 +516,7 @@ fn store(
     sizes: &[usize],
     queries: usize,
     keep: Option<PathBuf>,
-    postgres: Option<&str>,
+    (postgres, reuse): (Option<&str>, Option<String>),
     feedback_weight: f64,
 ) -> Result<()> {
     println!("| memories | import (pre-embedded JSONL) | preload | hybrid p50 | hybrid p95 | keyword p50 | vector p50 | file size | peak RSS |");
@@ -528,7 +532,10 @@ fn store(
         let (store, sqlite, schema): (Arc<dyn Store>, _, _) = match postgres {
             Some(url) => {
                 let mut schema = PgSchema::new(url, &format!("store_{n}"));
-                schema.keep = keep.is_some();
+                if let Some(name) = &reuse {
+                    schema.name.clone_from(name);
+                }
+                schema.keep = keep.is_some() || reuse.is_some();
                 (Arc::new(schema.open()?), None, Some(schema))
             }
             None => {
@@ -542,7 +549,10 @@ fn store(
                 ..Default::default()
             })
             .build()?;
-        let import_s = fill(&cairn, sqlite.as_deref(), &corpus, &embedder, n, &dir)?;
+        let import_s = match &reuse {
+            Some(_) => store.set_model(&embedder.model()).map(|()| f64::NAN)?,
+            None => fill(&cairn, sqlite.as_deref(), &corpus, &embedder, n, &dir)?,
+        };
         let mut hybrid = Vec::new();
         let mut keyword = Vec::new();
         let mut vector = Vec::new();

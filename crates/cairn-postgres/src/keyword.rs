@@ -123,10 +123,13 @@ pub(crate) fn rarity(db: &Db, recent: &Recent, query: &str) -> Result<Option<Ter
     })
 }
 
-/// [`cairn_core::store::Reading::keyword_search`].
+/// [`cairn_core::store::Reading::keyword_search`]; a query whose every
+/// term's idf is at most `common_idf` is answered from one bounded read
+/// (`crate::PostgresOptions::common_term_idf`).
 pub(crate) fn search(
     db: &Db,
     recent: &Recent,
+    common_idf: f64,
     query: &str,
     filter: &Filter,
     limit: usize,
@@ -149,6 +152,7 @@ pub(crate) fn search(
             rows_with: &rows_with,
             rows: stemmed.rows,
             avgdl: stemmed.total_len / stemmed.rows.max(1.0),
+            common_idf,
         };
         postings::top_k(tx, filter, &query, limit)
     })

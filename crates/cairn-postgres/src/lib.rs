@@ -104,6 +104,8 @@ mod store;
 mod vector;
 mod write;
 
-pub use options::{PostgresOptions, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, TCP_USER_TIMEOUT};
+pub use options::{
+    PostgresOptions, COMMON_TERM_IDF, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, TCP_USER_TIMEOUT,
+};
 pub use schema::{APP_ROLE, SCHEMA_VERSION};
 pub use store::PostgresStore;

@@ -31,12 +31,23 @@ pub struct PostgresOptions {
     /// database, which then migrates the schema (a server started before
     /// its database). Default `false`.
     pub wait_for_database: bool,
+    /// A keyword query whose every term has an idf (`rank::bm25_idf`) of
+    /// at most this is answered from one bounded read of the postings:
+    /// the best of the memories read there, each scored exactly, not
+    /// always the exact top k (see `postings.rs`). Its terms are each held
+    /// by many memories, so an exact answer would read their long lists
+    /// deep. Default [`COMMON_TERM_IDF`]; 0 answers every query exactly.
+    pub common_term_idf: f64,
 }
 
 /// The default [`PostgresOptions::ef_search`]: 100, with which hybrid
 /// recall on LoCoMo matches SQLite's exact vector search (see
 /// `docs/BENCHMARKS.md`).
 pub const DEFAULT_EF_SEARCH: usize = 100;
+
+/// The default [`PostgresOptions::common_term_idf`]: 3, the idf of a
+/// term held by about one memory in 21 (a stop word, in most stores).
+pub const COMMON_TERM_IDF: f64 = 3.0;
 
 /// The default [`PostgresOptions::connect_timeout`]: 3 seconds. Long
 /// enough for a connection across a data centre (and PostgreSQL's own
@@ -62,6 +73,7 @@ impl Default for PostgresOptions {
             connect_timeout: CONNECT_TIMEOUT,
             ef_search: DEFAULT_EF_SEARCH,
             wait_for_database: false,
+            common_term_idf: COMMON_TERM_IDF,
         }
     }
 }

@@ -15,8 +15,12 @@
 //!   term not read for it the best it could have in a group not read past
 //!   its own length;
 //! - in descending bound, the memories are filtered in the database and
-//!   scored exactly from their own words (`tsvector`), until the next
-//!   bound is below the `limit`-th score;
+//!   scored exactly, until the next bound is below the `limit`-th score:
+//!   a memory whose every term was read (or is in no group that goes on
+//!   past it) has its bound for score, the same sum of the same counts
+//!   and length its `tsvector` holds (every memory of a query of rare
+//!   terms, whose lists are read whole); any other is scored from its own
+//!   words (`tsvector`);
 //! - a memory never read scores at most the sum over terms of the best
 //!   unread row of each term.
 //!
@@ -24,10 +28,22 @@
 //! its end), the top `limit` is exact; otherwise the next round reads
 //! deeper (the last reads everything). Bounds are compared with a
 //! relative margin of [`MARGIN`], so rounding never drops a memory.
+//!
+//! # Queries of common terms only
+//! A query whose every term is common (its idf at most
+//! `PostgresOptions::common_term_idf`: each held by one memory in 21 or
+//! more by default) has loose bounds: the unread rows of a few terms held
+//! by thousands of memories each sum to more than the best read, and an
+//! exact answer reads their lists deep and scores thousands of memories.
+//! Such a query makes one round only and scores exactly only the
+//! memories read with the best bounds, until `limit` are found: its
+//! answer is the best of what that round read (the shortest memories of
+//! each term and frequency, a few hundred a group), not always the exact
+//! top `limit`; every score is still exact.
 
 use std::collections::HashMap;
 
-use cairn_core::rank::{bm25_term, BM25_FIELD_WEIGHTS};
+use cairn_core::rank::{bm25_idf, bm25_term, BM25_FIELD_WEIGHTS};
 use cairn_core::store::{Filter, Hit};
 use cairn_core::{MemoryId, Result};
 use uuid::Uuid;
@@ -55,12 +71,22 @@ pub(crate) struct Query<'a> {
     pub(crate) rows: f64,
     /// Their average length.
     pub(crate) avgdl: f64,
+    /// The idf at or under which a term is common (see the module's doc).
+    pub(crate) common_idf: f64,
 }
 
 impl Query<'_> {
     /// Term `t`'s contribution at weighted frequency `f` and length `len`.
     fn score(&self, t: usize, f: f64, len: i32) -> f64 {
         bm25_term(self.rows, self.rows_with[t], f, f64::from(len), self.avgdl)
+    }
+
+    /// Whether every term is common: the query is answered from one
+    /// round (see the module's doc).
+    fn all_common(&self) -> bool {
+        self.rows_with
+            .iter()
+            .all(|n| bm25_idf(self.rows, *n) <= self.common_idf)
     }
 }
 
@@ -91,17 +117,29 @@ pub(crate) fn top_k(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    for depth in DEPTHS {
-        let (groups, seen) = read(tx, &filter.tenant, query, depth)?;
+    let common = query.all_common();
+    let rounds = rounds(common);
+    for (round, depth) in rounds.iter().enumerate() {
+        let (groups, seen) = read(tx, &filter.tenant, query, *depth)?;
         if groups.is_empty() {
             return Ok(Vec::new());
         }
-        let (hits, complete) = best_of(tx, filter, query, &groups, &seen, limit)?;
-        if complete || depth.is_none() {
+        let (hits, complete) = best_of(tx, filter, query, &groups, &seen, limit, common)?;
+        if complete || round + 1 == rounds.len() {
             return Ok(hits);
         }
     }
-    unreachable!("the last depth reads every row")
+    unreachable!("a query makes one round at least")
+}
+
+/// The depths of the rounds a query makes: every one of [`DEPTHS`] (the
+/// last reads everything), or only the first for a query whose every
+/// term is common (`Query::all_common`).
+fn rounds(all_common: bool) -> &'static [Option<i64>] {
+    match all_common {
+        true => &DEPTHS[..1],
+        false => &DEPTHS,
+    }
 }
 
 /// Each term's groups in the tenant's postings (their distinct field
@@ -196,6 +234,8 @@ fn weighted(counts: [f64; 3]) -> f64 {
 
 /// The best `limit` of the memories read that `filter` lets through,
 /// scored exactly, and whether no memory left unread could be among them.
+/// With `enough_at_limit`, scoring stops at the first chunk that brings
+/// the hits to `limit` (a query of common terms: see the module's doc).
 fn best_of(
     tx: &mut Reader<'_>,
     filter: &Filter,
@@ -203,6 +243,7 @@ fn best_of(
     groups: &[Group],
     seen: &HashMap<Uuid, Seen>,
     limit: usize,
+    enough_at_limit: bool,
 ) -> Result<(Vec<Hit>, bool)> {
     let terms = query.lexemes.len();
     // Per term, the best a row not read could add.
@@ -219,23 +260,29 @@ fn best_of(
     for g in groups.iter().filter(|g| g.next.is_some()) {
         open[g.term].push(g);
     }
-    // Each memory read, bounded above.
-    let mut bounded: Vec<(f64, Uuid)> = seen
+    // Each memory read, bounded above, and whether the bound is its score:
+    // every term read for it, or in no group that goes on past it.
+    let mut bounded: Vec<(f64, Uuid, bool)> = seen
         .iter()
         .map(|(id, s)| {
             let mut bound = 0.0;
+            let mut exact = true;
             for (t, (read, groups)) in s.f.iter().zip(&open).enumerate() {
                 bound += match read {
                     Some(f) => query.score(t, *f, s.len),
                     // In a group of this term not read past this row?
-                    None => groups
-                        .iter()
-                        .filter(|g| g.next.is_some_and(|n| n <= (s.len, *id)))
-                        .map(|g| query.score(t, g.f, s.len))
-                        .fold(0.0, f64::max),
+                    None => {
+                        let best = groups
+                            .iter()
+                            .filter(|g| g.next.is_some_and(|n| n <= (s.len, *id)))
+                            .map(|g| query.score(t, g.f, s.len))
+                            .reduce(f64::max);
+                        exact &= best.is_none();
+                        best.unwrap_or(0.0)
+                    }
                 };
             }
-            (bound, *id)
+            (bound, *id, exact)
         })
         .collect();
     bounded.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
@@ -246,21 +293,66 @@ fn best_of(
     };
     let mut at = 0;
     let mut chunk = (limit * 2).max(32);
-    while at < bounded.len() && bounded[at].0 >= threshold(&hits) {
+    while at < bounded.len()
+        && bounded[at].0 >= threshold(&hits)
+        && !(enough_at_limit && hits.len() >= limit)
+    {
         let floor = threshold(&hits);
-        let ids: Vec<Uuid> = bounded[at..(at + chunk).min(bounded.len())]
+        let next: Vec<(f64, Uuid, bool)> = bounded[at..(at + chunk).min(bounded.len())]
             .iter()
-            .take_while(|(bound, _)| *bound >= floor)
-            .map(|(_, id)| *id)
+            .take_while(|(bound, _, _)| *bound >= floor)
+            .copied()
             .collect();
-        at += ids.len();
+        at += next.len();
         chunk *= 2;
-        hits.extend(score_exactly(tx, filter, query, &ids)?);
+        // A bound that is the score (0: no term held) needs no rescoring.
+        let known: Vec<(f64, Uuid)> = next
+            .iter()
+            .filter(|(bound, _, exact)| *exact && *bound > 0.0)
+            .map(|(bound, id, _)| (*bound, *id))
+            .collect();
+        let unknown: Vec<Uuid> = next
+            .iter()
+            .filter(|(_, _, exact)| !exact)
+            .map(|(_, id, _)| *id)
+            .collect();
+        hits.extend(let_through(tx, filter, &known)?);
+        hits.extend(score_exactly(tx, filter, query, &unknown)?);
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
         hits.truncate(limit);
     }
     let complete = everything_read || (hits.len() >= limit && unseen < threshold(&hits));
     Ok((hits, complete))
+}
+
+/// The memories of `scored` that `filter` lets through, each with the
+/// score given: one the postings gave whole (every query stem's counts by
+/// field and the memory's length, as its `tsvector` holds them, summed in
+/// the query's order as [`score_exactly`] sums them).
+fn let_through(tx: &mut Reader<'_>, filter: &Filter, scored: &[(f64, Uuid)]) -> Result<Vec<Hit>> {
+    if scored.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut params = Params::default();
+    let condition = filter_sql(filter, &mut params);
+    let ids = params.push(scored.iter().map(|(_, id)| *id).collect::<Vec<Uuid>>());
+    let sql = format!(
+        "SELECT m.id, {FACTOR_COLUMNS} FROM memories m WHERE m.id = ANY({ids}) AND {condition}"
+    );
+    let found = tx
+        .query(&sql, &params.refs())
+        .map_err(|e| pg_err("filtering keyword candidates", e))?;
+    let score: HashMap<Uuid, f64> = scored.iter().map(|(s, id)| (*id, *s)).collect();
+    let mut hits = Vec::with_capacity(found.len());
+    for row in &found {
+        let id: Uuid = get(row, 0)?;
+        hits.push(Hit {
+            id: MemoryId(id),
+            score: score.get(&id).copied().unwrap_or(0.0),
+            factors: factors_from_row(row, 1)?,
+        });
+    }
+    Ok(hits)
 }
 
 /// The memories `ids` that `filter` lets through and that hold a query
@@ -323,4 +415,41 @@ fn score_exactly(
         }
     }
     Ok(hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query<'a>(lexemes: &'a [String], rows_with: &'a [f64], common_idf: f64) -> Query<'a> {
+        Query {
+            lexemes,
+            rows_with,
+            rows: 1000.0,
+            avgdl: 20.0,
+            common_idf,
+        }
+    }
+
+    #[test]
+    fn a_query_is_common_when_every_term_is_held_widely_enough() {
+        let words = ["the".to_string(), "and".to_string()];
+        // idf ln((1000 − 47 + 0.5) / 47.5) = 3.0: one in 21.
+        assert!(query(&words, &[48.0, 990.0], 3.0).all_common());
+        assert!(!query(&words, &[40.0, 990.0], 3.0).all_common());
+        // At 0 no query is common, not even one at the idf floor.
+        assert!(query(&words, &[500.0, 990.0], 1e-6).all_common());
+        assert!(!query(&words, &[500.0, 990.0], 0.0).all_common());
+    }
+
+    #[test]
+    fn a_common_query_makes_one_bounded_round_and_others_read_on_to_the_end() {
+        assert_eq!(rounds(true), &[Some(256)]);
+        assert_eq!(rounds(false).len(), DEPTHS.len());
+        assert_eq!(
+            rounds(false).last(),
+            Some(&None),
+            "the last round reads every row"
+        );
+    }
 }

@@ -39,6 +39,8 @@ pub struct PostgresStore {
     ef_search: usize,
     /// The statistics of the last keyword searches.
     recent: keyword::Recent,
+    /// [`PostgresOptions::common_term_idf`].
+    common_term_idf: f64,
 }
 
 impl PostgresStore {
@@ -83,6 +85,7 @@ impl PostgresStore {
             index_deferred: AtomicBool::new(false),
             ef_search: options.ef_search,
             recent: keyword::Recent::default(),
+            common_term_idf: options.common_term_idf,
         })
     }
 }
@@ -157,7 +160,14 @@ impl Reading for PostgresStore {
     }
 
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
-        keyword::search(&self.db, &self.recent, query, filter, limit)
+        keyword::search(
+            &self.db,
+            &self.recent,
+            self.common_term_idf,
+            query,
+            filter,
+            limit,
+        )
     }
 
     fn vector_search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>> {

@@ -3,6 +3,8 @@
 //! reads of it), in every field and at many frequencies, every answer is
 //! the exact BM25 top k of `rank::bm25_term`, with and without a filter
 //! that lets few memories through, and after memories change and go.
+//! With the default options, a query made only of such common words is
+//! answered from one bounded read: its own memories, scored exactly.
 
 use cairn_core::conformance::{axis, sample, DIM};
 use cairn_core::history::Deletion;
@@ -12,6 +14,7 @@ use cairn_core::{Filter, Memory, MemoryId, MemoryType, WriteBatch};
 use serde_json::json;
 
 use crate::Schema;
+use cairn_postgres::{PostgresOptions, PostgresStore};
 
 /// Words Snowball's English stemmer leaves as they are.
 const WORDS: [&str; 12] = [
@@ -146,10 +149,9 @@ fn check(store: &dyn Store, all: &[Memory], query: &str, filter: &Filter, limit:
     assert_eq!(distinct.len(), hits.len(), "{what}");
 }
 
-#[test]
-fn keyword_search_finds_the_exact_top_k_of_common_terms() {
-    let schema = Schema::new();
-    let store = schema.open();
+/// The test corpus, written to `store`: 6,000 memories of `default` and
+/// 300 of `other`.
+fn fill(store: &dyn Store) -> Vec<Memory> {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut items = corpus("default", 0, 6000, &mut rng);
     items.extend(corpus("other", 6000, 300, &mut rng));
@@ -161,7 +163,19 @@ fn keyword_search_finds_the_exact_top_k_of_common_terms() {
             })
             .unwrap();
     }
-    let mut all: Vec<Memory> = items.into_iter().map(|(m, _)| m).collect();
+    items.into_iter().map(|(m, _)| m).collect()
+}
+
+#[test]
+fn keyword_search_finds_the_exact_top_k_of_common_terms() {
+    let schema = Schema::new();
+    // Every query exactly, however common its terms.
+    let options = PostgresOptions {
+        common_term_idf: 0.0,
+        ..schema.options()
+    };
+    let store = PostgresStore::open_with(&crate::url(), options).unwrap();
+    let mut all = fill(&store);
     let queries = [
         "fox",
         "fox owl",
@@ -205,5 +219,35 @@ fn keyword_search_finds_the_exact_top_k_of_common_terms() {
     all.splice(..200, changed);
     for query in ["fox", "fox owl"] {
         check(&store, &all, query, &every, 30);
+    }
+}
+
+#[test]
+fn a_query_of_common_terms_only_returns_its_own_memories_scored_exactly() {
+    let schema = Schema::new();
+    let store = schema.open();
+    let all = fill(&store);
+    let every = Filter::new("default", 0).scope(ScopeFilter::All);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-12);
+    // Each word is in two memories of three or more (all at the idf
+    // floor); "fox" and "owl" in more than a first round reads whole.
+    for query in ["fox owl", "fox owl cup pen hat", "sea cart"] {
+        let want = expected(&all, "default", query, |_| true);
+        let own: std::collections::HashMap<MemoryId, f64> = want.iter().copied().collect();
+        for limit in [1, 7, 30] {
+            let hits = store.keyword_search(query, &every, limit).unwrap();
+            assert_eq!(hits.len(), limit, "{query:?}, limit {limit}");
+            for pair in hits.windows(2) {
+                assert!(pair[0].score >= pair[1].score, "{query:?}: best first");
+            }
+            for hit in &hits {
+                let mine = own.get(&hit.id).copied().unwrap_or(f64::NAN);
+                assert!(
+                    close(hit.score, mine),
+                    "{query:?}: scored {} but is {mine}",
+                    hit.score
+                );
+            }
+        }
     }
 }
