@@ -454,6 +454,31 @@ pub struct ScoreBreakdown {
 }
 
 impl ScoreBreakdown {
+    /// Every factor neutral (1, or absent), no fused rank and no score:
+    /// what a ranking that sets only some factors starts from.
+    pub fn neutral() -> Self {
+        ScoreBreakdown {
+            bm25_rank: None,
+            bm25_score: None,
+            vector_rank: None,
+            feedback_rank: None,
+            cosine: None,
+            rrf: 0.0,
+            boost: 1.0,
+            decay: 1.0,
+            scope_weight: 1.0,
+            weight: 1.0,
+            entities: 1.0,
+            time: 1.0,
+            relevance: None,
+            term_share: None,
+            unknown_share: None,
+            matched_terms: Vec::new(),
+            relevance_factor: None,
+            score: 0.0,
+        }
+    }
+
     /// Combine relevance with the memory's factors into the final score.
     pub fn combine(&mut self) {
         self.score = self.rrf

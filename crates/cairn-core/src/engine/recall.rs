@@ -286,24 +286,11 @@ impl Cairn {
                 let (rank, cos) = *cosine.get(&memory.id)?;
                 let f = RankFactors::of(&memory);
                 let explain = ScoreBreakdown {
-                    bm25_rank: None,
-                    bm25_score: None,
                     vector_rank: Some(rank),
-                    feedback_rank: None,
                     cosine: Some(cos),
-                    rrf: 0.0,
-                    boost: 1.0,
-                    decay: 1.0,
                     scope_weight: scope_weight(f.global),
-                    weight: 1.0,
-                    entities: 1.0,
-                    time: 1.0,
-                    relevance: None,
-                    term_share: None,
-                    unknown_share: None,
-                    matched_terms: Vec::new(),
-                    relevance_factor: None,
                     score: vault_score(cos, memory.importance),
+                    ..ScoreBreakdown::neutral()
                 };
                 Some(Recalled {
                     memory,
@@ -410,24 +397,9 @@ impl Cairn {
             .map(|(i, memory)| {
                 let f = RankFactors::of(&memory);
                 let mut explain = ScoreBreakdown {
-                    bm25_rank: None,
-                    bm25_score: None,
-                    vector_rank: None,
-                    feedback_rank: None,
-                    cosine: None,
                     rrf: 1.0 / (1.0 + i as f64),
-                    boost: 1.0,
-                    decay: 1.0,
                     scope_weight: scope_weight(f.global),
-                    weight: 1.0,
-                    entities: 1.0,
-                    time: 1.0,
-                    relevance: None,
-                    term_share: None,
-                    unknown_share: None,
-                    matched_terms: Vec::new(),
-                    relevance_factor: None,
-                    score: 0.0,
+                    ..ScoreBreakdown::neutral()
                 };
                 explain.combine();
                 Recalled {
@@ -671,12 +643,7 @@ impl Cairn {
                 named_time.is_some_and(|t| t.contains(id.created_at())),
                 self.fusion.time_boost,
             ),
-            relevance: None,
-            term_share: None,
-            unknown_share: None,
-            matched_terms: Vec::new(),
-            relevance_factor: None,
-            score: 0.0,
+            ..ScoreBreakdown::neutral()
         };
         explain.combine();
         Some((id, explain))
