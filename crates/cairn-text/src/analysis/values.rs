@@ -349,10 +349,12 @@ fn ends_sentence(raw: &str) -> bool {
         .ends_with(['.', '!', '?', ':', '…'])
 }
 
+/// [`value_slots`], or [`turn_value_slots`] given the speakers' names.
 fn slots(text: &str, turn: Option<&[&str]>) -> ValueSlots {
     let mut slots = ValueSlots::default();
     let mut previous: Option<(&str, &str)> = None;
-    for (raw, word) in text.split_whitespace().zip(tokens(text)) {
+    let count = text.split_whitespace().count();
+    for (i, (raw, word)) in text.split_whitespace().zip(tokens(text)).enumerate() {
         let (prev_raw, prev_word) = previous.unwrap_or(("", ""));
         previous = Some((raw, word));
         if word.is_empty() {
@@ -371,7 +373,7 @@ fn slots(text: &str, turn: Option<&[&str]>) -> ValueSlots {
             let addressed = INTERJECTIONS.contains(&prev_lower.as_str())
                 || (prev_raw.ends_with(',')
                     && !prev_word.chars().next().is_some_and(char::is_uppercase)
-                    && (raw.ends_with(['!', '?', '.', ',']) || raw == word));
+                    && (raw.ends_with(['!', '?', '.', ',']) || i + 1 == count));
             if addressed {
                 slots.addressed.insert(lower.clone());
             }
@@ -509,6 +511,9 @@ mod tests {
         let named: Vec<&str> = s.values.iter().map(String::as_str).collect();
         assert_eq!(named, ["denver", "dune", "friday", "jon"]);
         assert!(s.addressed.contains("mel"));
+        // A name after a comma inside the sentence is no address.
+        let s = turn_value_slots("I met them, Maria and Jon", &[]);
+        assert!(s.values.contains("maria") && s.addressed.is_empty());
         // A value of its form counts wherever it stands.
         assert!(turn_value_slots("1984 is next.", &[])
             .values
