@@ -3023,6 +3023,13 @@ export interface components {
              */
             time: number;
             /**
+             * Format: double
+             * @description [`relevance::weighted_unknown_share`]: the share of the query's
+             *     information no memory in the store holds, weighed by the store's
+             *     size (the same for every result of one query).
+             */
+            unknown_share?: number | null;
+            /**
              * Format: uint
              * @description 1-based rank in the vector list, if the memory was in it.
              */
