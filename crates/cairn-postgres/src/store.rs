@@ -114,7 +114,7 @@ impl Store for PostgresStore {
 
 impl Reading for PostgresStore {
     fn model(&self) -> Result<Option<ModelInfo>> {
-        self.db.tx(Scope::Unscoped, vector::read_model)
+        vector::model(&self.db)
     }
 
     fn receipts(&self, tenant: &str, prefix: &str, limit: usize) -> Result<Vec<DeletionReceipt>> {

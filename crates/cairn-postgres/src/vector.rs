@@ -26,6 +26,12 @@ pub(crate) fn read_model(tx: &mut Transaction<'_>) -> Result<Option<ModelInfo>> 
     model_from(pairs)
 }
 
+/// The recorded model, in one round trip outside any transaction (a
+/// recall checks it before every semantic search).
+pub(crate) fn model(db: &Db) -> Result<Option<ModelInfo>> {
+    db.read(Scope::Unscoped, "", MODEL_SQL, |_, rows| model_of(rows))
+}
+
 /// The recorded model from the rows of [`MODEL_SQL`] run as a simple query.
 fn model_of(rows: &[SimpleQueryRow]) -> Result<Option<ModelInfo>> {
     let text = |row: &SimpleQueryRow, i: usize| -> Result<String> {
