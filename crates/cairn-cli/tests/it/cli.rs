@@ -2,16 +2,7 @@ use std::thread;
 
 use serde_json::Value;
 
-use crate::Env;
-
-fn ids(results: &Value) -> Vec<String> {
-    results["results"]
-        .as_array()
-        .expect("results array")
-        .iter()
-        .map(|r| r["id"].as_str().unwrap().to_string())
-        .collect()
-}
+use crate::{result_ids, Env};
 
 #[test]
 fn the_quick_start_finds_the_right_memory() {
@@ -69,7 +60,7 @@ fn the_quick_start_finds_the_right_memory_on(env: Env) {
         "--min-relevance",
         "0",
     ]);
-    let got = ids(&r);
+    let got = result_ids(&r);
     assert_eq!(got[0], hetzner, "{r:#}");
     assert!(
         !got.contains(&rds),
@@ -368,13 +359,13 @@ fn dedup_contradictions_supersede_ttl_and_forget_on(env: Env) {
     assert_eq!(old["superseded_by"], newer["id"]);
     assert!(old["valid_to"].is_string());
     let r = env.json(&["recall", "API server port"]);
-    assert!(!ids(&r).contains(&id.to_string()));
+    assert!(!result_ids(&r).contains(&id.to_string()));
     let r = env.json(&["recall", "API server port", "--include-superseded"]);
-    assert!(ids(&r).contains(&id.to_string()));
+    assert!(result_ids(&r).contains(&id.to_string()));
     // TTL: an expired memory leaves recall at once; gc deletes it.
     let temp = env.remember(&["temporary on-call phone number is 555-0100", "--ttl", "1s"]);
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    assert!(!ids(&env.json(&["recall", "on-call phone number"])).contains(&temp));
+    assert!(!result_ids(&env.json(&["recall", "on-call phone number"])).contains(&temp));
     assert_eq!(env.json(&["gc"])["deleted"], 1);
     assert_eq!(env.run(&["get", &temp]).status.code(), Some(1));
     // Forget by filter: counts first, deletes only with --yes.
@@ -420,19 +411,19 @@ fn update_reembeds_and_tags_on(env: Env) {
         "--limit",
         "1",
     ]);
-    assert_eq!(ids(&r), vec![id.clone()]);
+    assert_eq!(result_ids(&r), vec![id.clone()]);
     env.ok(&["tag", &id, "Ops", "k8s"]);
     env.ok(&["tag", &id, "-ops"]);
     assert_eq!(env.json(&["get", &id])["tags"], serde_json::json!(["k8s"]));
     let r = env.json(&["recall", "k8s", "--mode", "keyword"]);
-    assert_eq!(ids(&r), vec![id.clone()]);
+    assert_eq!(result_ids(&r), vec![id.clone()]);
     env.ok(&["update", &id, "--meta", "owner=Grace"]);
     assert_eq!(
-        ids(&env.json(&["recall", "grace", "--mode", "keyword"])),
+        result_ids(&env.json(&["recall", "grace", "--mode", "keyword"])),
         vec![id.clone()]
     );
     env.ok(&["update", &id, "--meta", "owner="]);
-    assert!(ids(&env.json(&["recall", "grace", "--mode", "keyword"])).is_empty());
+    assert!(result_ids(&env.json(&["recall", "grace", "--mode", "keyword"])).is_empty());
 }
 
 #[test]

@@ -52,6 +52,16 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+/// The ids of a `recall --json` answer's results, in order.
+pub fn result_ids(out: &Value) -> Vec<String> {
+    out["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["id"].as_str().expect("a result's id").to_string())
+        .collect()
+}
+
 /// One temporary store and helpers to run `cairn` against it: a SQLite
 /// file in a temporary directory, or ([`Env::postgres`]) a schema of its
 /// own in the test database.

@@ -4,22 +4,11 @@
 //! gives the newer value first, though the question is worded like the
 //! older; `--as-of` a time between the two gives the older.
 
-use serde_json::Value;
-
-use crate::Env;
+use crate::{result_ids, Env};
 
 const OLD: &str = "Dana Whitfield leads the atlas platform team";
 const NEW: &str = "Leadership changed: Sam Okafor is now in charge of the atlas platform team";
 const QUESTION: &str = "who leads the atlas platform team?";
-
-fn ids(out: &Value) -> Vec<String> {
-    out["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .map(|r| r["id"].as_str().unwrap_or_default().to_string())
-        .collect()
-}
 
 #[test]
 fn a_flagged_correction_comes_first_and_as_of_gives_the_older() {
@@ -45,7 +34,7 @@ fn a_flagged_correction_comes_first_and_as_of_gives_the_older() {
 
     // Both come back, the newer immediately before the older.
     let now = env.json(&["recall", QUESTION]);
-    let found = ids(&now);
+    let found = result_ids(&now);
     let at = |id: &str| found.iter().position(|f| f == id);
     let (Some(n), Some(o)) = (at(&new_id), at(&old)) else {
         panic!("both sides recalled: {now}");
@@ -55,6 +44,6 @@ fn a_flagged_correction_comes_first_and_as_of_gives_the_older() {
 
     // Before the correction was written, the older was what was believed.
     let then = env.json(&["recall", QUESTION, "--as-of", &written]);
-    assert_eq!(ids(&then).first(), Some(&old), "{then}");
-    assert!(!ids(&then).contains(&new_id), "{then}");
+    assert_eq!(result_ids(&then).first(), Some(&old), "{then}");
+    assert!(!result_ids(&then).contains(&new_id), "{then}");
 }
