@@ -23,7 +23,8 @@ use cairn_core::{Embedder, MemoryId, Store};
 use cairn_sqlite::SqliteStore;
 
 use crate::embed_cache::CachedEmbedder;
-use crate::{ms, PgSchema};
+use crate::timing::ms;
+use crate::PgSchema;
 
 /// Results compared per query.
 const K: usize = 10;

@@ -33,6 +33,7 @@ mod ranking;
 mod rerank;
 mod serve;
 mod synth;
+mod timing;
 mod ui;
 mod window;
 
@@ -52,6 +53,7 @@ use clap::{Parser, Subcommand};
 
 use crate::ranking::{Ranking, RankingArgs};
 use crate::synth::{Corpus, SyntheticEmbedder};
+use crate::timing::{ms, peak_rss_mib};
 
 #[derive(Parser)]
 #[command(
@@ -484,34 +486,6 @@ impl Drop for PgSchema {
     }
 }
 
-/// `p`-th percentile (0–100) of sorted samples.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = (p / 100.0 * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
-}
-
-fn ms(samples: &mut [f64]) -> (f64, f64) {
-    samples.sort_by(f64::total_cmp);
-    (percentile(samples, 50.0), percentile(samples, 95.0))
-}
-
-/// Peak resident memory of this process (VmHWM), in MiB.
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|kb| kb.parse::<f64>().ok())
-            })
-        })
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
 fn store(
     sizes: &[usize],
     queries: usize,
@@ -564,14 +538,16 @@ fn store(
             .map_or(Ok(()), |c| c.preload())?;
         let preload_s = t.elapsed().as_secs_f64();
         let _ = cairn.search(&RecallRequest::new("default", corpus.query_text(0)))?;
-        for q in 0..queries {
-            let text = corpus.query_text(q as u64 + 1);
+        // Each mode asks queries of its own (none reads another's cache).
+        let mut asked = 0;
+        for _ in 0..queries {
             for (mode, out) in [
                 (SearchMode::Hybrid, &mut hybrid),
                 (SearchMode::Keyword, &mut keyword),
                 (SearchMode::Semantic, &mut vector),
             ] {
-                let mut req = RecallRequest::new("default", text.clone());
+                asked += 1;
+                let mut req = RecallRequest::new("default", corpus.query_text(asked));
                 req.mode = mode;
                 req.limit = 10;
                 let t = Instant::now();
@@ -589,15 +565,16 @@ fn store(
         } as f64
             / 1_048_576.0;
         let rows_s = LAST_ROWS_S.with(|c| c.get());
-        let import = match &schema {
+        let import = match (&schema, &reuse) {
+            (_, Some(name)) => format!("({name} reused)"),
             // PostgreSQL: the rows, then the vector index built once.
-            Some(_) => format!(
+            (Some(_), None) => format!(
                 "{:.0}/s (rows {:.0}/s, then HNSW build {:.0} s)",
                 n as f64 / import_s,
                 n as f64 / rows_s,
                 import_s - rows_s
             ),
-            None => format!("{:.0}/s", n as f64 / import_s),
+            (None, None) => format!("{:.0}/s", n as f64 / import_s),
         };
         println!(
             "| {n} | {import} | {preload_s:.2} s | {h50:.2} ms | {h95:.2} ms | {k50:.2} ms | {v50:.2} ms | {size:.0} MiB | {:.0} MiB |",

@@ -29,8 +29,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::ms;
 use crate::synth::{Corpus, SyntheticEmbedder};
+use crate::timing::ms;
 
 /// Run the benchmark and print its table.
 pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {

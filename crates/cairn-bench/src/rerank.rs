@@ -23,8 +23,8 @@ use cairn_core::{Cairn, MemoryId, MemoryStore, RecallRequest, RememberRequest};
 use cairn_providers::testing::{MockServer, Mode};
 use cairn_providers::{Endpoint, HttpReranker};
 
-use crate::ms;
 use crate::synth::{Corpus, SyntheticEmbedder};
+use crate::timing::ms;
 
 fn http(url: String, retries: u32) -> Arc<dyn Reranker> {
     let mut e = Endpoint::new(url, None);

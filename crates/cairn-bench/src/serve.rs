@@ -22,8 +22,8 @@ use cairn_sqlite::SqliteStore;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::percentile;
 use crate::synth::{Corpus, SyntheticEmbedder};
+use crate::timing::percentile;
 
 /// One kind of request.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -23,8 +23,8 @@ use http_body_util::BodyExt;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use crate::percentile;
 use crate::synth::{Corpus, SyntheticEmbedder};
+use crate::timing::percentile;
 
 /// One request's answer: status, time to the last byte (ms) and body.
 async fn fetch(

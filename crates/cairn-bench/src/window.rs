@@ -75,7 +75,7 @@ pub fn run(exchanges: usize, runs: usize, budget: usize) -> Result<()> {
             tokens = w.total_tokens;
         }
     }
-    let (p50, p95) = crate::ms(&mut times);
+    let (p50, p95) = crate::timing::ms(&mut times);
     println!(
         "{} messages logged in {logged:.1} s ({:.0}/s, synthetic embeddings)\n",
         exchanges * 2,

@@ -29,6 +29,8 @@ struct Stemmed {
     rows: f64,
     /// Their words, in all.
     total_len: f64,
+    /// The statistics' version (`postings::Lists`).
+    version: i64,
 }
 
 /// Each term's stem by the configuration that indexed the memories (a term
@@ -37,7 +39,8 @@ struct Stemmed {
 fn stem(tx: &mut Reader<'_>, terms: &[String]) -> Result<Stemmed> {
     let rows = tx
         .query(
-            "SELECT q.n::int, s.lexeme, coalesce(t.rows, 0), c.rows, c.total_len \
+            "SELECT q.n::int, s.lexeme, coalesce(t.rows, 0), c.rows, c.total_len, \
+                    c.xmin::text::int8 \
              FROM kw_corpus c \
              LEFT JOIN (unnest($1::text[]) WITH ORDINALITY AS q(term, n) \
                CROSS JOIN LATERAL (SELECT (tsvector_to_array( \
@@ -53,10 +56,12 @@ fn stem(tx: &mut Reader<'_>, terms: &[String]) -> Result<Stemmed> {
         rows_with: Vec::new(),
         rows: 0.0,
         total_len: 0.0,
+        version: 0,
     };
     for row in &rows {
         out.rows = get::<i64>(row, 3)?.max(0) as f64;
         out.total_len = get::<i64>(row, 4)?.max(0) as f64;
+        out.version = get(row, 5)?;
         let (Some(n), Some(lexeme)) = (get::<Option<i32>>(row, 0)?, get(row, 1)?) else {
             continue;
         };
@@ -128,7 +133,7 @@ pub(crate) fn rarity(db: &Db, recent: &Recent, query: &str) -> Result<Option<Ter
 /// (`crate::PostgresOptions::common_term_idf`).
 pub(crate) fn search(
     db: &Db,
-    recent: &Recent,
+    (recent, lists): (&Recent, &postings::Lists),
     common_idf: f64,
     query: &str,
     filter: &Filter,
@@ -153,7 +158,8 @@ pub(crate) fn search(
             rows: stemmed.rows,
             avgdl: stemmed.total_len / stemmed.rows.max(1.0),
             common_idf,
+            version: stemmed.version,
         };
-        postings::top_k(tx, filter, &query, limit)
+        postings::top_k(tx, filter, &query, limit, lists)
     })
 }

@@ -42,6 +42,7 @@
 //! top `limit`; every score is still exact.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use cairn_core::rank::{bm25_idf, bm25_term, BM25_FIELD_WEIGHTS};
 use cairn_core::store::{Filter, Hit};
@@ -73,6 +74,9 @@ pub(crate) struct Query<'a> {
     pub(crate) avgdl: f64,
     /// The idf at or under which a term is common (see the module's doc).
     pub(crate) common_idf: f64,
+    /// The statistics' version ([`Lists`]): it changes with every
+    /// commit that changes any memory's words.
+    pub(crate) version: i64,
 }
 
 impl Query<'_> {
@@ -106,6 +110,64 @@ struct Seen {
     f: Vec<Option<f64>>,
 }
 
+/// One group's rows, `(len, id)`, in no particular order.
+type GroupRows = ([i16; 3], Vec<(i32, Uuid)>);
+
+/// The whole posting lists of rare terms read lately, by tenant and stem,
+/// for one version of the statistics: a hybrid recall's feedback search
+/// repeats its query's terms, and a recall repeated before any write
+/// reads nothing again. Every commit that changes a memory's words
+/// updates `kw_corpus`'s row, so its version (`xmin`, read with the
+/// statistics) changing empties the cache: a list is reused only while
+/// no word changed anywhere.
+#[derive(Default)]
+pub(crate) struct Lists(Mutex<ListCache>);
+
+#[derive(Default)]
+struct ListCache {
+    version: i64,
+    rows: usize,
+    by_term: HashMap<(String, String), Arc<Vec<GroupRows>>>,
+}
+
+/// How many postings [`Lists`] holds at most (about 20 bytes each).
+const CACHED_ROWS: usize = 200_000;
+
+impl Lists {
+    /// The cached list of each of `lexemes` (`None`: not cached).
+    fn known(
+        &self,
+        tenant: &str,
+        version: i64,
+        lexemes: &[String],
+    ) -> Vec<Option<Arc<Vec<GroupRows>>>> {
+        let cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        lexemes
+            .iter()
+            .map(|l| match cache.version == version {
+                true => cache.by_term.get(&(tenant.to_string(), l.clone())).cloned(),
+                false => None,
+            })
+            .collect()
+    }
+
+    /// Keep `list`, the whole list of `lexeme` as of `version`.
+    fn keep(&self, tenant: &str, version: i64, lexeme: &str, list: Vec<GroupRows>) {
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let rows: usize = list.iter().map(|(_, r)| r.len()).sum();
+        if cache.version != version || cache.rows + rows > CACHED_ROWS {
+            *cache = ListCache {
+                version,
+                ..ListCache::default()
+            };
+        }
+        cache.rows += rows;
+        cache
+            .by_term
+            .insert((tenant.to_string(), lexeme.to_string()), Arc::new(list));
+    }
+}
+
 /// The top `limit` memories `filter` lets through by BM25 over `query`'s
 /// terms, best first (ties by descending id).
 pub(crate) fn top_k(
@@ -113,6 +175,7 @@ pub(crate) fn top_k(
     filter: &Filter,
     query: &Query<'_>,
     limit: usize,
+    lists: &Lists,
 ) -> Result<Vec<Hit>> {
     if limit == 0 {
         return Ok(Vec::new());
@@ -120,7 +183,7 @@ pub(crate) fn top_k(
     let common = query.all_common();
     let rounds = rounds(common);
     for (round, depth) in rounds.iter().enumerate() {
-        let (groups, seen) = read(tx, &filter.tenant, query, *depth)?;
+        let (groups, seen) = read(tx, &filter.tenant, query, *depth, lists)?;
         if groups.is_empty() {
             return Ok(Vec::new());
         }
@@ -146,13 +209,15 @@ fn rounds(all_common: bool) -> &'static [Option<i64>] {
 /// counts, by a skip scan of the primary key: one probe a group), each
 /// group's best `depth` rows (every row of a rare term, or of any term
 /// when `depth` is `None`), and the memories read, with what was read of
-/// each. Groups whose rows score nothing (no weighted occurrence) are
-/// left out.
+/// each. A rare term's whole list comes from `lists` when it holds it,
+/// and goes there when read. Groups whose rows score nothing (no
+/// weighted occurrence) are left out.
 fn read(
     tx: &mut Reader<'_>,
     tenant: &str,
     query: &Query<'_>,
     depth: Option<i64>,
+    lists: &Lists,
 ) -> Result<(Vec<Group>, HashMap<Uuid, Seen>)> {
     // One row past the depth: whether the group goes on, and where.
     let limits: Vec<Option<i64>> = query
@@ -160,6 +225,73 @@ fn read(
         .iter()
         .map(|n| depth.filter(|_| *n > WHOLE_LIST_ROWS).map(|d| d + 1))
         .collect();
+    let rare = |t: usize| query.rows_with[t] <= WHOLE_LIST_ROWS;
+    let known = lists.known(tenant, query.version, query.lexemes);
+    // The terms to read: the position of each in the statement's arrays.
+    let asked: Vec<usize> = (0..query.lexemes.len())
+        .filter(|&t| known[t].is_none())
+        .collect();
+    // Each group read, by its term's position in the query.
+    let mut read: Vec<(usize, GroupRows)> = Vec::new();
+    if !asked.is_empty() {
+        let lexemes: Vec<&str> = asked.iter().map(|&t| query.lexemes[t].as_str()).collect();
+        let asked_limits: Vec<Option<i64>> = asked.iter().map(|&t| limits[t]).collect();
+        for (n, group) in read_groups(tx, tenant, &lexemes, &asked_limits)? {
+            read.push((asked[n], group));
+        }
+        for &t in asked.iter().filter(|&&t| rare(t)) {
+            let list: Vec<GroupRows> = read
+                .iter()
+                .filter(|(term, _)| *term == t)
+                .map(|(_, group)| group.clone())
+                .collect();
+            lists.keep(tenant, query.version, &query.lexemes[t], list);
+        }
+    }
+    for (t, list) in known.iter().enumerate() {
+        for group in list.iter().flat_map(|l| l.iter()) {
+            read.push((t, group.clone()));
+        }
+    }
+    let mut groups: Vec<Group> = Vec::with_capacity(read.len());
+    let mut seen: HashMap<Uuid, Seen> = HashMap::new();
+    for (term, (counts, mut rows)) in read {
+        if rows.is_empty() {
+            continue;
+        }
+        let mut group = Group {
+            term,
+            f: weighted(counts.map(f64::from)),
+            next: None,
+        };
+        if limits[term].is_some_and(|l| rows.len() as i64 >= l) {
+            // The row past the depth is the greatest read: not counted.
+            let last = (0..rows.len()).max_by_key(|&i| rows[i]);
+            group.next = last.map(|i| rows.swap_remove(i));
+        }
+        for (len, id) in rows {
+            let s = seen.entry(id).or_insert_with(|| Seen {
+                len,
+                f: vec![None; query.lexemes.len()],
+            });
+            s.f[term] = Some(group.f);
+        }
+        groups.push(group);
+    }
+    groups.retain(|g| g.f > 0.0);
+    Ok((groups, seen))
+}
+
+/// Each group of `lexemes` in the tenant's postings, its best
+/// `limits[n]` rows (all: `None`), with the position of its term in
+/// `lexemes`: one statement, one row a group, its rows' lengths and ids
+/// in two arrays.
+fn read_groups(
+    tx: &mut Reader<'_>,
+    tenant: &str,
+    lexemes: &[&str],
+    limits: &[Option<i64>],
+) -> Result<Vec<(usize, GroupRows)>> {
     let rows = tx
         .query(
             "WITH RECURSIVE g(n, fa, fb, fc) AS ( \
@@ -174,52 +306,25 @@ fn read(
                  WHERE p.tenant = $1 AND p.lexeme = ($2::text[])[g.n] \
                    AND (p.fa, p.fb, p.fc) > (g.fa, g.fb, g.fc) \
                  ORDER BY p.fa, p.fb, p.fc LIMIT 1) f) \
-             SELECT g.n, g.fa, g.fb, g.fc, r.len, r.memory_id FROM g \
-             CROSS JOIN LATERAL (SELECT p.len, p.memory_id FROM kw_postings p \
-               WHERE p.tenant = $1 AND p.lexeme = ($2::text[])[g.n] AND p.fa = g.fa \
-                 AND p.fb = g.fb AND p.fc = g.fc \
-               ORDER BY p.len, p.memory_id LIMIT ($3::int8[])[g.n]) r",
-            &[&tenant, &query.lexemes, &limits],
+             SELECT g.n, g.fa, g.fb, g.fc, r.lens, r.ids FROM g \
+             CROSS JOIN LATERAL (SELECT array_agg(p.len) AS lens, array_agg(p.memory_id) AS ids \
+               FROM (SELECT p.len, p.memory_id FROM kw_postings p \
+                 WHERE p.tenant = $1 AND p.lexeme = ($2::text[])[g.n] AND p.fa = g.fa \
+                   AND p.fb = g.fb AND p.fc = g.fc \
+                 ORDER BY p.len, p.memory_id LIMIT ($3::int8[])[g.n]) p) r",
+            &[&tenant, &lexemes, &limits],
         )
         .map_err(|e| pg_err("reading keyword postings", e))?;
-    let mut groups: Vec<Group> = Vec::new();
-    let mut read: Vec<Vec<(i32, Uuid)>> = Vec::new();
-    let mut index: HashMap<(i32, [i16; 3]), usize> = HashMap::new();
-    for row in &rows {
-        let n: i32 = get(row, 0)?;
-        let counts: [i16; 3] = [get(row, 1)?, get(row, 2)?, get(row, 3)?];
-        let at = *index.entry((n, counts)).or_insert_with(|| {
-            groups.push(Group {
-                term: usize::try_from(n - 1).unwrap_or(0),
-                f: weighted(counts.map(f64::from)),
-                next: None,
-            });
-            read.push(Vec::new());
-            groups.len() - 1
-        });
-        read[at].push((get(row, 4)?, get(row, 5)?));
-    }
-    let mut seen: HashMap<Uuid, Seen> = HashMap::new();
-    for (g, mut rows) in groups.iter_mut().zip(read) {
-        if limits[g.term].is_some_and(|l| rows.len() as i64 >= l) {
-            // The row past the depth is the greatest read: not counted.
-            let last = rows
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, r)| **r)
-                .map(|(i, _)| i);
-            g.next = last.map(|i| rows.swap_remove(i));
-        }
-        for (len, id) in rows {
-            let s = seen.entry(id).or_insert_with(|| Seen {
-                len,
-                f: vec![None; query.lexemes.len()],
-            });
-            s.f[g.term] = Some(g.f);
-        }
-    }
-    groups.retain(|g| g.f > 0.0);
-    Ok((groups, seen))
+    rows.iter()
+        .map(|row| {
+            let n: i32 = get(row, 0)?;
+            let counts: [i16; 3] = [get(row, 1)?, get(row, 2)?, get(row, 3)?];
+            let lens: Vec<i32> = get::<Option<Vec<i32>>>(row, 4)?.unwrap_or_default();
+            let ids: Vec<Uuid> = get::<Option<Vec<Uuid>>>(row, 5)?.unwrap_or_default();
+            let at = usize::try_from(n - 1).unwrap_or(0);
+            Ok((at, (counts, lens.into_iter().zip(ids).collect())))
+        })
+        .collect()
 }
 
 /// The weighted frequency of a stem occurring `counts` times in each
@@ -428,6 +533,7 @@ mod tests {
             rows: 1000.0,
             avgdl: 20.0,
             common_idf,
+            version: 0,
         }
     }
 

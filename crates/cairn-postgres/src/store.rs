@@ -39,6 +39,8 @@ pub struct PostgresStore {
     ef_search: usize,
     /// The statistics of the last keyword searches.
     recent: keyword::Recent,
+    /// The rare terms' posting lists read lately.
+    lists: crate::postings::Lists,
     /// [`PostgresOptions::common_term_idf`].
     common_term_idf: f64,
 }
@@ -85,6 +87,7 @@ impl PostgresStore {
             index_deferred: AtomicBool::new(false),
             ef_search: options.ef_search,
             recent: keyword::Recent::default(),
+            lists: crate::postings::Lists::default(),
             common_term_idf: options.common_term_idf,
         })
     }
@@ -162,7 +165,7 @@ impl Reading for PostgresStore {
     fn keyword_search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
         keyword::search(
             &self.db,
-            &self.recent,
+            (&self.recent, &self.lists),
             self.common_term_idf,
             query,
             filter,

@@ -16,11 +16,14 @@ const MODEL_SQL: &str = "SELECT key, value FROM meta WHERE key IN ('model_name',
 
 /// The recorded model, read inside the transaction.
 pub(crate) fn read_model(tx: &mut Transaction<'_>) -> Result<Option<ModelInfo>> {
-    let rows = tx
-        .query(MODEL_SQL, &[])
-        .map_err(|e| pg_err("reading the model", e))?;
+    let rows = tx.query(MODEL_SQL, &[]);
+    model_of_rows(&rows.map_err(|e| pg_err("reading the model", e))?)
+}
+
+/// The recorded model from the rows of [`MODEL_SQL`].
+fn model_of_rows(rows: &[postgres::Row]) -> Result<Option<ModelInfo>> {
     let mut pairs = Vec::new();
-    for row in &rows {
+    for row in rows {
         pairs.push((get::<String>(row, 0)?, get::<String>(row, 1)?));
     }
     model_from(pairs)
@@ -144,11 +147,7 @@ pub(crate) fn search(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    // The search's settings and the recorded model in its first round
-    // trip: HNSW's on the session (they only concern vector searches,
-    // which all set them), the exact scan's in a transaction of its own.
-    let search = |tx: &mut Reader<'_>, model: &[SimpleQueryRow]| {
-        check_dimension(model_of(model)?.as_ref(), vector)?;
+    let search = |tx: &mut Reader<'_>| {
         let dim = vector.len();
         let mut params = Params::default();
         let condition = filter_sql(filter, &mut params);
@@ -158,6 +157,7 @@ pub(crate) fn search(
             "SELECT m.id, {FACTOR_COLUMNS}, \
                     (m.embedding::vector({dim}) <=> {probe}::vector({dim})) AS distance \
              FROM memories m WHERE vector_dims(m.embedding) = {dim} AND {condition} \
+               AND coalesce((SELECT value FROM meta WHERE key = 'model_dim'), '{dim}') = '{dim}' \
              ORDER BY distance LIMIT {limit}"
         );
         let rows = tx
@@ -180,19 +180,36 @@ pub(crate) fn search(
     let scope = Scope::Tenant(&filter.tenant);
     match scan {
         // HNSW keeps scanning until the filter has let `limit` rows
-        // through (pgvector's iterative scan).
+        // through (pgvector's iterative scan). Its settings stay on the
+        // session (they only concern vector searches, which all set them).
+        // A vector of another dimension than the recorded model's is an
+        // error: the search finds nothing then (its one-time filter on
+        // `meta`, evaluated before any row is read), and only a search
+        // that finds nothing reads the model to say why (one round trip
+        // fewer than reading it first).
         Scan::Index { ef_search } => {
             let settings = format!(
                 "SET hnsw.ef_search = {}; SET hnsw.iterative_scan = strict_order",
                 limit.max(ef_search).min(1000)
             );
-            db.read(scope, &settings, MODEL_SQL, search)
+            db.read(scope, &settings, "", |tx, _| {
+                let hits = search(tx)?;
+                if hits.is_empty() {
+                    let model = tx.query(MODEL_SQL, &[]);
+                    let model = model_of_rows(&model.map_err(|e| pg_err("reading the model", e))?)?;
+                    check_dimension(model.as_ref(), vector)?;
+                }
+                Ok(hits)
+            })
         }
         // The HNSW index is read only by an index scan.
         Scan::Exact => db.read_tx(
             scope,
             &format!("SET LOCAL enable_indexscan = off; {MODEL_SQL}"),
-            search,
+            |tx, model| {
+                check_dimension(model_of(model)?.as_ref(), vector)?;
+                search(tx)
+            },
         ),
     }
 }

@@ -425,9 +425,6 @@ impl Cairn {
         filter.now = now;
         filter.tags = normalize_tags(&filter.tags)?;
         let candidates = req.limit * self.fusion.candidates_per_result;
-        if req.mode != SearchMode::Keyword {
-            self.ensure_model()?;
-        }
         // A time the query names raises what was written within it (the
         // query is searched whole: its time words may be what a memory says).
         let named_time = match req.mode == SearchMode::Hybrid && self.fusion.time_boost > 0.0 {
@@ -454,13 +451,15 @@ impl Cairn {
             Ok::<_, Error>((hits, query_vector))
         };
         // The sides are independent: while this thread embeds the query,
-        // another loads the vector index (the first search of a process) and
-        // then, in hybrid mode, runs BM25.
+        // another checks the store's model (its error wins), loads the
+        // vector index (the first search of a process) and then, in hybrid
+        // mode, runs BM25.
         let feedback_on = req.mode == SearchMode::Hybrid && self.fusion.feedback_weight > 0.0;
         let ((keyword, rarity), (vector, query_vector, feedback)) = match req.mode {
             SearchMode::Keyword => ((keyword_side()?, None), (Vec::new(), None, Vec::new())),
             mode => std::thread::scope(|scope| {
                 let other = scope.spawn(|| {
+                    self.ensure_model()?;
                     if let Some(caches) = self.store.maintenance().caches() {
                         caches.warm_up()?;
                     }
@@ -482,9 +481,9 @@ impl Cairn {
                 );
                 let keyword = other
                     .join()
-                    .unwrap_or_else(|_| Err(Error::storage("keyword search panicked")));
+                    .unwrap_or_else(|_| Err(Error::storage("keyword search panicked")))?;
                 let (hits, query_vector, feedback) = vector?;
-                Ok::<_, Error>((keyword?, (hits, Some(query_vector), feedback)))
+                Ok::<_, Error>((keyword, (hits, Some(query_vector), feedback)))
             })?,
         };
         let keyword_ids: Vec<MemoryId> = keyword.iter().map(|h| h.id).collect();

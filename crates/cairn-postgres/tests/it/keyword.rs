@@ -251,3 +251,78 @@ fn a_query_of_common_terms_only_returns_its_own_memories_scored_exactly() {
         }
     }
 }
+
+/// Memories `from..from + count` of `default` holding "yak" (a word the
+/// corpus does not use) `times` times each.
+fn yaks(from: u32, count: u32, times: usize) -> Vec<(Memory, Vec<f32>)> {
+    (from..from + count)
+        .map(|i| {
+            let content = format!("{} fox", vec!["yak"; times].join(" "));
+            let m = sample(i, "default", None, MemoryType::Note, &content);
+            (m, axis(i as usize, DIM))
+        })
+        .collect()
+}
+
+/// A rare term's whole posting list, kept by a store after a search, is
+/// read again as soon as any memory's words change: through this store or
+/// through another one on the same schema (another server).
+#[test]
+fn a_kept_posting_list_is_read_again_once_words_change_anywhere() {
+    let schema = Schema::new();
+    let store = schema.open();
+    let other = schema.open();
+    let mut all = fill(&store);
+    let first = yaks(10_000, 40, 1);
+    store
+        .write(WriteBatch {
+            inserts: first.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+    all.extend(first.into_iter().map(|(m, _)| m));
+    let every = Filter::new("default", 0).scope(ScopeFilter::All);
+    let search = |all: &[Memory]| {
+        for query in ["yak", "yak sea", "yak"] {
+            check(&store, all, query, &every, 30);
+        }
+    };
+    search(&all);
+
+    // Another server adds memories that outscore every earlier one.
+    let added = yaks(10_100, 20, 3);
+    other
+        .write(WriteBatch {
+            inserts: added.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+    all.extend(added.into_iter().map(|(m, _)| m));
+    search(&all);
+
+    // This store changes words; the other deletes.
+    let changed: Vec<Memory> = all[..30]
+        .iter()
+        .map(|m| Memory {
+            content: "yak yak yak yak".into(),
+            ..m.clone()
+        })
+        .collect();
+    store
+        .write(WriteBatch {
+            updates: changed.iter().map(|m| (m.clone(), None)).collect(),
+            ..Default::default()
+        })
+        .unwrap();
+    all.splice(..30, changed);
+    search(&all);
+    let gone: Vec<MemoryId> = all[..10].iter().map(|m| m.id).collect();
+    let deletion = Deletion {
+        actor: "test".into(),
+        reason: "test".into(),
+        at: 1,
+    };
+    assert_eq!(other.delete("default", &gone, &deletion).unwrap(), 10);
+    all.drain(..10);
+    search(&all);
+}
