@@ -152,7 +152,7 @@ impl Lists {
     }
 
     /// Keep `list`, the whole list of `lexeme` as of `version`.
-    fn keep(&self, tenant: &str, version: i64, lexeme: &str, list: Vec<GroupRows>) {
+    fn keep(&self, tenant: &str, version: i64, lexeme: &str, list: Arc<Vec<GroupRows>>) {
         let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let rows: usize = list.iter().map(|(_, r)| r.len()).sum();
         if cache.version != version || cache.rows + rows > CACHED_ROWS {
@@ -164,7 +164,7 @@ impl Lists {
         cache.rows += rows;
         cache
             .by_term
-            .insert((tenant.to_string(), lexeme.to_string()), Arc::new(list));
+            .insert((tenant.to_string(), lexeme.to_string()), list);
     }
 }
 
@@ -226,57 +226,61 @@ fn read(
         .map(|n| depth.filter(|_| *n > WHOLE_LIST_ROWS).map(|d| d + 1))
         .collect();
     let rare = |t: usize| query.rows_with[t] <= WHOLE_LIST_ROWS;
-    let known = lists.known(tenant, query.version, query.lexemes);
-    // The terms to read: the position of each in the statement's arrays.
+    // Each term's groups: a rare term's whole list shared with `lists`,
+    // any other's as read.
+    let mut lists_of: Vec<Option<Arc<Vec<GroupRows>>>> =
+        lists.known(tenant, query.version, query.lexemes);
     let asked: Vec<usize> = (0..query.lexemes.len())
-        .filter(|&t| known[t].is_none())
+        .filter(|&t| lists_of[t].is_none())
         .collect();
-    // Each group read, by its term's position in the query.
-    let mut read: Vec<(usize, GroupRows)> = Vec::new();
+    let mut partial: Vec<(usize, GroupRows)> = Vec::new();
     if !asked.is_empty() {
         let lexemes: Vec<&str> = asked.iter().map(|&t| query.lexemes[t].as_str()).collect();
         let asked_limits: Vec<Option<i64>> = asked.iter().map(|&t| limits[t]).collect();
+        let mut whole: Vec<Vec<GroupRows>> = vec![Vec::new(); query.lexemes.len()];
         for (n, group) in read_groups(tx, tenant, &lexemes, &asked_limits)? {
-            read.push((asked[n], group));
+            match rare(asked[n]) {
+                true => whole[asked[n]].push(group),
+                false => partial.push((asked[n], group)),
+            }
         }
         for &t in asked.iter().filter(|&&t| rare(t)) {
-            let list: Vec<GroupRows> = read
-                .iter()
-                .filter(|(term, _)| *term == t)
-                .map(|(_, group)| group.clone())
-                .collect();
-            lists.keep(tenant, query.version, &query.lexemes[t], list);
+            let list = Arc::new(std::mem::take(&mut whole[t]));
+            lists.keep(tenant, query.version, &query.lexemes[t], list.clone());
+            lists_of[t] = Some(list);
         }
     }
-    for (t, list) in known.iter().enumerate() {
-        for group in list.iter().flat_map(|l| l.iter()) {
-            read.push((t, group.clone()));
-        }
-    }
-    let mut groups: Vec<Group> = Vec::with_capacity(read.len());
+    let every = lists_of
+        .iter()
+        .enumerate()
+        .flat_map(|(t, l)| l.iter().flat_map(move |l| l.iter().map(move |g| (t, g))))
+        .chain(partial.iter().map(|(t, g)| (*t, g)));
+    let mut groups: Vec<Group> = Vec::new();
     let mut seen: HashMap<Uuid, Seen> = HashMap::new();
-    for (term, (counts, mut rows)) in read {
-        if rows.is_empty() {
-            continue;
-        }
+    for (term, (counts, rows)) in every {
         let mut group = Group {
             term,
             f: weighted(counts.map(f64::from)),
             next: None,
         };
-        if limits[term].is_some_and(|l| rows.len() as i64 >= l) {
-            // The row past the depth is the greatest read: not counted.
-            let last = (0..rows.len()).max_by_key(|&i| rows[i]);
-            group.next = last.map(|i| rows.swap_remove(i));
-        }
-        for (len, id) in rows {
+        // The row past the depth is the greatest read: not counted.
+        let past = limits[term]
+            .filter(|l| rows.len() as i64 >= *l)
+            .and_then(|_| (0..rows.len()).max_by_key(|&i| rows[i]));
+        group.next = past.map(|i| rows[i]);
+        for (i, &(len, id)) in rows.iter().enumerate() {
+            if Some(i) == past {
+                continue;
+            }
             let s = seen.entry(id).or_insert_with(|| Seen {
                 len,
                 f: vec![None; query.lexemes.len()],
             });
             s.f[term] = Some(group.f);
         }
-        groups.push(group);
+        if !rows.is_empty() {
+            groups.push(group);
+        }
     }
     groups.retain(|g| g.f > 0.0);
     Ok((groups, seen))

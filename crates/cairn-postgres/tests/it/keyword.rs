@@ -264,6 +264,18 @@ fn yaks(from: u32, count: u32, times: usize) -> Vec<(Memory, Vec<f32>)> {
         .collect()
 }
 
+/// Write `items` to `store`; their memories.
+fn insert(store: &dyn Store, items: Vec<(Memory, Vec<f32>)>) -> Vec<Memory> {
+    let memories = items.iter().map(|(m, _)| m.clone()).collect();
+    store
+        .write(WriteBatch {
+            inserts: items,
+            ..Default::default()
+        })
+        .unwrap();
+    memories
+}
+
 /// A rare term's whole posting list, kept by a store after a search, is
 /// read again as soon as any memory's words change: through this store or
 /// through another one on the same schema (another server).
@@ -273,14 +285,7 @@ fn a_kept_posting_list_is_read_again_once_words_change_anywhere() {
     let store = schema.open();
     let other = schema.open();
     let mut all = fill(&store);
-    let first = yaks(10_000, 40, 1);
-    store
-        .write(WriteBatch {
-            inserts: first.clone(),
-            ..Default::default()
-        })
-        .unwrap();
-    all.extend(first.into_iter().map(|(m, _)| m));
+    all.extend(insert(&store, yaks(10_000, 40, 1)));
     let every = Filter::new("default", 0).scope(ScopeFilter::All);
     let search = |all: &[Memory]| {
         for query in ["yak", "yak sea", "yak"] {
@@ -290,14 +295,7 @@ fn a_kept_posting_list_is_read_again_once_words_change_anywhere() {
     search(&all);
 
     // Another server adds memories that outscore every earlier one.
-    let added = yaks(10_100, 20, 3);
-    other
-        .write(WriteBatch {
-            inserts: added.clone(),
-            ..Default::default()
-        })
-        .unwrap();
-    all.extend(added.into_iter().map(|(m, _)| m));
+    all.extend(insert(&other, yaks(10_100, 20, 3)));
     search(&all);
 
     // This store changes words; the other deletes.
