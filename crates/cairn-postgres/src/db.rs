@@ -22,6 +22,11 @@ pub(crate) enum Scope<'a> {
     Every,
     /// None: the tables without tenants (settings, API keys).
     Unscoped,
+    /// Reads of what every tenant shares and no row-level security
+    /// guards (the recorded model, keyword statistics): under whatever
+    /// tenant the connection holds, so that a recall's reads never switch
+    /// its connection's tenant back and forth ([`Pool::read`] only).
+    Shared,
 }
 
 /// What every pooled connection does first: the store's schema on its
@@ -147,7 +152,7 @@ fn scope_sql(scope: Scope<'_>) -> String {
         ),
         Scope::Every => "SELECT set_config('cairn.every_tenant', 'on', true)".to_string(),
         // A statement all the same: [`Pool::read`] counts them.
-        Scope::Unscoped => "SELECT NULL".to_string(),
+        Scope::Unscoped | Scope::Shared => "SELECT NULL".to_string(),
     }
 }
 
@@ -338,10 +343,10 @@ impl Pool {
                 .batch_execute("SELECT set_config('cairn.every_tenant', 'on', true)")
                 .map(drop),
             // A tenant a read left on the session names none here.
-            Scope::Unscoped if has_tenant => tx
+            Scope::Unscoped | Scope::Shared if has_tenant => tx
                 .batch_execute("SELECT set_config('cairn.tenant', '', true)")
                 .map(drop),
-            Scope::Unscoped => Ok(()),
+            Scope::Unscoped | Scope::Shared => Ok(()),
         }
         .map_err(|e| pg_err("naming the transaction's tenant", e))?;
         let out = f(&mut tx)?;
@@ -422,8 +427,9 @@ impl Pool {
         mut f: impl FnMut(&mut Reader<'_>, &[SimpleQueryRow]) -> Result<T>,
     ) -> Result<T> {
         let tenant = match scope {
-            Scope::Tenant(tenant) => tenant,
-            Scope::Unscoped => "",
+            Scope::Tenant(tenant) => Some(tenant),
+            Scope::Unscoped => Some(""),
+            Scope::Shared => None,
             Scope::Every => return self.read_tx(scope, &format!("{settings}; {first}"), f),
         };
         let mut retried = false;
@@ -433,7 +439,7 @@ impl Pool {
                 .get()
                 .map_err(|e| Error::unavailable_from("no connection to PostgreSQL", e))?;
             let mut sql = String::new();
-            if conn.tenant.as_deref() != Some(tenant) {
+            if let Some(tenant) = tenant.filter(|t| conn.tenant.as_deref() != Some(t)) {
                 sql.push_str(&format!(
                     "SELECT set_config('cairn.tenant', '{}', false);",
                     tenant.replace('\'', "''")
@@ -448,7 +454,7 @@ impl Pool {
             if !sql.is_empty() {
                 // Unknown until it succeeds (a failed simple query rolls
                 // back all of it).
-                conn.tenant = None;
+                let held = conn.tenant.take();
                 conn.settings = None;
                 match conn.client.simple_query(&sql) {
                     Ok(messages) => rows = last_statement_rows(messages),
@@ -458,7 +464,7 @@ impl Pool {
                     }
                     Err(e) => return Err(pg_err("beginning a read", e)),
                 }
-                conn.tenant = Some(tenant.to_string());
+                conn.tenant = tenant.map(str::to_string).or(held);
                 if !settings.is_empty() {
                     conn.settings = Some(settings.to_string());
                 }

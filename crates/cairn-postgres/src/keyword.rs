@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use crate::db::{Db, Reader, Scope};
@@ -18,6 +19,7 @@ use cairn_core::Result;
 
 /// A query's terms as the keyword index holds them, and BM25's
 /// statistics over every memory of every tenant.
+#[derive(Clone)]
 struct Stemmed {
     /// The terms PostgreSQL made a stem of, in order.
     terms: Vec<String>,
@@ -31,6 +33,27 @@ struct Stemmed {
     total_len: f64,
     /// The statistics' version (`postings::Lists`).
     version: i64,
+}
+
+impl Stemmed {
+    /// What [`stem`] would have read of `terms`, all of which this read
+    /// asked, at the same version.
+    fn only(self, terms: &[String]) -> Stemmed {
+        let mut out = Stemmed {
+            terms: Vec::new(),
+            lexemes: Vec::new(),
+            rows_with: Vec::new(),
+            ..self
+        };
+        for term in terms {
+            if let Some(i) = self.terms.iter().position(|t| t == term) {
+                out.terms.push(term.clone());
+                out.lexemes.push(self.lexemes[i].clone());
+                out.rows_with.push(self.rows_with[i]);
+            }
+        }
+        out
+    }
 }
 
 /// Each term's stem by the configuration that indexed the memories (a term
@@ -73,42 +96,72 @@ fn stem(tx: &mut Reader<'_>, terms: &[String]) -> Result<Stemmed> {
     Ok(out)
 }
 
-/// The statistics of the last few keyword searches, by query: a hybrid
-/// recall asks [`rarity`] of the query it just searched, and the search
-/// already read them (one transaction fewer). An entry is taken once,
-/// within [`RECENT_FOR`] of its search.
+/// The statistics read lately, for the same recall's next read to take
+/// instead of a round trip of its own: a hybrid recall asks [`rarity`]
+/// of the query its keyword search just read, and its feedback search
+/// asks [`search`] for the query with some of the first vector hits'
+/// words, whose rarity (with the query's) it has just read. A read is
+/// taken once, by the thread that made it, within [`RECENT_FOR`]: a
+/// search's statistics are at most that old, so a kept posting list
+/// ([`postings::Lists`]) is reused at most that long after a word changed.
 #[derive(Default)]
-pub(crate) struct Recent(Mutex<VecDeque<(Instant, String, TermRarity)>>);
+pub(crate) struct Recent(Mutex<VecDeque<Read>>);
 
-/// How many searches' statistics [`Recent`] keeps.
-const RECENT_SEARCHES: usize = 32;
+/// One read of terms' stems and statistics.
+struct Read {
+    at: Instant,
+    thread: ThreadId,
+    /// Whether [`rarity`] made it (else [`search`]).
+    by_rarity: bool,
+    /// The terms asked, stemmed or not.
+    asked: Vec<String>,
+    stemmed: Stemmed,
+}
 
-/// How long they are taken for the same query's rarity: the span of one
-/// recall, so that they are as fresh as a read of their own.
-const RECENT_FOR: Duration = Duration::from_secs(1);
+/// How many reads [`Recent`] keeps.
+const RECENT_READS: usize = 32;
+
+/// How long a read is taken: the gap between two reads of one recall.
+const RECENT_FOR: Duration = Duration::from_millis(100);
 
 impl Recent {
-    fn put(&self, query: &str, stemmed: &Stemmed) {
+    /// Keep a read this thread made (its earlier ones go).
+    fn put(&self, by_rarity: bool, asked: &[String], stemmed: &Stemmed) {
+        let thread = std::thread::current().id();
         let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if recent.len() >= RECENT_SEARCHES {
+        recent.retain(|r| r.thread != thread && r.at.elapsed() < RECENT_FOR);
+        if recent.len() >= RECENT_READS {
             recent.pop_front();
         }
-        recent.push_back((Instant::now(), query.to_string(), rarity_of(stemmed)));
+        recent.push_back(Read {
+            at: Instant::now(),
+            thread,
+            by_rarity,
+            asked: asked.to_vec(),
+            stemmed: stemmed.clone(),
+        });
     }
 
-    fn take(&self, query: &str) -> Option<TermRarity> {
+    /// This thread's read by [`rarity`] (`by_rarity`) or [`search`], if
+    /// it asked every one of `terms`, as a read of `terms` alone would
+    /// have stemmed them.
+    fn take(&self, by_rarity: bool, terms: &[String]) -> Option<Stemmed> {
+        let thread = std::thread::current().id();
         let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        recent.retain(|(at, _, _)| at.elapsed() < RECENT_FOR);
-        let i = recent.iter().rposition(|(_, q, _)| q == query)?;
-        recent.remove(i).map(|(_, _, r)| r)
+        recent.retain(|r| r.at.elapsed() < RECENT_FOR);
+        let i = recent.iter().position(|r| {
+            r.thread == thread && r.by_rarity == by_rarity && terms.iter().all(|t| r.asked.contains(t))
+        })?;
+        let read = recent.remove(i)?.stemmed;
+        Some(read.only(terms))
     }
 }
 
-fn rarity_of(stemmed: &Stemmed) -> TermRarity {
+fn rarity_of(stemmed: Stemmed) -> TermRarity {
     TermRarity {
         rows: stemmed.rows,
-        terms: stemmed.terms.clone(),
-        rows_with_term: stemmed.rows_with.clone(),
+        terms: stemmed.terms,
+        rows_with_term: stemmed.rows_with,
     }
 }
 
@@ -118,14 +171,14 @@ pub(crate) fn rarity(db: &Db, recent: &Recent, query: &str) -> Result<Option<Ter
     if terms.is_empty() {
         return Ok(None);
     }
-    if let Some(known) = recent.take(query) {
-        return Ok(Some(known));
-    }
-    // As `keyword_search`: each term's stem, and BM25's statistics over
-    // every memory of every tenant.
-    db.read(Scope::Unscoped, "", "", |tx, _| {
-        Ok(Some(rarity_of(&stem(tx, &terms)?)))
-    })
+    let stemmed = match recent.take(false, &terms) {
+        Some(known) => known,
+        // As `keyword_search`: each term's stem, and BM25's statistics
+        // over every memory of every tenant (no tenant's rows).
+        None => db.read(Scope::Shared, "", "", |tx, _| stem(tx, &terms))?,
+    };
+    recent.put(true, &terms, &stemmed);
+    Ok(Some(rarity_of(stemmed)))
 }
 
 /// [`cairn_core::store::Reading::keyword_search`]; a query whose every
@@ -144,8 +197,11 @@ pub(crate) fn search(
         return Ok(Vec::new());
     }
     db.read(Scope::Tenant(&filter.tenant), "", "", |tx, _| {
-        let stemmed = stem(tx, &terms)?;
-        recent.put(query, &stemmed);
+        let stemmed = match recent.take(true, &terms) {
+            Some(known) => known,
+            None => stem(tx, &terms)?,
+        };
+        recent.put(false, &terms, &stemmed);
         if stemmed.lexemes.is_empty() {
             return Ok(Vec::new());
         }

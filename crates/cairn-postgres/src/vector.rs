@@ -32,7 +32,7 @@ fn model_of_rows(rows: &[postgres::Row]) -> Result<Option<ModelInfo>> {
 /// The recorded model, in one round trip outside any transaction (a
 /// recall checks it before every semantic search).
 pub(crate) fn model(db: &Db) -> Result<Option<ModelInfo>> {
-    db.read(Scope::Unscoped, "", MODEL_SQL, |_, rows| model_of(rows))
+    db.read(Scope::Shared, "", MODEL_SQL, |_, rows| model_of(rows))
 }
 
 /// The recorded model from the rows of [`MODEL_SQL`] run as a simple query.

@@ -668,8 +668,13 @@ impl Cairn {
             .iter()
             .map(|m| keyword_terms(&m.content))
             .collect();
-        // The IDF of the seeds' terms, from one count of the index.
-        let pooled: Vec<&str> = seeds.iter().flatten().map(String::as_str).collect();
+        // The IDF of the seeds' terms, from one count of the index; the
+        // query's terms are counted with them, so that a store may keep
+        // the count for the expanded search that follows.
+        let query_terms = keyword_terms(query);
+        let pooled: Vec<&str> = (query_terms.iter().chain(seeds.iter().flatten()))
+            .map(String::as_str)
+            .collect();
         let Some(rarity) = self.store.keyword_rarity(&pooled.join(" "))? else {
             return Ok(Vec::new());
         };
@@ -681,7 +686,7 @@ impl Cairn {
             .map(|(t, &n)| (t.as_str(), bm25_idf(rarity.rows, n)))
             .collect();
         let terms = feedback_terms(
-            &keyword_terms(query),
+            &query_terms,
             &seeds,
             |t| idf.get(t).copied(),
             FEEDBACK_TERMS,

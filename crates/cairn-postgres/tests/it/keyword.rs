@@ -324,3 +324,31 @@ fn a_kept_posting_list_is_read_again_once_words_change_anywhere() {
     all.drain(..10);
     search(&all);
 }
+
+/// A search takes the statistics a rarity read of its terms just read
+/// (a hybrid recall's feedback search) only on the thread that read them
+/// and only just after: a search on another thread, or later, reads them
+/// again and sees the words another server changed meanwhile.
+#[test]
+fn a_rarity_read_serves_only_its_own_threads_next_search() {
+    let schema = Schema::new();
+    let store = schema.open();
+    let other = schema.open();
+    let mut all = fill(&store);
+    all.extend(insert(&store, yaks(10_000, 40, 1)));
+    let every = Filter::new("default", 0).scope(ScopeFilter::All);
+    check(&store, &all, "yak sea", &every, 30);
+
+    store.keyword_rarity("yak sea").unwrap();
+    all.extend(insert(&other, yaks(10_100, 20, 3)));
+    std::thread::scope(|s| {
+        s.spawn(|| check(&store, &all, "yak sea", &every, 30))
+            .join()
+            .unwrap()
+    });
+
+    store.keyword_rarity("yak sea").unwrap();
+    all.extend(insert(&other, yaks(10_200, 20, 4)));
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    check(&store, &all, "yak sea", &every, 30);
+}

@@ -38,6 +38,9 @@ fn one_connection_lent_to_tenant_after_tenant_reads_each_ones_own() {
                 _ => vec![own.id],
             };
             let filter = Filter::new(tenant, 0);
+            // Statistics every tenant shares: read under the tenant the
+            // session holds, which the next read must still replace.
+            store.keyword_rarity("word shared").unwrap();
             let got: Vec<_> = store
                 .get(tenant, &both)
                 .unwrap()
