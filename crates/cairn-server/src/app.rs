@@ -46,7 +46,7 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         .with_sse_retry(None)
         .with_cancellation_token(shutdown);
     let config = match &state.mcp_hosts {
-        Some(hosts) => config.with_allowed_hosts(hosts.clone()),
+        Some(hosts) => config.with_allowed_hosts(hosts.to_vec()),
         None => config.disable_allowed_hosts(),
     };
     let factory = state.mcp.clone();

@@ -54,14 +54,14 @@ pub use limits::RateLimits;
 pub struct AppState {
     /// The engine.
     pub cairn: Cairn,
-    /// The MCP handler (cloned per MCP session).
-    pub mcp: CairnMcp,
+    /// The MCP handler (copied for each MCP session).
+    pub mcp: Arc<CairnMcp>,
     /// How requests are authenticated.
     pub auth: Auth,
     /// The `Host` headers requests may carry, on every route but the
     /// probes (a guard against DNS rebinding, [`browser`]); `None` accepts
     /// any host.
-    pub mcp_hosts: Option<Vec<String>>,
+    pub mcp_hosts: Option<Arc<[String]>>,
     /// Every API key's rates (the buckets are in the store).
     pub limiter: Arc<limits::Limiter>,
     /// What `/metrics` reports.
@@ -74,7 +74,7 @@ pub struct AppState {
     pub mcp_owners: Arc<mcp_owners::McpOwners>,
     /// The URL clients reach this server by (`https://cairn.example`),
     /// for OAuth's metadata; `None`: taken from each request's `Host`.
-    pub public_url: Option<String>,
+    pub public_url: Option<Arc<str>>,
 }
 
 /// The hosts MCP accepts by default: loopback names.
@@ -85,9 +85,9 @@ impl AppState {
     pub fn new(mcp: CairnMcp) -> Self {
         AppState {
             cairn: mcp.cairn().clone(),
-            mcp,
+            mcp: Arc::new(mcp),
             auth: Auth::Keys,
-            mcp_hosts: Some(LOOPBACK_HOSTS.map(String::from).to_vec()),
+            mcp_hosts: Some(LOOPBACK_HOSTS.map(String::from).into()),
             limiter: Arc::new(limits::Limiter::new(
                 RateLimits::default(),
                 Default::default(),
@@ -102,7 +102,7 @@ impl AppState {
 
     /// Builder: the URL clients reach this server by, for OAuth.
     pub fn with_public_url(mut self, url: Option<String>) -> Self {
-        self.public_url = url;
+        self.public_url = url.map(Into::into);
         self
     }
 
@@ -132,7 +132,7 @@ impl AppState {
 
     /// Builder: the `Host` headers requests may carry (`None`: any).
     pub fn with_mcp_hosts(mut self, hosts: Option<Vec<String>>) -> Self {
-        self.mcp_hosts = hosts;
+        self.mcp_hosts = hosts.map(Into::into);
         self
     }
 
