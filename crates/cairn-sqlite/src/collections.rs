@@ -10,6 +10,15 @@ use crate::SqliteStore;
 
 const COLUMNS: &str = "tenant, kind, id, parent, body, created_at, updated_at";
 
+/// A tenant's records of one kind with `condition` on them, in no order.
+/// Neither an `ORDER BY` nor a test of a parameter for NULL is in the
+/// statement: SQLite prepares such a statement over this table again
+/// before every run (`tests::listing_is_prepared_once`), and every
+/// recall lists the tenant's slots.
+fn list_sql(condition: &str) -> String {
+    format!("SELECT {COLUMNS} FROM collections WHERE tenant = ?1 AND kind = ?2{condition}")
+}
+
 fn record_of(row: &Row<'_>) -> rusqlite::Result<Result<CollectionRecord>> {
     let kind: String = row.get(1)?;
     let body: String = row.get(4)?;
@@ -75,16 +84,21 @@ impl CollectionStore for SqliteStore {
         parent: Option<&str>,
     ) -> Result<Vec<CollectionRecord>> {
         let conn = self.reader()?;
-        let mut stmt = conn
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM collections WHERE tenant = ?1 AND kind = ?2 \
-                 AND (?3 IS NULL OR parent = ?3) ORDER BY created_at, id"
-            ))
-            .map_err(sql_err)?;
-        let rows = stmt
-            .query_map(params![tenant, kind.as_str(), parent], record_of)
-            .map_err(sql_err)?;
-        rows.map(|r| r.map_err(sql_err)?).collect()
+        let (tenant, kind) = (tenant, kind.as_str());
+        let rows: rusqlite::Result<Vec<Result<CollectionRecord>>> = match parent {
+            None => conn
+                .prepare_cached(&list_sql(""))
+                .and_then(|mut s| s.query_map(params![tenant, kind], record_of)?.collect()),
+            Some(parent) => conn
+                .prepare_cached(&list_sql(" AND parent = ?3"))
+                .and_then(|mut s| {
+                    s.query_map(params![tenant, kind, parent], record_of)?
+                        .collect()
+                }),
+        };
+        let mut records = rows.map_err(sql_err)?.into_iter().collect::<Result<Vec<_>>>()?;
+        records.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(records)
     }
 
     fn delete_collection(&self, tenant: &str, kind: CollectionKind, id: &str) -> Result<bool> {
@@ -99,5 +113,28 @@ impl CollectionStore for SqliteStore {
             crate::checkpoint::truncate_wal(&conn);
         }
         Ok(deleted > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::{Connection, StatementStatus};
+
+    #[test]
+    fn listing_is_prepared_once() {
+        let conn = Connection::open_in_memory().unwrap();
+        for sql in crate::schema::MIGRATIONS {
+            conn.execute_batch(sql).unwrap();
+        }
+        for _ in 0..3 {
+            let mut all = conn.prepare_cached(&list_sql("")).unwrap();
+            all.query(params!["t", "slot"]).unwrap().next().unwrap();
+            assert_eq!(all.get_status(StatementStatus::RePrepare), 0);
+            drop(all);
+            let mut under = conn.prepare_cached(&list_sql(" AND parent = ?3")).unwrap();
+            under.query(params!["t", "topic", "p"]).unwrap().next().unwrap();
+            assert_eq!(under.get_status(StatementStatus::RePrepare), 0);
+        }
     }
 }
