@@ -18,7 +18,7 @@ use crate::rank::relevance::{
     term_idf, term_share, unknown_share, weighted_unknown_share, Evidence, RelevanceModel,
 };
 use crate::rank::{cosine, relevance_factor, ScoreBreakdown};
-use crate::store::{keyword_terms, Store, TermRarity};
+use crate::store::{keyword_terms, TermRarity};
 use crate::{Error, Result};
 
 /// What a query brings to the judgement of its results.
@@ -58,18 +58,12 @@ impl Cairn {
         tenant: &str,
         ranked: &mut [(MemoryId, ScoreBreakdown)],
     ) -> Result<()> {
-        let ids: Vec<MemoryId> = ranked.iter().map(|(id, _)| *id).collect();
-        let memories: HashMap<MemoryId, Memory> = self
-            .store
-            .get(tenant, &ids)?
-            .into_iter()
-            .map(|m| (m.id, m))
-            .collect();
+        let (memories, vectors) = self.read_judged(judge, tenant, ranked)?;
         let mut judged: Vec<(&Memory, &mut ScoreBreakdown)> = ranked
             .iter_mut()
             .filter_map(|(id, e)| Some((memories.get(&*id)?, e)))
             .collect();
-        judge.assess(self.store.as_ref(), tenant, &mut judged)?;
+        judge.assess(&vectors, &mut judged);
         for (_, e) in ranked.iter_mut() {
             if let Some(r) = e.relevance {
                 e.relevance_factor = Some(relevance_factor(r, self.fusion.relevance_weight));
@@ -78,6 +72,41 @@ impl Cairn {
         }
         ranked.sort_by(|(a_id, a), (b_id, b)| b.score.total_cmp(&a.score).then(b_id.cmp(a_id)));
         Ok(())
+    }
+
+    /// The memories of `ranked`, and the stored vectors of those whose
+    /// cosine `judge` needs ([`Judge::vectors_needed`]): two reads, side by
+    /// side when both are needed (a round trip fewer on a remote store).
+    pub(super) fn read_judged(
+        &self,
+        judge: &Judge,
+        tenant: &str,
+        ranked: &[(MemoryId, ScoreBreakdown)],
+    ) -> Result<(HashMap<MemoryId, Memory>, HashMap<MemoryId, Vec<f32>>)> {
+        let ids: Vec<MemoryId> = ranked.iter().map(|(id, _)| *id).collect();
+        let needed = judge.vectors_needed(ranked);
+        let memories = || self.store.get(tenant, &ids);
+        let vectors = || -> Result<HashMap<MemoryId, Vec<f32>>> {
+            Ok(match needed.is_empty() {
+                true => HashMap::new(),
+                false => (needed.iter().copied())
+                    .zip(self.store.embeddings(tenant, &needed)?)
+                    .filter_map(|(id, v)| Some((id, v?)))
+                    .collect(),
+            })
+        };
+        let (memories, vectors) = match needed.is_empty() {
+            true => (memories()?, HashMap::new()),
+            false => std::thread::scope(|scope| {
+                let vectors = scope.spawn(vectors);
+                let memories = memories();
+                let vectors = vectors
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::storage("reading vectors panicked")));
+                Ok::<_, Error>((memories?, vectors?))
+            })?,
+        };
+        Ok((memories.into_iter().map(|m| (m.id, m)).collect(), vectors))
     }
 
     /// The judge of `query`'s results: its terms weighed by `rarity` (read
@@ -131,34 +160,29 @@ impl Cairn {
 }
 
 impl Judge {
+    /// The memories of `ranked` whose cosine is to be computed from their
+    /// stored vectors: not judged yet, and not found by the vector search
+    /// (none without a query vector).
+    pub(super) fn vectors_needed(&self, ranked: &[(MemoryId, ScoreBreakdown)]) -> Vec<MemoryId> {
+        match &self.vector {
+            Some(_) => ranked
+                .iter()
+                .filter(|(_, e)| e.cosine.is_none() && e.relevance.is_none())
+                .map(|(id, _)| *id)
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
     /// Fill in the relevance of each memory not judged yet (its `cosine`,
     /// `term_share`, `matched_terms` and `relevance`); cosines the vector
-    /// search did not give are computed from the stored vectors.
+    /// search did not give are computed from `vectors`, the stored vectors
+    /// of [`Judge::vectors_needed`].
     pub(super) fn assess(
         &self,
-        store: &dyn Store,
-        tenant: &str,
+        vectors: &HashMap<MemoryId, Vec<f32>>,
         judged: &mut [(&Memory, &mut ScoreBreakdown)],
-    ) -> Result<()> {
-        let vectors: HashMap<MemoryId, Vec<f32>> = match &self.vector {
-            Some(_) => {
-                let missing: Vec<MemoryId> = judged
-                    .iter()
-                    .filter(|(_, e)| e.cosine.is_none() && e.relevance.is_none())
-                    .map(|(m, _)| m.id)
-                    .collect();
-                match missing.is_empty() {
-                    true => HashMap::new(),
-                    false => missing
-                        .iter()
-                        .copied()
-                        .zip(store.embeddings(tenant, &missing)?)
-                        .filter_map(|(id, v)| Some((id, v?)))
-                        .collect(),
-                }
-            }
-            None => HashMap::new(),
-        };
+    ) {
         for (memory, explain) in judged.iter_mut() {
             if explain.relevance.is_some() {
                 continue;
@@ -182,7 +206,6 @@ impl Judge {
             explain.matched_terms = matched;
             explain.relevance = Some(self.model.relevance(&evidence));
         }
-        Ok(())
     }
 
     /// Whether a judged result is relevant enough to return.

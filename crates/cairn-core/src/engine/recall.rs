@@ -309,7 +309,8 @@ impl Cairn {
             .iter_mut()
             .map(|r| (&r.memory, &mut r.explain))
             .collect();
-        judge.assess(self.store.as_ref(), &filter.tenant, &mut judged)?;
+        // Every one has its cosine from the vector search.
+        judge.assess(&HashMap::new(), &mut judged);
         found.retain(|r| judge.keeps(&r.explain));
         found.truncate(req.limit);
         Ok(found)
@@ -566,13 +567,7 @@ impl Cairn {
             if batch.is_empty() {
                 break;
             }
-            let ids: Vec<MemoryId> = batch.iter().map(|(id, _)| *id).collect();
-            let mut memories: HashMap<MemoryId, Memory> = self
-                .store
-                .get(tenant, &ids)?
-                .into_iter()
-                .map(|m| (m.id, m))
-                .collect();
+            let (mut memories, vectors) = self.read_judged(judge, tenant, &batch)?;
             let mut batch: Vec<(MemoryId, ScoreBreakdown)> = batch
                 .into_iter()
                 .filter(|(id, _)| memories.contains_key(id))
@@ -581,7 +576,7 @@ impl Cairn {
                 .iter_mut()
                 .map(|(id, e)| (&memories[&*id], e))
                 .collect();
-            judge.assess(self.store.as_ref(), tenant, &mut judged)?;
+            judge.assess(&vectors, &mut judged);
             batch.retain(|(_, e)| judge.keeps(e));
             results.extend(batch.into_iter().filter_map(|(id, explain)| {
                 // Feedback alone is words the vectors suggested: both sides.
