@@ -150,7 +150,9 @@ impl Recent {
         let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
         recent.retain(|r| r.at.elapsed() < RECENT_FOR);
         let i = recent.iter().position(|r| {
-            r.thread == thread && r.by_rarity == by_rarity && terms.iter().all(|t| r.asked.contains(t))
+            r.thread == thread
+                && r.by_rarity == by_rarity
+                && terms.iter().all(|t| r.asked.contains(t))
         })?;
         let read = recent.remove(i)?.stemmed;
         Some(read.only(terms))

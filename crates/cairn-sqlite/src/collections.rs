@@ -96,7 +96,10 @@ impl CollectionStore for SqliteStore {
                         .collect()
                 }),
         };
-        let mut records = rows.map_err(sql_err)?.into_iter().collect::<Result<Vec<_>>>()?;
+        let mut records = rows
+            .map_err(sql_err)?
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?;
         records.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(records)
     }
@@ -133,7 +136,11 @@ mod tests {
             assert_eq!(all.get_status(StatementStatus::RePrepare), 0);
             drop(all);
             let mut under = conn.prepare_cached(&list_sql(" AND parent = ?3")).unwrap();
-            under.query(params!["t", "topic", "p"]).unwrap().next().unwrap();
+            under
+                .query(params!["t", "topic", "p"])
+                .unwrap()
+                .next()
+                .unwrap();
             assert_eq!(under.get_status(StatementStatus::RePrepare), 0);
         }
     }

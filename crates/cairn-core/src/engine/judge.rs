@@ -21,6 +21,9 @@ use crate::rank::{cosine, relevance_factor, ScoreBreakdown};
 use crate::store::{keyword_terms, TermRarity};
 use crate::{Error, Result};
 
+/// Stored vectors by memory.
+pub(super) type Vectors = HashMap<MemoryId, Vec<f32>>;
+
 /// What a query brings to the judgement of its results.
 pub(super) struct Judge {
     /// The query's keyword terms with their [`term_idf`].
@@ -82,11 +85,11 @@ impl Cairn {
         judge: &Judge,
         tenant: &str,
         ranked: &[(MemoryId, ScoreBreakdown)],
-    ) -> Result<(HashMap<MemoryId, Memory>, HashMap<MemoryId, Vec<f32>>)> {
+    ) -> Result<(HashMap<MemoryId, Memory>, Vectors)> {
         let ids: Vec<MemoryId> = ranked.iter().map(|(id, _)| *id).collect();
         let needed = judge.vectors_needed(ranked);
         let memories = || self.store.get(tenant, &ids);
-        let vectors = || -> Result<HashMap<MemoryId, Vec<f32>>> {
+        let vectors = || -> Result<Vectors> {
             Ok(match needed.is_empty() {
                 true => HashMap::new(),
                 false => (needed.iter().copied())
@@ -180,7 +183,7 @@ impl Judge {
     /// of [`Judge::vectors_needed`].
     pub(super) fn assess(
         &self,
-        vectors: &HashMap<MemoryId, Vec<f32>>,
+        vectors: &Vectors,
         judged: &mut [(&Memory, &mut ScoreBreakdown)],
     ) {
         for (memory, explain) in judged.iter_mut() {
