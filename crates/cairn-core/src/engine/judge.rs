@@ -181,11 +181,7 @@ impl Judge {
     /// `term_share`, `matched_terms` and `relevance`); cosines the vector
     /// search did not give are computed from `vectors`, the stored vectors
     /// of [`Judge::vectors_needed`].
-    pub(super) fn assess(
-        &self,
-        vectors: &Vectors,
-        judged: &mut [(&Memory, &mut ScoreBreakdown)],
-    ) {
+    pub(super) fn assess(&self, vectors: &Vectors, judged: &mut [(&Memory, &mut ScoreBreakdown)]) {
         for (memory, explain) in judged.iter_mut() {
             if explain.relevance.is_some() {
                 continue;

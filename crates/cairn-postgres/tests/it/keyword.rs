@@ -276,17 +276,26 @@ fn insert(store: &dyn Store, items: Vec<(Memory, Vec<f32>)>) -> Vec<Memory> {
     memories
 }
 
-/// A rare term's whole posting list, kept by a store after a search, is
-/// read again as soon as any memory's words change: through this store or
-/// through another one on the same schema (another server).
-#[test]
-fn a_kept_posting_list_is_read_again_once_words_change_anywhere() {
+/// Two stores on one new schema (two servers), the corpus with 40
+/// memories of "yak" written through the first, and a filter that lets
+/// every memory through. The schema comes first: bound first, it is
+/// dropped after the stores.
+fn two_servers_on_yaks() -> (Schema, PostgresStore, PostgresStore, Vec<Memory>, Filter) {
     let schema = Schema::new();
     let store = schema.open();
     let other = schema.open();
     let mut all = fill(&store);
     all.extend(insert(&store, yaks(10_000, 40, 1)));
     let every = Filter::new("default", 0).scope(ScopeFilter::All);
+    (schema, store, other, all, every)
+}
+
+/// A rare term's whole posting list, kept by a store after a search, is
+/// read again as soon as any memory's words change: through this store or
+/// through another one on the same schema (another server).
+#[test]
+fn a_kept_posting_list_is_read_again_once_words_change_anywhere() {
+    let (_schema, store, other, mut all, every) = two_servers_on_yaks();
     let search = |all: &[Memory]| {
         for query in ["yak", "yak sea", "yak"] {
             check(&store, all, query, &every, 30);
@@ -331,12 +340,7 @@ fn a_kept_posting_list_is_read_again_once_words_change_anywhere() {
 /// again and sees the words another server changed meanwhile.
 #[test]
 fn a_rarity_read_serves_only_its_own_threads_next_search() {
-    let schema = Schema::new();
-    let store = schema.open();
-    let other = schema.open();
-    let mut all = fill(&store);
-    all.extend(insert(&store, yaks(10_000, 40, 1)));
-    let every = Filter::new("default", 0).scope(ScopeFilter::All);
+    let (_schema, store, other, mut all, every) = two_servers_on_yaks();
     check(&store, &all, "yak sea", &every, 30);
 
     store.keyword_rarity("yak sea").unwrap();
