@@ -90,13 +90,10 @@ impl Cairn {
         let needed = judge.vectors_needed(ranked);
         let memories = || self.store.get(tenant, &ids);
         let vectors = || -> Result<Vectors> {
-            Ok(match needed.is_empty() {
-                true => HashMap::new(),
-                false => (needed.iter().copied())
-                    .zip(self.store.embeddings(tenant, &needed)?)
-                    .filter_map(|(id, v)| Some((id, v?)))
-                    .collect(),
-            })
+            let read = self.store.embeddings(tenant, &needed)?;
+            Ok((needed.iter().copied().zip(read))
+                .filter_map(|(id, v)| Some((id, v?)))
+                .collect())
         };
         let (memories, vectors) = match needed.is_empty() {
             true => (memories()?, HashMap::new()),
