@@ -100,10 +100,11 @@ fn stem(tx: &mut Reader<'_>, terms: &[String]) -> Result<Stemmed> {
 /// instead of a round trip of its own: a hybrid recall asks [`rarity`]
 /// of the query its keyword search just read, and its feedback search
 /// asks [`search`] for the query with some of the first vector hits'
-/// words, whose rarity (with the query's) it has just read. A read is
-/// taken once, by the thread that made it, within [`RECENT_FOR`]: a
-/// search's statistics are at most that old, so a kept posting list
-/// ([`postings::Lists`]) is reused at most that long after a word changed.
+/// words, whose rarity (with the query's) it has just read. A read of
+/// the database is taken once, by the thread that made it, within
+/// [`RECENT_FOR`]: a search's statistics are at most that old, so a kept
+/// posting list ([`postings::Lists`]) is reused at most that long after
+/// a word changed.
 #[derive(Default)]
 pub(crate) struct Recent(Mutex<VecDeque<Read>>);
 
@@ -177,9 +178,12 @@ pub(crate) fn rarity(db: &Db, recent: &Recent, query: &str) -> Result<Option<Ter
         Some(known) => known,
         // As `keyword_search`: each term's stem, and BM25's statistics
         // over every memory of every tenant (no tenant's rows).
-        None => db.read(Scope::Shared, "", "", |tx, _| stem(tx, &terms))?,
+        None => {
+            let read = db.read(Scope::Shared, "", "", |tx, _| stem(tx, &terms))?;
+            recent.put(true, &terms, &read);
+            read
+        }
     };
-    recent.put(true, &terms, &stemmed);
     Ok(Some(rarity_of(stemmed)))
 }
 
@@ -201,9 +205,12 @@ pub(crate) fn search(
     db.read(Scope::Tenant(&filter.tenant), "", "", |tx, _| {
         let stemmed = match recent.take(true, &terms) {
             Some(known) => known,
-            None => stem(tx, &terms)?,
+            None => {
+                let read = stem(tx, &terms)?;
+                recent.put(false, &terms, &read);
+                read
+            }
         };
-        recent.put(false, &terms, &stemmed);
         if stemmed.lexemes.is_empty() {
             return Ok(Vec::new());
         }

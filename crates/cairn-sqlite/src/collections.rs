@@ -84,7 +84,7 @@ impl CollectionStore for SqliteStore {
         parent: Option<&str>,
     ) -> Result<Vec<CollectionRecord>> {
         let conn = self.reader()?;
-        let (tenant, kind) = (tenant, kind.as_str());
+        let kind = kind.as_str();
         let rows: rusqlite::Result<Vec<Result<CollectionRecord>>> = match parent {
             None => conn
                 .prepare_cached(&list_sql(""))
