@@ -33,7 +33,15 @@ const K: usize = 10;
 const WRITE_NEIGHBOURS: usize = 8;
 
 /// Runs the measurement at each size and prints a table.
-pub fn run(sizes: &[usize], queries: usize, cache: PathBuf, postgres: Option<&str>) -> Result<()> {
+/// `partition_at`: partition SQLite's vector index from this many memories
+/// on instead of its default.
+pub fn run(
+    sizes: &[usize],
+    queries: usize,
+    cache: PathBuf,
+    postgres: Option<&str>,
+    partition_at: Option<usize>,
+) -> Result<()> {
     let largest = sizes.iter().copied().max().unwrap_or(0);
     let sentences = corpus(queries + largest)?;
     if sentences.len() < queries + largest {
@@ -58,7 +66,13 @@ pub fn run(sizes: &[usize], queries: usize, cache: PathBuf, postgres: Option<&st
         let schema = postgres.map(|url| PgSchema::new(url, &format!("index_recall_{n}")));
         let store: Arc<dyn Store> = match &schema {
             Some(s) => Arc::new(s.open()?),
-            None => Arc::new(SqliteStore::open(tmp.path().join("recall.db"))?),
+            None => {
+                let sqlite = SqliteStore::open(tmp.path().join("recall.db"))?;
+                if let Some(at) = partition_at {
+                    sqlite.set_partition_at(at);
+                }
+                Arc::new(sqlite)
+            }
         };
         let memories = &memory_vectors[..n];
         let ids = fill(

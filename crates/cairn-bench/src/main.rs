@@ -32,12 +32,12 @@ mod metrics;
 mod ranking;
 mod rerank;
 mod serve;
+mod store;
 mod synth;
 mod timing;
 mod ui;
 mod window;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -46,13 +46,14 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use cairn_core::api::EngineBuilder;
 use cairn_core::history::LOCAL_ACTOR;
-use cairn_core::wire::{JsonLines, MemoryRecord};
-use cairn_core::{Cairn, Embedder, RecallRequest, SearchMode, Store};
+
+use cairn_core::wire::MemoryRecord;
+use cairn_core::{Embedder, SearchMode, Store};
 use cairn_sqlite::SqliteStore;
 use clap::{Parser, Subcommand};
 
 use crate::ranking::{Ranking, RankingArgs};
-use crate::synth::{Corpus, SyntheticEmbedder};
+use crate::synth::Corpus;
 use crate::timing::{ms, peak_rss_mib};
 
 #[derive(Parser)]
@@ -84,9 +85,14 @@ enum Cmd {
         /// sets the HNSW search's candidate list).
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
-        /// With `--postgres`, one size: query this schema `--keep` kept.
-        #[arg(long, value_name = "SCHEMA")]
+        /// One size: query what `--keep` kept instead of importing again
+        /// (with `--postgres`, this schema; else this SQLite file).
+        #[arg(long, value_name = "SCHEMA|FILE")]
         reuse: Option<String>,
+        /// Partition SQLite's vector index from this many memories on
+        /// (default: from 200,000).
+        #[arg(long, value_name = "MEMORIES")]
+        partition_at: Option<usize>,
         /// Hybrid: the weight of the keyword search expanded with the first
         /// vector hits' terms (`rank::feedback_terms`; 0 turns it off).
         #[arg(long, value_name = "WEIGHT", default_value_t = cairn_core::rank::FEEDBACK_WEIGHT)]
@@ -135,6 +141,10 @@ enum Cmd {
         /// `?ef_search=N` sets its candidate list).
         #[arg(long, value_name = "URL")]
         postgres: Option<String>,
+        /// Partition SQLite's vector index from this many memories on
+        /// (default: from 200,000).
+        #[arg(long, value_name = "MEMORIES")]
+        partition_at: Option<usize>,
     },
     /// The local embedding model's speed.
     Embed {
@@ -288,14 +298,23 @@ fn main() -> Result<()> {
             keep,
             postgres,
             reuse: r,
+            partition_at,
             feedback_weight: w,
-        } => store(&sizes, queries, keep, (postgres.as_deref(), r), w),
+        } => store::run(
+            &sizes,
+            queries,
+            keep,
+            (postgres.as_deref(), r),
+            partition_at,
+            w,
+        ),
         Cmd::IndexRecall {
             sizes,
             queries,
             cache,
             postgres,
-        } => index_recall::run(&sizes, queries, cache, postgres.as_deref()),
+            partition_at,
+        } => index_recall::run(&sizes, queries, cache, postgres.as_deref(), partition_at),
         Cmd::Embed { sentences } => embed(sentences),
         Cmd::Ingest {
             path,
@@ -372,65 +391,6 @@ fn main() -> Result<()> {
     }
 }
 
-thread_local! {
-    /// When [`fill`]'s last import had written its rows, in seconds from
-    /// its start (the rest was index work).
-    static LAST_ROWS_S: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
-}
-
-/// Import `n` synthetic pre-embedded memories as `cairn import FILE` does
-/// (the text read and parsed on one thread while another writes); returns
-/// the import's seconds, until its last checkpoint (run in the background
-/// while the import goes on) is done. The JSON Lines file is written
-/// first, untimed, beside the store, and removed after.
-fn fill(
-    cairn: &Cairn,
-    sqlite: Option<&SqliteStore>,
-    corpus: &Corpus,
-    embedder: &SyntheticEmbedder,
-    n: usize,
-    dir: &std::path::Path,
-) -> Result<f64> {
-    let path = dir.join(format!("bench-{n}.jsonl"));
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
-    for i in 0..n {
-        let text = corpus.memory_text(i as u64);
-        let record = MemoryRecord {
-            embedding: Some(embedder.vector(&text)),
-            content: text,
-            kind: Some("fact".into()),
-            ..Default::default()
-        };
-        serde_json::to_writer(&mut file, &record)?;
-        file.write_all(b"\n")?;
-    }
-    file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-    let t = Instant::now();
-    let reader = std::io::BufReader::new(std::fs::File::open(&path)?);
-    let mut lines = JsonLines::spawn(reader, Box::new(|_| {}));
-    // The last batch's progress: every row written, before the store's
-    // deferred index work (PostgreSQL's vector index build).
-    let mut rows_written = 0.0;
-    let report = cairn.import("default", lines.by_ref(), false, LOCAL_ACTOR, &mut |_| {
-        rows_written = t.elapsed().as_secs_f64();
-    })?;
-    LAST_ROWS_S.with(|c| c.set(rows_written));
-    lines.finish()?;
-    if let Some(store) = sqlite {
-        store.wait_for_checkpoints();
-    }
-    let seconds = t.elapsed().as_secs_f64();
-    std::fs::remove_file(&path)?;
-    if report.imported != n || !report.errors.is_empty() {
-        bail!(
-            "imported {} of {n}: {:?}",
-            report.imported,
-            report.errors.first()
-        );
-    }
-    Ok(seconds)
-}
-
 /// A PostgreSQL schema of the benchmark's own, dropped when done unless
 /// `keep` is set.
 pub(crate) struct PgSchema {
@@ -484,110 +444,6 @@ impl Drop for PgSchema {
             let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
         }
     }
-}
-
-fn store(
-    sizes: &[usize],
-    queries: usize,
-    keep: Option<PathBuf>,
-    (postgres, reuse): (Option<&str>, Option<String>),
-    feedback_weight: f64,
-) -> Result<()> {
-    println!("| memories | import (pre-embedded JSONL) | preload | hybrid p50 | hybrid p95 | keyword p50 | vector p50 | file size | peak RSS |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for &n in sizes {
-        let tmp = tempfile::tempdir()?;
-        let dir = keep.clone().unwrap_or_else(|| tmp.path().to_path_buf());
-        std::fs::create_dir_all(&dir)?;
-        let path = dir.join(format!("bench-{n}.db"));
-        let _ = std::fs::remove_file(&path);
-        let corpus = Corpus::new(42);
-        let embedder = Arc::new(SyntheticEmbedder::new(corpus.clone()));
-        let (store, sqlite, schema): (Arc<dyn Store>, _, _) = match postgres {
-            Some(url) => {
-                let mut schema = PgSchema::new(url, &format!("store_{n}"));
-                if let Some(name) = &reuse {
-                    schema.name.clone_from(name);
-                }
-                schema.keep = keep.is_some() || reuse.is_some();
-                (Arc::new(schema.open()?), None, Some(schema))
-            }
-            None => {
-                let sqlite = Arc::new(SqliteStore::open(&path)?);
-                (sqlite.clone(), Some(sqlite), None)
-            }
-        };
-        let cairn = EngineBuilder::new(store.clone(), embedder.clone())
-            .fusion(cairn_core::rank::Fusion {
-                feedback_weight,
-                ..Default::default()
-            })
-            .build()?;
-        let import_s = match &reuse {
-            Some(_) => store.set_model(&embedder.model()).map(|()| f64::NAN)?,
-            None => fill(&cairn, sqlite.as_deref(), &corpus, &embedder, n, &dir)?,
-        };
-        let mut hybrid = Vec::new();
-        let mut keyword = Vec::new();
-        let mut vector = Vec::new();
-        // A server's start: the vector index and the in-memory keyword index.
-        let t = Instant::now();
-        store
-            .maintenance()
-            .caches()
-            .map_or(Ok(()), |c| c.preload())?;
-        let preload_s = t.elapsed().as_secs_f64();
-        let _ = cairn.search(&RecallRequest::new("default", corpus.query_text(0)))?;
-        // Each mode asks queries of its own (none reads another's cache).
-        let mut asked = 0;
-        for _ in 0..queries {
-            for (mode, out) in [
-                (SearchMode::Hybrid, &mut hybrid),
-                (SearchMode::Keyword, &mut keyword),
-                (SearchMode::Semantic, &mut vector),
-            ] {
-                asked += 1;
-                let mut req = RecallRequest::new("default", corpus.query_text(asked));
-                req.mode = mode;
-                req.limit = 10;
-                let t = Instant::now();
-                let r = cairn.search(&req)?;
-                out.push(t.elapsed().as_secs_f64() * 1000.0);
-                std::hint::black_box(r);
-            }
-        }
-        let (h50, h95) = ms(&mut hybrid);
-        let (k50, _) = ms(&mut keyword);
-        let (v50, _) = ms(&mut vector);
-        let size = match &schema {
-            Some(_) => store.stats("default", 0)?.size_bytes.unwrap_or(0),
-            None => std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
-        } as f64
-            / 1_048_576.0;
-        let rows_s = LAST_ROWS_S.with(|c| c.get());
-        let import = match (&schema, &reuse) {
-            (_, Some(name)) => format!("({name} reused)"),
-            // PostgreSQL: the rows, then the vector index built once.
-            (Some(_), None) => format!(
-                "{:.0}/s (rows {:.0}/s, then HNSW build {:.0} s)",
-                n as f64 / import_s,
-                n as f64 / rows_s,
-                import_s - rows_s
-            ),
-            (None, None) => format!("{:.0}/s", n as f64 / import_s),
-        };
-        println!(
-            "| {n} | {import} | {preload_s:.2} s | {h50:.2} ms | {h95:.2} ms | {k50:.2} ms | {v50:.2} ms | {size:.0} MiB | {:.0} MiB |",
-            peak_rss_mib()
-        );
-        if keep.is_some() {
-            // Let the real CLI open this file: record the local model's name
-            // (the vectors are synthetic, but of its dimension).
-            store.set_model(&cairn_embed::model_info())?;
-        }
-    }
-    println!("\nSynthetic memories of 10–40 words over a 5,000-word Zipf vocabulary; 384-d unit vectors; queries of 3–8 words with the query vector given (no model inference); k = 10; one warm process.");
-    Ok(())
 }
 
 fn embed(sentences: usize) -> Result<()> {

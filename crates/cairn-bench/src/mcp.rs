@@ -41,7 +41,7 @@ pub fn run(memories: usize, queries: usize, cairn_bin: &Path) -> Result<()> {
     let sqlite = Arc::new(SqliteStore::open(&path)?);
     let store: Arc<dyn Store> = sqlite.clone();
     let cairn = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
-    crate::fill(
+    crate::store::fill(
         &cairn,
         Some(&sqlite),
         &corpus,

@@ -281,7 +281,7 @@ pub fn pg_pair(
     let corpus = Arc::new(Corpus::new(42));
     let embedder = Arc::new(SyntheticEmbedder::new((*corpus).clone()));
     let synthetic = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
-    crate::fill(&synthetic, None, &corpus, &embedder, memories, tmp.path())?;
+    crate::store::fill(&synthetic, None, &corpus, &embedder, memories, tmp.path())?;
     store.set_model(&cairn_embed::model_info())?;
     let (key, ids) = key_and_ids(&synthetic)?;
     drop(synthetic);
@@ -378,7 +378,7 @@ impl Bench {
         let sqlite = Arc::new(SqliteStore::open(&path)?);
         let store: Arc<dyn Store> = sqlite.clone();
         let synthetic = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
-        crate::fill(
+        crate::store::fill(
             &synthetic,
             Some(&sqlite),
             &corpus,

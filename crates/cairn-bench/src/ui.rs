@@ -55,7 +55,7 @@ pub fn run(memories: usize, runs: usize) -> Result<()> {
     let sqlite = Arc::new(SqliteStore::open(&path)?);
     let store: Arc<dyn Store> = sqlite.clone();
     let cairn = EngineBuilder::new(store.clone(), embedder.clone()).build()?;
-    let fill = crate::fill(
+    let fill = crate::store::fill(
         &cairn,
         Some(&sqlite),
         &corpus,

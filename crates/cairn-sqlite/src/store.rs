@@ -112,6 +112,8 @@ pub struct SqliteStore {
     /// `vindex` rows this process decoded into its vector index since it
     /// loaded or saved a snapshot: what a new process would decode too.
     decoded: AtomicUsize,
+    /// Entries from which the vector index is partitioned.
+    partition_at: AtomicUsize,
 }
 
 impl SqliteStore {
@@ -203,12 +205,21 @@ impl SqliteStore {
             term_tokens: Mutex::new(HashMap::new()),
             df_cache: Mutex::new(DfCache::default()),
             decoded: AtomicUsize::new(0),
+            partition_at: AtomicUsize::new(crate::vector_index::PARTITION_AT),
         };
         store.migrate()?;
         if wal_left(&store.path) {
             truncate_wal(&*store.conn()?);
         }
         Ok(store)
+    }
+
+    /// Partition the vector index from `entries` memories on instead of
+    /// [`PARTITION_AT`](crate::vector_index::PARTITION_AT) (its recall and
+    /// speed are measured with this); takes effect at the next load or
+    /// write.
+    pub fn set_partition_at(&self, entries: usize) {
+        self.partition_at.store(entries, Ordering::Relaxed);
     }
 
     /// The file this store lives in.

@@ -16,12 +16,16 @@
 //! When the filter admits fewer entries than the candidate count, stage 1 is
 //! skipped and every admitted entry is rescored: small scopes are exact.
 //! Filters are applied inside the scan (a scope or tenant with few memories
-//! in a large store still gets its best matches). The index is loaded on
+//! in a large store still gets its best matches). From
+//! [`PARTITION_AT`] entries stage 1 scans only the lists of entries near
+//! the query (module `partitions`). The index is loaded on
 //! first use from its snapshot (module `snapshot`) or else from the `vindex`
 //! table, and kept in step by the store's revision counters, so it always
 //! reflects every process's committed writes.
 
 mod codes;
+mod partitions;
+mod select;
 mod snapshot;
 
 use std::sync::Arc;
@@ -30,7 +34,10 @@ use cairn_core::store::{Filter, Filterable, ScopeFilter};
 use cairn_core::{Hit, MemoryId, MemoryType, RankFactors, Thread, Timestamp};
 use codes::{code_norm, hamming, sketch, sketch_codes};
 pub use codes::{dot_i8, quantize};
+use partitions::Partitions;
+pub use partitions::PARTITION_AT;
 use rustc_hash::FxHashMap;
+use select::{nearest_by_histogram, Scanned};
 pub use snapshot::{snapshot_revs, SnapshotRevs};
 
 /// Minimum number of sketch candidates rescored with int8 vectors.
@@ -153,6 +160,8 @@ pub struct VectorIndex {
     interned: FxHashMap<String, Arc<str>>,
     name_ids: FxHashMap<String, u32>,
     threads: FxHashMap<Thread, Arc<Thread>>,
+    /// Lists of near entries, in a large index (module `partitions`).
+    partitions: Option<Partitions>,
 }
 
 /// What every scan reads of an entry, packed (12 bytes) so that filtering
@@ -273,6 +282,7 @@ impl VectorIndex {
             codes,
             &mut self.sketches[slot * self.words..(slot + 1) * self.words],
         );
+        self.place_in_partition(slot);
     }
 
     /// Record the access counters of `rowid`, if indexed.
@@ -307,6 +317,7 @@ impl VectorIndex {
             return;
         };
         let last = self.rowids.len() - 1;
+        self.remove_from_partition(slot, last);
         let (dim, words) = (self.dim, self.words);
         if slot != last {
             let moved = self.rowids[last];
@@ -366,14 +377,21 @@ impl VectorIndex {
         // Stage 1: filter and sketch distance in one pass, so that each
         // entry is read once; `u16::MAX` marks an entry left out.
         let q = sketch(query);
-        let mut distances = vec![u16::MAX; self.len()];
-        let histogram = if self.words == 6 {
-            // 384 dimensions: a fixed width, so the distance is unrolled.
-            self.scan(&admit, &mut distances, |s| hamming(&s[..6], &q[..6]))
-        } else {
-            self.scan(&admit, &mut distances, |s| hamming(s, &q))
+        let probed = match rescore {
+            usize::MAX => None,
+            _ => self.probe(&admit, query, &q, rescore),
         };
-        let candidates = nearest_by_histogram(&distances, &histogram, rescore);
+        let candidates = probed.unwrap_or_else(|| {
+            let mut scanned = Scanned::new(self.words, self.len());
+            self.scan(
+                &admit,
+                (&self.packed, &self.sketches),
+                |i| i,
+                &q,
+                &mut scanned,
+            );
+            nearest_by_histogram(&scanned.distances, &scanned.histogram(), rescore)
+        });
         // Stage 2: int8 cosines. The query is quantised too: an integer dot
         // product vectorises, and the scales cancel out of the cosine.
         let (q, _) = quantize(query);
@@ -397,9 +415,28 @@ impl VectorIndex {
             .collect()
     }
 
-    /// Sketch distances (by `distance`, over one entry's sketch words) of
-    /// the entries that pass the filter, written into `out` (one per
-    /// entry), and their histogram (`words × 64 + 1` bins).
+    /// Scan a run of entries (their packed attributes and sketches; entry
+    /// `i` of the run is in slot `slot_of(i)`): the sketch distance to `q`
+    /// of each that passes the filter, appended to `scanned`.
+    fn scan(
+        &self,
+        admit: &CompiledFilter,
+        (packed, sketches): (&[PackedEntry], &[u64]),
+        slot_of: impl Fn(usize) -> usize,
+        q: &[u64],
+        scanned: &mut Scanned,
+    ) {
+        if self.words == 6 {
+            // 384 dimensions: a fixed width, so the distance is unrolled.
+            let distance = |s: &[u64]| hamming(&s[..6], &q[..6]);
+            self.scan_by(admit, (packed, sketches), slot_of, distance, scanned);
+        } else {
+            let distance = |s: &[u64]| hamming(s, q);
+            self.scan_by(admit, (packed, sketches), slot_of, distance, scanned);
+        }
+    }
+
+    /// [`VectorIndex::scan`] with the distance `distance`.
     ///
     /// Branch-free where it can be: every entry's distance is computed, and
     /// one that fails the filter is counted into a sink bin instead. Four
@@ -407,27 +444,30 @@ impl VectorIndex {
     /// not wait on each other's increment. Only entries that need the full
     /// filter (an expiry, a slot under a filter naming slots, or a filter
     /// on tags or times) take a branch.
-    fn scan(
+    fn scan_by(
         &self,
         admit: &CompiledFilter,
-        out: &mut [u16],
+        (packed, sketches): (&[PackedEntry], &[u64]),
+        slot_of: impl Fn(usize) -> usize,
         distance: impl Fn(&[u64]) -> u32,
-    ) -> Vec<u32> {
+        scanned: &mut Scanned,
+    ) {
         let bins = self.words * 64 + 1;
         let sink = bins;
-        let mut histograms = vec![0u32; 4 * (bins + 1)];
-        let sketches = self.sketches.chunks_exact(self.words);
-        for (slot, ((h, sketch), d)) in self.packed.iter().zip(sketches).zip(out).enumerate() {
-            let ok = self.admits(admit, h, slot);
+        let base = scanned.distances.len();
+        scanned.distances.resize(base + packed.len(), u16::MAX);
+        let out = &mut scanned.distances[base..];
+        let histograms = &mut scanned.histograms;
+        let sketches = sketches.chunks_exact(self.words);
+        let mut admitted = 0;
+        for (i, ((h, sketch), d)) in packed.iter().zip(sketches).zip(out).enumerate() {
+            let ok = self.admits(admit, h, slot_of(i));
             let dist = if ok { distance(sketch) as usize } else { sink };
-            histograms[(slot & 3) * (bins + 1) + dist] += 1;
+            histograms[(i & 3) * (bins + 1) + dist] += 1;
             *d = if ok { dist as u16 } else { u16::MAX };
+            admitted += usize::from(ok);
         }
-        let mut histogram = vec![0u32; bins];
-        for part in histograms.chunks_exact(bins + 1) {
-            histogram.iter_mut().zip(part).for_each(|(a, b)| *a += b);
-        }
-        histogram
+        scanned.admitted += admitted;
     }
 
     /// The int8 cosine of each candidate slot with the quantised query.
@@ -604,43 +644,6 @@ impl CompiledFilter<'_> {
     }
 }
 
-/// The positions of the at most `n` smallest `distances` (`u16::MAX` =
-/// left out), in position order; ties at the cut are taken in position
-/// order. `histogram[d]` counts the entries at distance `d`: the cut is
-/// found from it, so selection is two linear passes instead of a sort.
-fn nearest_by_histogram(distances: &[u16], histogram: &[u32], n: usize) -> Vec<usize> {
-    let mut below = 0usize;
-    let mut cut = histogram.len();
-    for (d, count) in histogram.iter().enumerate() {
-        if below + *count as usize >= n {
-            cut = d;
-            break;
-        }
-        below += *count as usize;
-    }
-    // Entries closer than the cut all go in; at the cut, as many as fit.
-    let mut at_cut = n.saturating_sub(below);
-    let mut out = Vec::with_capacity(n.min(distances.len()));
-    // About one entry in a hundred is taken: blocks with none are skipped
-    // by a test that vectorises (`u16::MAX` marks are above any cut).
-    let cut = u16::try_from(cut).unwrap_or(u16::MAX - 1);
-    for (block, part) in distances.chunks(SELECT_BLOCK).enumerate() {
-        if !part.iter().fold(false, |any, &d| any | (d <= cut)) {
-            continue;
-        }
-        for (i, &d) in part.iter().enumerate() {
-            if d < cut || (d == cut && at_cut > 0) {
-                at_cut -= usize::from(d == cut);
-                out.push(block * SELECT_BLOCK + i);
-            }
-        }
-    }
-    out
-}
-
-/// Distances tested at once by [`nearest_by_histogram`].
-const SELECT_BLOCK: usize = 32;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -687,31 +690,6 @@ mod tests {
         let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
         v.iter_mut().for_each(|a| *a /= n);
         v
-    }
-
-    #[test]
-    fn histogram_selection_keeps_the_nearest() {
-        let distances = [5, u16::MAX, 1, 3, 3, 0, 3, u16::MAX, 9];
-        let mut histogram = vec![0u32; 10];
-        for d in distances.iter().filter(|d| **d != u16::MAX) {
-            histogram[usize::from(*d)] += 1;
-        }
-        // Below the cut (distance 3) everything; at it, the first in order.
-        assert_eq!(
-            nearest_by_histogram(&distances, &histogram, 3),
-            vec![2, 3, 5]
-        );
-        assert_eq!(
-            nearest_by_histogram(&distances, &histogram, 4),
-            vec![2, 3, 4, 5]
-        );
-        assert_eq!(nearest_by_histogram(&distances, &histogram, 1), vec![5]);
-        // More asked for than admitted: every admitted entry, never a left-out one.
-        assert_eq!(
-            nearest_by_histogram(&distances, &histogram, 100),
-            vec![0, 2, 3, 4, 5, 6, 8]
-        );
-        assert!(nearest_by_histogram(&distances, &histogram, 0).is_empty());
     }
 
     #[test]

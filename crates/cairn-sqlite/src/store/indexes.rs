@@ -119,6 +119,7 @@ impl SqliteStore {
             } else {
                 self.decoded.fetch_add(load.decoded, Ordering::Relaxed);
             }
+            index.settle(self.partition_at.load(Ordering::Relaxed));
         }
         if index.loaded && index.access_rev < revs.access {
             let mut stmt = conn

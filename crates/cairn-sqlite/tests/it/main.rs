@@ -42,3 +42,22 @@ mod preloaded {
 
     cairn_core::store_conformance_tests!(crate::preloaded::fresh());
 }
+
+/// The conformance suite again, on a store whose vector index is
+/// partitioned from its first memory on (lists kept in step with every
+/// write, removal and change of a check).
+mod partitioned {
+    use std::sync::Arc;
+
+    use cairn_core::Store;
+    use cairn_sqlite::SqliteStore;
+
+    fn fresh() -> (Arc<dyn Store>, tempfile::TempDir) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = SqliteStore::open(dir.path().join("cairn.db")).expect("open");
+        store.set_partition_at(1);
+        (Arc::new(store), dir)
+    }
+
+    cairn_core::store_conformance_tests!(crate::partitioned::fresh());
+}
