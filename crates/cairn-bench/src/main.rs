@@ -46,7 +46,6 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use cairn_core::api::EngineBuilder;
 use cairn_core::history::LOCAL_ACTOR;
-
 use cairn_core::wire::MemoryRecord;
 use cairn_core::{Embedder, SearchMode, Store};
 use cairn_sqlite::SqliteStore;

@@ -166,7 +166,7 @@ pub struct VectorIndex {
 
 /// What every scan reads of an entry, packed (12 bytes) so that filtering
 /// 100,000 entries touches little memory.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct PackedEntry {
     tenant: u32,
     /// 0 = global.

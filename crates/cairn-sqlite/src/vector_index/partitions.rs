@@ -8,7 +8,7 @@
 //! [`PARTITION_AT`] entries the index is cut into 2√n lists. A search ranks
 //! the centroids (2√n int8 cosines), then scans lists in that order until
 //! it has seen, of the entries that pass the filter, a seventh of the
-//! index and [`PROBE_PER_CANDIDATE`] per candidate it will rescore;
+//! tenant's and [`PROBE_PER_CANDIDATE`] per candidate it will rescore;
 //! rescoring is the flat index's. A selective filter (a small tenant in a
 //! large store) scans more lists, at worst all of them, so it still gets
 //! its best matches. What this costs in recall is measured by
@@ -25,6 +25,8 @@
 //! nearest list as they come; the index is trained again when it has
 //! doubled or halved.
 
+use rustc_hash::FxHashMap;
+
 use super::codes::{code_norm, dot_i8, hamming, quantize, sketch_codes};
 use super::select::{nearest_by_histogram, Scanned};
 use super::{CompiledFilter, PackedEntry, VectorIndex};
@@ -35,7 +37,7 @@ pub const PARTITION_AT: usize = 200_000;
 const LISTS_PER_ROOT: f64 = 2.0;
 /// Entries that pass the filter scanned per candidate rescored, at least.
 const PROBE_PER_CANDIDATE: usize = 40;
-/// And at least this share of the index (one in…).
+/// And at least this share of the tenant's entries (one in…).
 const PROBE_SHARE: usize = 7;
 /// Training sample per list.
 const SAMPLE_PER_LIST: usize = 32;
@@ -47,7 +49,7 @@ const SHORTLIST: usize = 8;
 /// One list: its entries' slots, with copies of what a scan reads of them
 /// (packed attributes, sketches), so that a list is scanned in order like
 /// the flat index.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct List {
     slots: Vec<u32>,
     packed: Vec<PackedEntry>,
@@ -55,7 +57,7 @@ struct List {
 }
 
 /// The lists, their centroids and where each entry is.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct Partitions {
     dim: usize,
     words: usize,
@@ -68,6 +70,8 @@ pub(super) struct Partitions {
     lists: Vec<List>,
     /// Each slot's list and position in it.
     place: Vec<(u32, u32)>,
+    /// Entries per tenant (by interned name id).
+    tenants: FxHashMap<u32, usize>,
     /// Entries when trained.
     trained_for: usize,
 }
@@ -87,6 +91,7 @@ impl Partitions {
             sketches: Vec::with_capacity(lists * index.words),
             lists: vec![List::default(); lists],
             place: Vec::with_capacity(n),
+            tenants: FxHashMap::default(),
             trained_for: n,
         };
         for list in 0..lists {
@@ -124,6 +129,51 @@ impl Partitions {
             parts.put(index, slot, list);
         }
         parts
+    }
+
+    /// What a snapshot keeps: the centroids' codes, the entry count they
+    /// were trained for, and each entry's list in slot order.
+    pub(super) fn kept(&self) -> (&[i8], usize, impl Iterator<Item = u32> + '_) {
+        let lists_of = self.place.iter().map(|&(list, _)| list);
+        (&self.codes, self.trained_for, lists_of)
+    }
+
+    /// The partitions a snapshot kept (see [`Partitions::kept`]), over the
+    /// entries of `index` as decoded.
+    pub(super) fn restore(
+        index: &VectorIndex,
+        codes: Vec<i8>,
+        trained_for: usize,
+        lists_of: &[u32],
+    ) -> Result<Partitions, String> {
+        let dim = index.dim.max(1);
+        let lists = codes.len() / dim;
+        let mut parts = Partitions {
+            dim: index.dim,
+            words: index.words,
+            norms: codes.chunks_exact(dim).map(code_norm).collect(),
+            sketches: vec![0; lists * index.words],
+            codes,
+            lists: vec![List::default(); lists],
+            place: Vec::with_capacity(lists_of.len()),
+            tenants: FxHashMap::default(),
+            trained_for,
+        };
+        for (codes, sketch) in parts
+            .codes
+            .chunks_exact(dim)
+            .zip(parts.sketches.chunks_exact_mut(index.words.max(1)))
+        {
+            sketch_codes(codes, sketch);
+        }
+        for (slot, &list) in lists_of.iter().enumerate() {
+            if list as usize >= lists {
+                return Err(format!("list {list} of {lists} out of range"));
+            }
+            parts.place.push((list, 0));
+            parts.put(index, slot, list);
+        }
+        Ok(parts)
     }
 
     /// Centroid `list` becomes the direction of `sum`.
@@ -237,7 +287,9 @@ impl Partitions {
                 // Same list: its copies of the entry are refreshed.
                 let words = self.words;
                 let to = &mut self.lists[list as usize];
-                to.packed[pos as usize] = index.packed[slot];
+                let old = std::mem::replace(&mut to.packed[pos as usize], index.packed[slot]);
+                *self.tenants.entry(old.tenant).or_default() -= 1;
+                *self.tenants.entry(index.packed[slot].tenant).or_default() += 1;
                 to.sketches[pos as usize * words..(pos as usize + 1) * words]
                     .copy_from_slice(index.sketch_of(slot));
                 return;
@@ -254,6 +306,7 @@ impl Partitions {
         self.place[slot] = (list, to.slots.len() as u32);
         to.slots.push(slot as u32);
         to.packed.push(index.packed[slot]);
+        *self.tenants.entry(index.packed[slot].tenant).or_default() += 1;
         to.sketches.extend_from_slice(index.sketch_of(slot));
     }
 
@@ -264,7 +317,8 @@ impl Partitions {
         let from = &mut self.lists[list as usize];
         let last = from.slots.len() - 1;
         from.slots.swap_remove(pos);
-        from.packed.swap_remove(pos);
+        let gone = from.packed.swap_remove(pos);
+        *self.tenants.entry(gone.tenant).or_default() -= 1;
         from.sketches
             .copy_within(last * words..(last + 1) * words, pos * words);
         from.sketches.truncate(last * words);
@@ -337,9 +391,10 @@ impl VectorIndex {
     ) -> Option<Vec<usize>> {
         let parts = self.partitions.as_ref()?;
         let (q, _) = quantize(query);
+        let tenant = parts.tenants.get(&admit.tenant).copied().unwrap_or(0);
         let want = rescore
             .saturating_mul(PROBE_PER_CANDIDATE)
-            .max(self.len() / PROBE_SHARE);
+            .max(tenant / PROBE_SHARE);
         let mut scanned = Scanned::new(self.words, want.min(self.len()));
         let mut slots: Vec<u32> = Vec::with_capacity(want.min(self.len()));
         for list in parts.ranked(&q, code_norm(&q)) {
@@ -399,6 +454,10 @@ impl VectorIndex {
             }
         }
         assert!(seen.into_iter().all(|s| s));
+        for (tenant, count) in &parts.tenants {
+            let actual = self.packed.iter().filter(|p| p.tenant == *tenant).count();
+            assert_eq!(*count, actual, "tenant {tenant}");
+        }
         assert!(!parts.lists.is_empty());
     }
 }

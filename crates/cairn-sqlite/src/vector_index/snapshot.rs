@@ -21,6 +21,10 @@
 //!   flagged [`THREAD`], the session, conversation and topic (as names),
 //!   then, if flagged [`SLOT`], the slot (as a name); then the source's
 //!   name id `u32`.
+//!   After the entries, the partitions (module `partitions`): their count
+//!   `u32` (0: none), and if any, the entry count they were trained for
+//!   (`u64`), the centroids' int8 codes (`dim` each) and each entry's list
+//!   (`u32`, in entry order).
 //! - Parts 1, 2, …: the entries' int8 codes, in entry order,
 //!   [`ENTRIES_PER_PART`] entries per part (SQLite caps one value at 1 GB).
 //!
@@ -31,10 +35,10 @@ use std::sync::Arc;
 
 use cairn_core::{MemoryId, MemoryType, Thread};
 
-use super::{code_norm, sketch_codes, EntryAttributes, PackedEntry, VectorIndex};
+use super::{code_norm, sketch_codes, EntryAttributes, PackedEntry, Partitions, VectorIndex};
 
 /// The first bytes of part 0; the last one is the format version.
-pub(super) const MAGIC: &[u8; 8] = b"cairnvx4";
+pub(super) const MAGIC: &[u8; 8] = b"cairnvx5";
 /// Entries whose codes go into one part after part 0.
 pub(super) const ENTRIES_PER_PART: usize = 65_536;
 
@@ -121,6 +125,18 @@ impl VectorIndex {
                 put_str(&mut head, name);
             }
             head.extend_from_slice(&self.name_ids[&*a.source].to_le_bytes());
+        }
+        match &self.partitions {
+            None => put_u32(&mut head, 0),
+            Some(p) => {
+                let (centroids, trained_for, lists_of) = p.kept();
+                put_u32(&mut head, centroids.len() / self.dim.max(1));
+                head.extend_from_slice(&(trained_for as u64).to_le_bytes());
+                head.extend(centroids.iter().map(|&c| c as u8));
+                for list in lists_of {
+                    head.extend_from_slice(&list.to_le_bytes());
+                }
+            }
         }
         let mut parts = vec![head];
         parts.extend(
@@ -261,6 +277,17 @@ impl VectorIndex {
             });
             index.attrs.push(attrs);
         }
+        let lists = r.u32()? as usize;
+        let partitions = if lists > 0 {
+            let trained_for = usize::try_from(r.u64()?).map_err(|_| "entry count overflows")?;
+            r.room_for(lists, dim)?;
+            let centroids: Vec<i8> = r.take(lists * dim)?.iter().map(|&b| b as i8).collect();
+            r.room_for(n, 4)?;
+            let lists_of = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()?;
+            Some((centroids, trained_for, lists_of))
+        } else {
+            None
+        };
         if r.pos != head.len() {
             return Err(format!("{} bytes left over", head.len() - r.pos));
         }
@@ -280,6 +307,14 @@ impl VectorIndex {
             {
                 sketch_codes(codes, sketch);
             }
+        }
+        if let Some((centroids, trained_for, lists_of)) = partitions {
+            index.partitions = Some(Partitions::restore(
+                &index,
+                centroids,
+                trained_for,
+                &lists_of,
+            )?);
         }
         Ok(index)
     }
@@ -403,6 +438,27 @@ mod tests {
 
     fn decode(parts: &[Vec<u8>]) -> Result<VectorIndex, String> {
         VectorIndex::from_snapshot(&parts[0], parts[1..].concat())
+    }
+
+    #[test]
+    fn a_partitioned_index_keeps_its_partitions_in_its_snapshot() {
+        let mut index = sample(300);
+        index.settle(100);
+        let copy = decode(&index.snapshot()).unwrap();
+        copy.check_partitions();
+        assert!(copy.partitions.is_some() && copy.partitions == index.partitions);
+        let filter = Filter::new("default", 0);
+        let query = vector(11, 48);
+        assert_eq!(
+            format!("{:?}", copy.search_rescoring(&query, &filter, 10, 20)),
+            format!("{:?}", index.search_rescoring(&query, &filter, 10, 20))
+        );
+        // A list out of range is refused.
+        let mut parts = index.snapshot();
+        let last = parts[0].len() - 4;
+        parts[0][last..].copy_from_slice(&u32::MAX.to_le_bytes());
+        let refused = decode(&parts).err().expect("a list out of range");
+        assert!(refused.contains("out of range"), "{refused}");
     }
 
     #[test]
