@@ -16,12 +16,12 @@
 //! When the filter admits fewer entries than the candidate count, stage 1 is
 //! skipped and every admitted entry is rescored: small scopes are exact.
 //! Filters are applied inside the scan (a scope or tenant with few memories
-//! in a large store still gets its best matches). From
-//! [`PARTITION_AT`] entries stage 1 scans only the lists of entries near
-//! the query (module `partitions`). The index is loaded on
-//! first use from its snapshot (module `snapshot`) or else from the `vindex`
-//! table, and kept in step by the store's revision counters, so it always
-//! reflects every process's committed writes.
+//! in a large store still gets its best matches). From [`PARTITION_AT`]
+//! entries, stage 1 scans only the lists of entries near the query (module
+//! `partitions`). The index is loaded on first use from its snapshot
+//! (module `snapshot`) or else from the `vindex` table, and kept in step by
+//! the store's revision counters, so it always reflects every process's
+//! committed writes.
 
 mod codes;
 mod partitions;
