@@ -277,37 +277,11 @@ impl VectorIndex {
             });
             index.attrs.push(attrs);
         }
-        let lists = r.u32()? as usize;
-        let partitions = if lists > 0 {
-            let trained_for = usize::try_from(r.u64()?).map_err(|_| "entry count overflows")?;
-            r.room_for(lists, dim)?;
-            let centroids: Vec<i8> = r.take(lists * dim)?.iter().map(|&b| b as i8).collect();
-            r.room_for(n, 4)?;
-            let lists_of = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()?;
-            Some((centroids, trained_for, lists_of))
-        } else {
-            None
-        };
+        let partitions = r.partitions(n, dim)?;
         if r.pos != head.len() {
             return Err(format!("{} bytes left over", head.len() - r.pos));
         }
-        // Same size and alignment: collected in place, no copy.
-        index.codes = codes.into_iter().map(|b| b as i8).collect();
-        index.norms = index
-            .codes
-            .chunks_exact(dim.max(1))
-            .map(code_norm)
-            .collect();
-        index.sketches = vec![0; n * index.words];
-        if dim > 0 {
-            for (codes, sketch) in index
-                .codes
-                .chunks_exact(dim)
-                .zip(index.sketches.chunks_exact_mut(index.words))
-            {
-                sketch_codes(codes, sketch);
-            }
-        }
+        index.set_codes(codes);
         if let Some((centroids, trained_for, lists_of)) = partitions {
             index.partitions = Some(Partitions::restore(
                 &index,
@@ -319,6 +293,31 @@ impl VectorIndex {
         Ok(index)
     }
 }
+
+impl VectorIndex {
+    /// Take the entries' codes (in entry order) and compute their norms and
+    /// sketches.
+    fn set_codes(&mut self, codes: Vec<u8>) {
+        // Same size and alignment: collected in place, no copy.
+        self.codes = codes.into_iter().map(|b| b as i8).collect();
+        self.norms = self
+            .codes
+            .chunks_exact(self.dim.max(1))
+            .map(code_norm)
+            .collect();
+        self.sketches = vec![0; self.len() * self.words];
+        if self.dim > 0 {
+            let rows = self.codes.chunks_exact(self.dim);
+            for (codes, sketch) in rows.zip(self.sketches.chunks_exact_mut(self.words)) {
+                sketch_codes(codes, sketch);
+            }
+        }
+    }
+}
+
+/// What a snapshot keeps of partitions: the centroids' codes, the entry
+/// count they were trained for, each entry's list.
+type KeptPartitions = (Vec<i8>, usize, Vec<u32>);
 
 /// The revisions recorded in a snapshot's part 0, without decoding it.
 pub fn snapshot_revs(head: &[u8]) -> Option<SnapshotRevs> {
@@ -392,6 +391,22 @@ impl<'a> Reader<'a> {
     fn str(&mut self) -> Result<&'a str, String> {
         let n = self.u32()? as usize;
         std::str::from_utf8(self.take(n)?).map_err(|e| format!("bad UTF-8: {e}"))
+    }
+
+    /// The partitions of `n` entries of `dim` dimensions, if any: the
+    /// centroids' codes, the entry count they were trained for, and each
+    /// entry's list.
+    fn partitions(&mut self, n: usize, dim: usize) -> Result<Option<KeptPartitions>, String> {
+        let lists = self.u32()? as usize;
+        if lists == 0 {
+            return Ok(None);
+        }
+        let trained_for = usize::try_from(self.u64()?).map_err(|_| "entry count overflows")?;
+        self.room_for(lists, dim)?;
+        let centroids = self.take(lists * dim)?.iter().map(|&b| b as i8).collect();
+        self.room_for(n, 4)?;
+        let lists_of = (0..n).map(|_| self.u32()).collect::<Result<_, _>>()?;
+        Ok(Some((centroids, trained_for, lists_of)))
     }
 }
 
