@@ -353,7 +353,7 @@ impl VectorIndex {
             None => true,
             Some(p) => n >= 2 * p.trained_for || 2 * n < p.trained_for,
         };
-        if n < at.max(1) {
+        if n < at.max(1) || self.dim == 0 {
             self.partitions = None;
         } else if stale {
             self.partitions = Some(Partitions::train(self));
