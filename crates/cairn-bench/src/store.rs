@@ -157,7 +157,7 @@ pub(crate) fn run(
                 std::hint::black_box(r);
             }
         }
-        let recall = index_recall(&*store, &embedder, &corpus, queries.min(100))?;
+        let recall = vector_recall(&*store, &embedder, &corpus, queries.min(100))?;
         let (h50, h95) = ms(&mut hybrid);
         let (k50, _) = ms(&mut keyword);
         let (v50, _) = ms(&mut vector);
@@ -194,7 +194,7 @@ pub(crate) fn run(
 
 /// The vector search's recall@10 against the store's exact search (every
 /// memory rescored) over `queries` queries.
-fn index_recall(
+fn vector_recall(
     store: &dyn Store,
     embedder: &SyntheticEmbedder,
     corpus: &Corpus,

@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use cairn_core::store::{Filter, Filterable, ScopeFilter};
 use cairn_core::{Hit, MemoryId, MemoryType, RankFactors, Thread, Timestamp};
-use codes::{code_norm, hamming, sketch, sketch_codes};
+use codes::{code_norm, cosine_i8, hamming, sketch, sketch_codes};
 pub use codes::{dot_i8, quantize};
 use partitions::Partitions;
 pub use partitions::PARTITION_AT;
@@ -193,6 +193,16 @@ impl VectorIndex {
     /// Whether the index is empty.
     pub fn is_empty(&self) -> bool {
         self.rowids.is_empty()
+    }
+
+    /// The int8 codes of the entry in `slot`.
+    fn row(&self, slot: usize) -> &[i8] {
+        &self.codes[slot * self.dim..(slot + 1) * self.dim]
+    }
+
+    /// The sign sketch of the entry in `slot`.
+    fn sketch_of(&self, slot: usize) -> &[u64] {
+        &self.sketches[slot * self.words..(slot + 1) * self.words]
     }
 
     /// Share one allocation per distinct tenant/project string.
@@ -376,10 +386,14 @@ impl VectorIndex {
         };
         // Stage 1: filter and sketch distance in one pass, so that each
         // entry is read once; `u16::MAX` marks an entry left out.
+        // The query is quantised too: an integer dot product vectorises,
+        // and the scales cancel out of the cosine.
+        let (q_codes, _) = quantize(query);
+        let q_norm = code_norm(&q_codes);
         let q = sketch(query);
         let probed = match rescore {
             usize::MAX => None,
-            _ => self.probe(&admit, query, &q, rescore),
+            _ => self.probe(&admit, (&q_codes, q_norm), &q, rescore),
         };
         let candidates = probed.unwrap_or_else(|| {
             let mut scanned = Scanned::new(self.words, self.len());
@@ -392,11 +406,8 @@ impl VectorIndex {
             );
             nearest_by_histogram(&scanned.distances, &scanned.histogram(), rescore)
         });
-        // Stage 2: int8 cosines. The query is quantised too: an integer dot
-        // product vectorises, and the scales cancel out of the cosine.
-        let (q, _) = quantize(query);
-        let qnorm = code_norm(&q);
-        let mut hits = self.cosines(&q, qnorm, &candidates);
+        // Stage 2: int8 cosines.
+        let mut hits = self.cosines(&q_codes, q_norm, &candidates);
         let order = |a: &(f32, usize), b: &(f32, usize)| {
             b.0.total_cmp(&a.0)
                 .then_with(|| self.attrs[b.1].id.cmp(&self.attrs[a.1].id))
@@ -479,12 +490,11 @@ impl VectorIndex {
     /// the current group is scored: their misses overlap each other and the
     /// arithmetic.
     fn cosines(&self, q: &[i8], qnorm: f32, slots: &[usize]) -> Vec<(f32, usize)> {
-        let row = |slot: usize| &self.codes[slot * self.dim..(slot + 1) * self.dim];
         let touch = |group: &[usize]| {
             let sum = group.iter().fold(0u32, |acc, &slot| {
                 // Every 32nd code: each 64-byte line at least once, however
                 // the rows are aligned.
-                let codes = row(slot).iter().step_by(32);
+                let codes = self.row(slot).iter().step_by(32);
                 codes.fold(acc ^ self.norms[slot].to_bits(), |a, c| {
                     a ^ u32::from(*c as u8)
                 })
@@ -501,12 +511,7 @@ impl VectorIndex {
                 touch(next);
             }
             out.extend(group.iter().map(|&slot| {
-                let denom = self.norms[slot] * qnorm;
-                let cos = if denom > 0.0 {
-                    dot_i8(row(slot), q) as f32 / denom
-                } else {
-                    0.0
-                };
+                let cos = cosine_i8(self.row(slot), self.norms[slot], q, qnorm);
                 (cos, slot)
             }));
         }

@@ -50,6 +50,17 @@ pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     blocks + tail
 }
 
+/// The cosine of two int8 code vectors whose norms are `a_norm` and
+/// `b_norm` (0 when either is 0).
+pub(super) fn cosine_i8(a: &[i8], a_norm: f32, b: &[i8], b_norm: f32) -> f32 {
+    let denom = a_norm * b_norm;
+    if denom > 0.0 {
+        dot_i8(a, b) as f32 / denom
+    } else {
+        0.0
+    }
+}
+
 /// The L2 norm of int8 codes, in code units.
 pub(super) fn code_norm(codes: &[i8]) -> f32 {
     (dot_i8(codes, codes) as f32).sqrt()

@@ -27,7 +27,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::codes::{code_norm, dot_i8, hamming, quantize, sketch_codes};
+use super::codes::{code_norm, cosine_i8, hamming, quantize, sketch_codes};
 use super::select::{nearest_by_histogram, Scanned};
 use super::{CompiledFilter, PackedEntry, VectorIndex};
 
@@ -154,7 +154,7 @@ impl Partitions {
         let mut parts = Partitions {
             dim: index.dim,
             words: index.words,
-            norms: codes.chunks_exact(dim).map(code_norm).collect(),
+            norms: vec![0.0; lists],
             sketches: vec![0; lists * index.words],
             codes,
             lists: vec![List::default(); lists],
@@ -162,12 +162,8 @@ impl Partitions {
             tenants: FxHashMap::default(),
             trained_for,
         };
-        for (codes, sketch) in parts
-            .codes
-            .chunks_exact(dim)
-            .zip(parts.sketches.chunks_exact_mut(index.words.max(1)))
-        {
-            sketch_codes(codes, sketch);
+        for list in 0..lists {
+            parts.derive(list);
         }
         for (slot, &list) in lists_of.iter().enumerate() {
             if list as usize >= lists {
@@ -182,8 +178,13 @@ impl Partitions {
     /// Centroid `list` becomes the direction of `sum`.
     fn set_centroid(&mut self, list: usize, sum: &[f32]) {
         let (codes, _) = quantize(sum);
-        let row = &mut self.codes[list * self.dim..(list + 1) * self.dim];
-        row.copy_from_slice(&codes);
+        self.codes[list * self.dim..(list + 1) * self.dim].copy_from_slice(&codes);
+        self.derive(list);
+    }
+
+    /// The norm and sketch of centroid `list`, from its codes.
+    fn derive(&mut self, list: usize) {
+        let row = &self.codes[list * self.dim..(list + 1) * self.dim];
         self.norms[list] = code_norm(row);
         sketch_codes(
             row,
@@ -215,13 +216,8 @@ impl Partitions {
         }
         let cosine = |list: u32| {
             let list = list as usize;
-            let denom = norm * self.norms[list];
-            let dot = dot_i8(codes, &self.codes[list * self.dim..(list + 1) * self.dim]);
-            if denom > 0.0 {
-                dot as f32 / denom
-            } else {
-                0.0
-            }
+            let centroid = &self.codes[list * self.dim..(list + 1) * self.dim];
+            cosine_i8(codes, norm, centroid, self.norms[list])
         };
         short
             .iter()
@@ -267,15 +263,7 @@ impl Partitions {
             .chunks_exact(self.dim)
             .zip(&self.norms)
             .enumerate()
-            .map(|(list, (codes, norm))| {
-                let denom = qnorm * norm;
-                let cos = if denom > 0.0 {
-                    dot_i8(codes, q) as f32 / denom
-                } else {
-                    0.0
-                };
-                (cos, list)
-            })
+            .map(|(list, (codes, norm))| (cosine_i8(codes, *norm, q, qnorm), list))
             .collect();
         scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         scored.into_iter().map(|(_, list)| list).collect()
@@ -383,24 +371,23 @@ impl VectorIndex {
 
     /// The `rescore` nearest entries by sketch distance to `q_sketch`
     /// among those passing `admit`, found by scanning the lists nearest
-    /// `query` (see the module docs); `None` when the index is not
-    /// partitioned.
+    /// the query's int8 codes `q` (norm `q_norm`; see the module docs);
+    /// `None` when the index is not partitioned.
     pub(super) fn probe(
         &self,
         admit: &CompiledFilter,
-        query: &[f32],
+        (q, q_norm): (&[i8], f32),
         q_sketch: &[u64],
         rescore: usize,
     ) -> Option<Vec<usize>> {
         let parts = self.partitions.as_ref()?;
-        let (q, _) = quantize(query);
         let tenant = parts.tenants.get(&admit.tenant).copied().unwrap_or(0);
         let want = rescore
             .saturating_mul(PROBE_PER_CANDIDATE)
             .max(tenant / PROBE_SHARE);
         let mut scanned = Scanned::new(self.words, want.min(self.len()));
         let mut slots: Vec<u32> = Vec::with_capacity(want.min(self.len()));
-        for list in parts.ranked(&q, code_norm(&q)) {
+        for list in parts.ranked(q, q_norm) {
             let list = &parts.lists[list];
             let entries = (&list.packed[..], &list.sketches[..]);
             self.scan(
@@ -420,16 +407,6 @@ impl VectorIndex {
         Some(nearest.into_iter().map(|i| slots[i] as usize).collect())
     }
 
-    /// The int8 codes of the entry in `slot`.
-    fn row(&self, slot: usize) -> &[i8] {
-        &self.codes[slot * self.dim..(slot + 1) * self.dim]
-    }
-
-    /// The sign sketch of the entry in `slot`.
-    fn sketch_of(&self, slot: usize) -> &[u64] {
-        &self.sketches[slot * self.words..(slot + 1) * self.words]
-    }
-
     /// Every list's member slots and each slot's place agree, and every
     /// slot is in exactly one list.
     #[cfg(test)]
@@ -446,10 +423,7 @@ impl VectorIndex {
                 let slot = slot as usize;
                 assert_eq!(parts.place[slot], (l as u32, pos as u32));
                 assert!(!std::mem::replace(&mut seen[slot], true));
-                assert_eq!(
-                    format!("{:?}", list.packed[pos]),
-                    format!("{:?}", self.packed[slot])
-                );
+                assert_eq!(list.packed[pos], self.packed[slot]);
                 let words = self.words;
                 assert_eq!(
                     &list.sketches[pos * words..(pos + 1) * words],
