@@ -210,10 +210,10 @@ pub(crate) fn defer_vector_index(db: &Db, rows: usize) -> Result<bool> {
 /// store just loaded for the empty one it last sampled (autovacuum's
 /// analyze comes later, if at all before the first queries), and the
 /// keyword postings vacuumed.
-pub(crate) fn finish(db: &Db, index_deferred: bool) -> Result<()> {
+pub(crate) fn finish(db: &Db, index_deferred: bool, index_memory_mib: u64) -> Result<()> {
     let pool = db.pool()?;
     if index_deferred {
-        vector::ensure_index(pool)?;
+        vector::ensure_index(pool, index_memory_mib)?;
     }
     pool.tx(Scope::Unscoped, |tx| {
         pool.as_owner(tx)?;

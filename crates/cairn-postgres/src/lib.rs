@@ -105,7 +105,8 @@ mod vector;
 mod write;
 
 pub use options::{
-    PostgresOptions, COMMON_TERM_IDF, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, TCP_USER_TIMEOUT,
+    PostgresOptions, COMMON_TERM_IDF, CONNECT_TIMEOUT, DEFAULT_EF_SEARCH, INDEX_MEMORY_MIB,
+    TCP_USER_TIMEOUT,
 };
 pub use schema::{APP_ROLE, SCHEMA_VERSION};
 pub use store::PostgresStore;

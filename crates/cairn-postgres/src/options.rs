@@ -38,6 +38,14 @@ pub struct PostgresOptions {
     /// by many memories, so an exact answer would read their long lists
     /// deep. Default [`COMMON_TERM_IDF`]; 0 answers every query exactly.
     pub common_term_idf: f64,
+    /// The most memory, in MiB, building the vector index may use
+    /// (`maintenance_work_mem`): the HNSW graph is built in memory while
+    /// it fits, and far more slowly once it does not. The build asks for
+    /// what the graph needs ([`vector::graph_mib`]), up to this. Default
+    /// [`INDEX_MEMORY_MIB`]; the URL's `?index_memory=MiB` wins.
+    ///
+    /// [`vector::graph_mib`]: crate::vector::graph_mib
+    pub index_memory_mib: u64,
 }
 
 /// The default [`PostgresOptions::ef_search`]: 100, with which hybrid
@@ -48,6 +56,10 @@ pub const DEFAULT_EF_SEARCH: usize = 100;
 /// The default [`PostgresOptions::common_term_idf`]: 3, the idf of a
 /// term held by about one memory in 21 (a stop word, in most stores).
 pub const COMMON_TERM_IDF: f64 = 3.0;
+
+/// The default [`PostgresOptions::index_memory_mib`]: 1 GiB, the graph of
+/// about 450,000 memories of 384 dimensions.
+pub const INDEX_MEMORY_MIB: u64 = 1024;
 
 /// The default [`PostgresOptions::connect_timeout`]: 3 seconds. Long
 /// enough for a connection across a data centre (and PostgreSQL's own
@@ -74,12 +86,13 @@ impl Default for PostgresOptions {
             ef_search: DEFAULT_EF_SEARCH,
             wait_for_database: false,
             common_term_idf: COMMON_TERM_IDF,
+            index_memory_mib: INDEX_MEMORY_MIB,
         }
     }
 }
 
 /// The connection `url` names with `options`: Cairn's own parameters
-/// (`schema`, `ef_search`) taken out into the options, the connection's
+/// (`schema`, `ef_search`, `index_memory`) taken out into the options, the connection's
 /// timeouts set unless the URL gives them. Also how long to wait for a
 /// pooled connection: the URL's `connect_timeout`, else the options'.
 pub(crate) fn resolve(
@@ -98,6 +111,19 @@ pub(crate) fn resolve(
             .filter(|n| (1..=1000).contains(n))
             .ok_or_else(|| {
                 Error::invalid(format!("ef_search={ef}: give a number from 1 to 1000"))
+            })?;
+    }
+    let (url, index_memory) = split_param(&url, "index_memory");
+    if let Some(mib) = index_memory {
+        options.index_memory_mib = mib
+            .parse()
+            .ok()
+            .filter(|n| (64..=1 << 20).contains(n))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "index_memory={mib}: give the MiB the vector index's build may use, \
+                     from 64 to 1048576"
+                ))
             })?;
     }
     schema::check_schema_name(&options.schema)?;
@@ -148,7 +174,7 @@ fn split_param(url: &str, name: &str) -> (String, Option<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::split_schema;
+    use super::{resolve, split_schema, PostgresOptions, INDEX_MEMORY_MIB};
 
     #[test]
     fn the_schema_parameter_is_taken_out_of_the_url() {
@@ -165,5 +191,22 @@ mod tests {
                 Some("s1".to_string())
             )
         );
+    }
+
+    #[test]
+    fn index_memory_is_read_from_the_url_and_checked() {
+        let mut options = PostgresOptions::default();
+        resolve("postgres://db/c", &mut options).unwrap();
+        assert_eq!(options.index_memory_mib, INDEX_MEMORY_MIB);
+        resolve("postgres://db/c?index_memory=4096&schema=s1", &mut options).unwrap();
+        assert_eq!(
+            (options.index_memory_mib, options.schema.as_str()),
+            (4096, "s1")
+        );
+        for bad in ["lots", "8", "4GB"] {
+            let e =
+                resolve(&format!("postgres://db/c?index_memory={bad}"), &mut options).unwrap_err();
+            assert!(e.to_string().contains("index_memory"), "{e}");
+        }
     }
 }

@@ -43,6 +43,8 @@ pub struct PostgresStore {
     lists: crate::postings::Lists,
     /// [`PostgresOptions::common_term_idf`].
     common_term_idf: f64,
+    /// [`PostgresOptions::index_memory_mib`].
+    index_memory_mib: u64,
 }
 
 impl PostgresStore {
@@ -61,6 +63,7 @@ impl PostgresStore {
     /// `options.schema`; its other parameters are PostgreSQL's.
     pub fn open_with(url: &str, mut options: PostgresOptions) -> Result<Self> {
         let (config, wait) = resolve(url, &mut options)?;
+        let index_memory_mib = options.index_memory_mib;
         let db = Db::new(Connect {
             config,
             schema: options.schema.clone(),
@@ -70,7 +73,7 @@ impl PostgresStore {
             wait,
             // A bulk load that died before its end left the vector index
             // to whoever connects next.
-            on_connect: Box::new(vector::ensure_index),
+            on_connect: Box::new(move |pool| vector::ensure_index(pool, index_memory_mib)),
         });
         match db.pool() {
             Err(e) if !(options.wait_for_database && e.kind() == ErrorKind::Unavailable) => {
@@ -89,6 +92,7 @@ impl PostgresStore {
             recent: keyword::Recent::default(),
             lists: crate::postings::Lists::default(),
             common_term_idf: options.common_term_idf,
+            index_memory_mib,
         })
     }
 }
@@ -298,6 +302,10 @@ impl Maintenance for PostgresStore {
     }
 
     fn end_bulk(&self) -> Result<()> {
-        bulk::finish(&self.db, self.index_deferred.swap(false, Ordering::SeqCst))
+        bulk::finish(
+            &self.db,
+            self.index_deferred.swap(false, Ordering::SeqCst),
+            self.index_memory_mib,
+        )
     }
 }

@@ -69,7 +69,8 @@ fn model_from(pairs: Vec<(String, String)>) -> Result<Option<ModelInfo>> {
 
 /// Build the recorded model's vector index if it is missing (cheap when
 /// it is there): after a bulk load, or when a process died during one.
-pub(crate) fn ensure_index(pool: &Pool) -> Result<()> {
+/// The build may use [`graph_mib`] of memory, up to `memory_mib`.
+pub(crate) fn ensure_index(pool: &Pool, memory_mib: u64) -> Result<()> {
     pool.tx(Scope::Unscoped, |tx| {
         let Some(model) = read_model(tx)? else {
             return Ok(());
@@ -85,18 +86,38 @@ pub(crate) fn ensure_index(pool: &Pool) -> Result<()> {
         if present {
             return Ok(());
         }
+        let rows: i64 = tx
+            .query_one(
+                &format!(
+                    "SELECT count(*) FROM memories WHERE vector_dims(embedding) = {}",
+                    model.dim
+                ),
+                &[],
+            )
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| pg_err("counting the vectors to index", e))?;
         // The graph is built in memory when it fits (far faster), by as
         // many processes as the server lets parallel work use (pgvector
         // builds HNSW in parallel; PostgreSQL still scales the workers to
         // the table's size).
-        tx.batch_execute(
-            "SET LOCAL maintenance_work_mem = '1GB'; \
+        let mib = graph_mib(rows.max(0) as u64, model.dim).clamp(64, memory_mib.max(64));
+        tx.batch_execute(&format!(
+            "SET LOCAL maintenance_work_mem = '{mib}MB'; \
              SELECT set_config('max_parallel_maintenance_workers', \
-                 current_setting('max_parallel_workers'), true)",
-        )
+                 current_setting('max_parallel_workers'), true)"
+        ))
         .map_err(|e| pg_err("setting the index build's memory and workers", e))?;
         index_dimension(pool, tx, model.dim)
     })
+}
+
+/// The memory, in MiB, pgvector's HNSW build needs to hold the graph of
+/// `rows` vectors of `dim` dimensions: each element's vector (4 bytes a
+/// dimension) and about 1 KiB of neighbour lists and bookkeeping (16
+/// links a layer, 32 on the bottom one), with an eighth to spare.
+pub(crate) fn graph_mib(rows: u64, dim: usize) -> u64 {
+    let bytes = rows * (dim as u64 * 4 + 1024);
+    (bytes + bytes / 8).div_ceil(1 << 20)
 }
 
 /// Make the HNSW index for `dim`-dimensional embeddings (an expression
@@ -211,5 +232,20 @@ pub(crate) fn search(
                 search(tx)
             },
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::graph_mib;
+    use crate::options::INDEX_MEMORY_MIB;
+
+    #[test]
+    fn the_graph_of_a_million_memories_outgrows_the_default_build_memory() {
+        // 384-d: about 2.8 KiB an element with the margin.
+        assert!(graph_mib(100_000, 384) < INDEX_MEMORY_MIB / 3);
+        assert!(graph_mib(1_000_000, 384) > INDEX_MEMORY_MIB * 2);
+        assert!(graph_mib(1_000_000, 384) < INDEX_MEMORY_MIB * 3);
+        assert_eq!(graph_mib(0, 384), 0);
     }
 }
