@@ -405,7 +405,9 @@ pub struct WriteBatch {
     /// New memories with their embeddings (an id that exists is an error).
     pub inserts: Vec<(Memory, Vec<f32>)>,
     /// Replacements of existing memories (matched by id and tenant); the
-    /// embedding is replaced when given, kept otherwise.
+    /// embedding is replaced when given, kept otherwise. A replacement
+    /// never lowers the access count nor moves the last access back:
+    /// accesses recorded after its copy was read are kept.
     pub updates: Vec<(Memory, Option<Vec<f32>>)>,
     /// The versions the batch records: each a change to a memory the batch
     /// inserts or updates (at most one per memory), whose state as written

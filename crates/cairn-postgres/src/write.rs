@@ -28,10 +28,12 @@ const INSERT_MEMORY: &str = "INSERT INTO memories (id, tenant, content, kind, pr
      || setweight(to_tsvector('cairn_english', $23), 'C'), $24, $25, $26, $27, $28, $29)";
 
 /// The statement replacing one memory of a tenant (same values; a null
-/// embedding keeps the stored one).
+/// embedding keeps the stored one; accesses recorded since the memory was
+/// read are kept).
 const UPDATE_MEMORY: &str = "UPDATE memories SET content = $3, kind = $4, project = $5, \
      tags = $6, metadata = $7, importance = $8, weight = $9, source = $10, created_at = $11, \
-     updated_at = $12, last_accessed_at = $13, access_count = $14, expires_at = $15, \
+     updated_at = $12, last_accessed_at = greatest(last_accessed_at, $13), \
+     access_count = greatest(access_count, $14), expires_at = $15, \
      valid_from = $16, valid_to = $17, supersedes = $18, superseded_by = $19, \
      embedding = coalesce($20, embedding), \
      tsv = setweight(to_tsvector('cairn_english', $21), 'A') \

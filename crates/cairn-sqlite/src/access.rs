@@ -1,10 +1,13 @@
 //! Access counts: every access of a batch in one write transaction (the
-//! engine's batched access log sends many recalls' accesses at once).
+//! engine's batched access log sends many recalls' accesses at once),
+//! each accessed memory's count and last access in its narrow `accessed`
+//! row, marked with the batch's access revision so that other processes'
+//! indexes catch up with it.
 
 use std::collections::HashMap;
 
 use cairn_core::{Access, MemoryId, Result, Timestamp};
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, TransactionBehavior};
 
 use crate::sql::{bump, sql_err};
 
@@ -26,26 +29,19 @@ pub(crate) fn record(conn: &mut Connection, batch: &[Access]) -> Result<()> {
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql_err)?;
     let arev = bump(&tx, "arev")?;
-    for ((tenant, id), (n, at)) in counted {
-        let rowid: Option<i64> = tx
-            .prepare_cached(
-                "UPDATE memories SET access_count = access_count + ?1, last_accessed_at = ?2 \
-                 WHERE id = ?3 AND tenant = ?4 RETURNING rowid",
-            )
-            .and_then(|mut s| {
-                s.query_row(params![n, at, id.to_string(), tenant], |r| r.get(0))
-                    .optional()
-            })
-            .map_err(sql_err)?;
-        let Some(rowid) = rowid else { continue };
-        tx.prepare_cached(
-            "UPDATE vindex SET access_count = access_count + ?3, last_accessed_at = ?2 WHERE rowid = ?1",
+    let mut count = tx
+        .prepare_cached(
+            "INSERT INTO accessed (rowid, arev, count, last_at) \
+             SELECT rowid, ?1, ?2, ?3 FROM memories WHERE id = ?4 AND tenant = ?5 \
+             ON CONFLICT (rowid) DO UPDATE SET arev = excluded.arev, \
+             count = count + excluded.count, last_at = excluded.last_at",
         )
-        .and_then(|mut s| s.execute(params![rowid, at, n]))
         .map_err(sql_err)?;
-        tx.prepare_cached("INSERT OR REPLACE INTO accessed (rowid, arev) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute([rowid, arev]))
+    for ((tenant, id), (n, at)) in counted {
+        count
+            .execute(params![arev, n, at, id.to_string(), tenant])
             .map_err(sql_err)?;
     }
+    drop(count);
     tx.commit().map_err(sql_err)
 }

@@ -20,7 +20,8 @@
 //!   and kept in step by a revision counter.
 //!   It also holds each memory's ranking factors, which every search hit
 //!   carries; they follow other processes' accesses by an access revision
-//!   (the `accessed` table).
+//!   (the `accessed` table, which alone holds each memory's access count
+//!   and last access: recording accesses rewrites only its narrow rows).
 //!
 //! This crate must never hold ranking logic (that is `cairn_core::rank`) nor
 //! decide what a filter means (that is `cairn_core::store::Filter`).

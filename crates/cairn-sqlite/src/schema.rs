@@ -267,4 +267,20 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0011_shared_state.sql"),
     // 12: OAuth clients, grants and tokens (`crate::oauth`).
     crate::oauth::MIGRATION,
+    // 13: access counts in `accessed` alone, one narrow row per accessed
+    // memory: recording a batch of accesses rewrites those rows, not the
+    // memories' wide rows and index rows as well.
+    r#"
+    ALTER TABLE accessed ADD COLUMN count INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE accessed ADD COLUMN last_at INTEGER;
+    INSERT INTO accessed (rowid, arev, count, last_at)
+        SELECT rowid, 0, access_count, last_accessed_at FROM memories
+        WHERE access_count > 0 OR last_accessed_at IS NOT NULL
+        ON CONFLICT (rowid) DO UPDATE SET count = excluded.count, last_at = excluded.last_at;
+    DELETE FROM accessed WHERE rowid NOT IN (SELECT rowid FROM memories);
+    ALTER TABLE memories DROP COLUMN access_count;
+    ALTER TABLE memories DROP COLUMN last_accessed_at;
+    ALTER TABLE vindex DROP COLUMN access_count;
+    ALTER TABLE vindex DROP COLUMN last_accessed_at;
+    "#,
 ];

@@ -15,10 +15,62 @@ use crate::vector_index::quantize;
 /// be built with `concat!`).
 macro_rules! memory_columns {
     () => {
-        concat!("id, tenant, ", snapshot_columns!())
+        concat!("m.id, m.tenant, ", row_snapshot!())
     };
 }
-pub(crate) use memory_columns;
+
+/// A memory's own columns in `memories`, in [`snapshot_columns`]' order
+/// without the access count and last access (kept in `accessed`).
+macro_rules! row_columns {
+    () => {
+        "id, tenant, content, kind, project, tags, metadata, importance, weight, source, \
+         created_at, updated_at, expires_at, valid_from, valid_to, supersedes, superseded_by, \
+         session, conversation, topic, search_context, slot"
+    };
+}
+pub(crate) use row_columns;
+
+/// [`snapshot_columns`] read from the memory's row `m` and its `accessed`
+/// row.
+macro_rules! row_snapshot {
+    () => {
+        concat!(
+            "m.content, m.kind, m.project, m.tags, m.metadata, m.importance, m.weight, m.source, \
+             m.created_at, m.updated_at, ",
+            last_access_of!("m"),
+            ", ",
+            access_count_of!("m"),
+            ", m.expires_at, m.valid_from, m.valid_to, m.supersedes, m.superseded_by, \
+             m.session, m.conversation, m.topic, m.search_context, m.slot"
+        )
+    };
+}
+pub(crate) use row_snapshot;
+
+/// The access count of the row aliased `$row` (0 when never accessed).
+/// A subquery, not a join: see [`EMBEDDING_SQL`].
+macro_rules! access_count_of {
+    ($row:literal) => {
+        concat!(
+            "coalesce((SELECT count FROM accessed WHERE rowid = ",
+            $row,
+            ".rowid), 0)"
+        )
+    };
+}
+pub(crate) use access_count_of;
+
+/// The last access of the row aliased `$row` (NULL when never accessed).
+macro_rules! last_access_of {
+    ($row:literal) => {
+        concat!(
+            "(SELECT last_at FROM accessed WHERE rowid = ",
+            $row,
+            ".rowid)"
+        )
+    };
+}
+pub(crate) use last_access_of;
 
 /// The columns of a memory besides its id and tenant: what a version keeps.
 macro_rules! snapshot_columns {
@@ -380,8 +432,12 @@ pub(crate) fn order_sql(order: ListOrder) -> &'static str {
         ListOrder::Oldest => "m.created_at ASC, m.id ASC",
         ListOrder::Id => "m.id ASC",
         ListOrder::RecentlyUpdated => "m.updated_at DESC, m.id DESC",
-        ListOrder::MostAccessed => "m.access_count DESC, m.id DESC",
-        ListOrder::Stalest => "COALESCE(m.last_accessed_at, m.created_at) ASC, m.id ASC",
+        ListOrder::MostAccessed => concat!(access_count_of!("m"), " DESC, m.id DESC"),
+        ListOrder::Stalest => concat!(
+            "COALESCE(",
+            last_access_of!("m"),
+            ", m.created_at) ASC, m.id ASC"
+        ),
         ListOrder::Expiring => "m.expires_at IS NULL, m.expires_at ASC, m.id ASC",
     }
 }
@@ -435,7 +491,14 @@ pub(crate) fn history_sql() -> String {
     let state: Vec<String> = snapshot_columns!()
         .split(',')
         .map(str::trim)
-        .map(|c| format!("CASE WHEN v.content IS NULL THEN m.{c} ELSE v.{c} END"))
+        .map(|c| {
+            let row = match c {
+                "last_accessed_at" => last_access_of!("m").to_string(),
+                "access_count" => access_count_of!("m").to_string(),
+                c => format!("m.{c}"),
+            };
+            format!("CASE WHEN v.content IS NULL THEN {row} ELSE v.{c} END")
+        })
         .collect();
     format!(
         "SELECT m.id, m.tenant, {}, v.number, v.change, v.actor, v.reason, v.at \
@@ -473,6 +536,8 @@ mod tests {
 
     #[test]
     fn the_column_count_is_the_columns_named() {
-        assert_eq!(MEMORY_COLUMNS.split(',').count(), MEMORY_COLUMN_COUNT);
+        // Each subquery holds one comma of its own.
+        assert_eq!(MEMORY_COLUMNS.split(',').count(), MEMORY_COLUMN_COUNT + 1);
+        assert_eq!(row_columns!().split(',').count() + 2, MEMORY_COLUMN_COUNT);
     }
 }

@@ -432,7 +432,7 @@ impl Reading for SqliteStore {
         let tx = read_transaction(&conn, ids.len())?;
         let mut stmt = conn
             .prepare_cached(&format!(
-                "SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1 AND tenant = ?2"
+                "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?1 AND m.tenant = ?2"
             ))
             .map_err(sql_err)?;
         let mut out = Vec::with_capacity(ids.len());
@@ -556,9 +556,11 @@ impl Reading for SqliteStore {
         let [content, tags, metadata] = cairn_core::rank::BM25_FIELD_WEIGHTS;
         let sql = format!(
             "SELECT m.id, bm25(memories_fts, {content:?}, {tags:?}, {metadata:?}) AS s, \
-             m.access_count, m.last_accessed_at, m.project IS NULL, m.weight FROM memories_fts \
+             {}, {}, m.project IS NULL, m.weight FROM memories_fts \
              JOIN memories m ON m.rowid = memories_fts.rowid \
-             WHERE memories_fts MATCH ? AND {cond} ORDER BY s ASC, m.id DESC LIMIT ?"
+             WHERE memories_fts MATCH ? AND {cond} ORDER BY s ASC, m.id DESC LIMIT ?",
+            access_count_of!("m"),
+            last_access_of!("m"),
         );
         let rows: Vec<(String, f64, RankFactors)> = conn
             .prepare_cached(&sql)

@@ -63,12 +63,24 @@ pub(crate) fn catch_up_content(
     }
     // A first load reads the whole table in rowid order (`+rev` keeps the
     // planner off the rev index); catching up uses the rev index.
+    macro_rules! vindex_rows {
+        ($rev:literal) => {
+            concat!(
+                "SELECT v.rowid, v.id, v.tenant, v.project, v.kind, v.tags, v.created_at, v.valid_from, \
+                 v.valid_to, v.expires_at, v.superseded, v.code, ",
+                access_count_of!("v"),
+                ", ",
+                last_access_of!("v"),
+                ", v.weight, v.session, v.conversation, v.topic, v.slot, v.source FROM vindex v WHERE ",
+                $rev,
+                " > ?1"
+            )
+        };
+    }
     let sql = if index.loaded {
-        "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic, slot, source FROM vindex WHERE rev > ?1"
+        vindex_rows!("v.rev")
     } else {
-        "SELECT rowid, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, \
-         superseded, code, access_count, last_accessed_at, weight, session, conversation, topic, slot, source FROM vindex WHERE +rev > ?1"
+        vindex_rows!("+v.rev")
     };
     if !index.loaded {
         let docs = meta_int(conn, "docs")?;

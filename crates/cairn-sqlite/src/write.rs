@@ -23,6 +23,7 @@ pub(crate) struct RowWriter<'c> {
     fts_insert: CachedStatement<'c>,
     vector: CachedStatement<'c>,
     vindex: CachedStatement<'c>,
+    access: CachedStatement<'c>,
 }
 
 impl<'c> RowWriter<'c> {
@@ -34,14 +35,14 @@ impl<'c> RowWriter<'c> {
             rev,
             insert: prepare(concat!(
                 "INSERT INTO memories (",
-                memory_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"
+                row_columns!(),
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"
             ))?,
             update: prepare(
                 "UPDATE memories SET id = ?1, tenant = ?2, content = ?3, kind = ?4, project = ?5, tags = ?6, metadata = ?7, \
-                 importance = ?8, weight = ?9, source = ?10, created_at = ?11, updated_at = ?12, last_accessed_at = ?13, \
-                 access_count = ?14, expires_at = ?15, valid_from = ?16, valid_to = ?17, supersedes = ?18, superseded_by = ?19, \
-                 session = ?20, conversation = ?21, topic = ?22, search_context = ?23, slot = ?24 WHERE rowid = ?25",
+                 importance = ?8, weight = ?9, source = ?10, created_at = ?11, updated_at = ?12, \
+                 expires_at = ?13, valid_from = ?14, valid_to = ?15, supersedes = ?16, superseded_by = ?17, \
+                 session = ?18, conversation = ?19, topic = ?20, search_context = ?21, slot = ?22 WHERE rowid = ?23",
             )?,
             fts_insert: prepare(
                 "INSERT INTO memories_fts (rowid, content, tags, metadata) VALUES (?1, ?2, ?3, ?4)",
@@ -51,22 +52,27 @@ impl<'c> RowWriter<'c> {
             // given, else the old code is kept.
             vindex: prepare(
                 "INSERT INTO vindex (rowid, rev, id, tenant, project, kind, tags, created_at, valid_from, valid_to, expires_at, superseded, code, \
-                 access_count, last_accessed_at, weight, session, conversation, topic, slot, source) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) \
+                 weight, session, conversation, topic, slot, source) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) \
                  ON CONFLICT (rowid) DO UPDATE SET rev = excluded.rev, id = excluded.id, tenant = excluded.tenant, project = excluded.project, \
                  kind = excluded.kind, tags = excluded.tags, created_at = excluded.created_at, valid_from = excluded.valid_from, \
                  valid_to = excluded.valid_to, expires_at = excluded.expires_at, superseded = excluded.superseded, \
                  code = CASE WHEN length(excluded.code) > 0 THEN excluded.code ELSE vindex.code END, \
-                 access_count = excluded.access_count, last_accessed_at = excluded.last_accessed_at, weight = excluded.weight, \
-                 session = excluded.session, conversation = excluded.conversation, topic = excluded.topic, \
+                 weight = excluded.weight, session = excluded.session, conversation = excluded.conversation, topic = excluded.topic, \
                  slot = excluded.slot, source = excluded.source",
+            )?,
+            // A new memory's accesses, when it comes with some (a restore).
+            access: prepare(
+                "INSERT OR REPLACE INTO accessed (rowid, arev, count, last_at) VALUES (?1, 0, ?2, ?3)",
             )?,
         })
     }
 
     /// Write memory `m`: a new row when `rowid` is `None`, else over row
     /// `rowid`. Its embedding is replaced when `vector` is given (an update
-    /// without one keeps the old). Returns the row id.
+    /// without one keeps the old). A new row takes `m`'s access count and
+    /// last access; an update keeps the row's (only recorded accesses
+    /// change them). Returns the row id.
     pub(crate) fn write(
         &mut self,
         m: &Memory,
@@ -90,8 +96,6 @@ impl<'c> RowWriter<'c> {
             m.source,
             m.created_at,
             m.updated_at,
-            m.last_accessed_at,
-            m.access_count as i64,
             m.expires_at,
             m.valid_from,
             m.valid_to,
@@ -113,7 +117,13 @@ impl<'c> RowWriter<'c> {
                     }
                     e => sql_err(e),
                 })?;
-                self.conn.last_insert_rowid()
+                let rowid = self.conn.last_insert_rowid();
+                if m.access_count > 0 || m.last_accessed_at.is_some() {
+                    self.access
+                        .execute(params![rowid, m.access_count as i64, m.last_accessed_at])
+                        .map_err(sql_err)?;
+                }
+                rowid
             }
             Some(rowid) => {
                 unindex_keywords(self.conn, rowid)?;
@@ -147,8 +157,6 @@ impl<'c> RowWriter<'c> {
                 m.expires_at,
                 m.superseded_by.is_some(),
                 vector.map(code_blob).unwrap_or_default(),
-                m.access_count as i64,
-                m.last_accessed_at,
                 m.weight,
                 session,
                 conversation,
@@ -231,8 +239,8 @@ pub(crate) fn keep_latest_version(conn: &Connection, rowid: i64) -> Result<()> {
         "UPDATE versions SET (",
         snapshot_columns!(),
         ") = (SELECT ",
-        snapshot_columns!(),
-        " FROM memories WHERE rowid = ?1) \
+        row_snapshot!(),
+        " FROM memories m WHERE m.rowid = ?1) \
          WHERE memory = ?1 AND content IS NULL AND number = (SELECT MAX(number) FROM versions WHERE memory = ?1)"
     ))
     .and_then(|mut s| s.execute([rowid]))

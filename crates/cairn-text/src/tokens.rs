@@ -143,15 +143,44 @@ fn cl100k() -> &'static bpe_openai::Tokenizer {
     })
 }
 
-/// Most entries a [`TokenCounter`] holds before it starts again.
+/// Entries a [`TokenCounter`] fills its newer generation with before that
+/// becomes the older one (dropping the older): it holds between this many
+/// and twice this many counts, those asked for lately.
 const MEMO_ENTRIES: usize = 100_000;
+
+/// Two generations of remembered counts: a count asked for is kept in
+/// the newer; when the newer is full it replaces the older, so the counts
+/// in use survive and the memo never starts again from nothing.
+#[derive(Default)]
+struct Memo {
+    newer: HashMap<(u64, usize), usize>,
+    older: HashMap<(u64, usize), usize>,
+}
+
+impl Memo {
+    fn get(&mut self, key: (u64, usize)) -> Option<usize> {
+        if let Some(&n) = self.newer.get(&key) {
+            return Some(n);
+        }
+        let n = self.older.remove(&key)?;
+        self.insert(key, n);
+        Some(n)
+    }
+
+    fn insert(&mut self, key: (u64, usize), n: usize) {
+        if self.newer.len() >= MEMO_ENTRIES {
+            self.older = std::mem::take(&mut self.newer);
+        }
+        self.newer.insert(key, n);
+    }
+}
 
 /// Token counts of memory contents, remembered by content: recall answers
 /// count each result against a budget, and the same memories come back
 /// again and again. Keyed by a hash of the content itself, so an edit can
 /// never leave a stale count. Cheap to clone (shared).
 #[derive(Clone, Default)]
-pub struct TokenCounter(Arc<Mutex<HashMap<(u64, usize), usize>>>);
+pub struct TokenCounter(Arc<Mutex<Memo>>);
 
 impl TokenCounter {
     /// Tokens of `" " + content`: what a content adds after a line prefix
@@ -160,14 +189,11 @@ impl TokenCounter {
         let mut h = DefaultHasher::new();
         content.hash(&mut h);
         let key = (h.finish(), content.len());
-        if let Some(n) = self.0.lock().ok().and_then(|m| m.get(&key).copied()) {
+        if let Some(n) = self.0.lock().ok().and_then(|mut m| m.get(key)) {
             return n;
         }
         let n = count_tokens(&format!(" {content}"));
         if let Ok(mut m) = self.0.lock() {
-            if m.len() >= MEMO_ENTRIES {
-                m.clear();
-            }
             m.insert(key, n);
         }
         n
@@ -193,6 +219,23 @@ mod table_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_memo_keeps_the_counts_in_use_when_it_turns_over() {
+        let mut memo = Memo::default();
+        memo.insert((0, 0), 7);
+        for i in 1..MEMO_ENTRIES as u64 {
+            memo.insert((i, 0), 1);
+        }
+        // Asked for again while the newer generation filled: moved over.
+        assert_eq!(memo.get((0, 0)), Some(7));
+        for i in 0..MEMO_ENTRIES as u64 {
+            memo.insert((i, 1), 1);
+        }
+        assert_eq!(memo.get((0, 0)), Some(7), "kept through a turnover");
+        assert_eq!(memo.get((5, 0)), None, "not asked for since: dropped");
+        assert!(memo.newer.len() + memo.older.len() <= 2 * MEMO_ENTRIES);
+    }
 
     /// What [`TokenCounter::line`] relies on: a line's count is its
     /// prefix's plus that of `" " + content`, whatever the content starts

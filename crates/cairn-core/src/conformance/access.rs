@@ -81,3 +81,37 @@ pub fn engine_batched_accesses(store: Arc<dyn Store>) {
     drop(cairn);
     assert_eq!(count(&store), 22, "queued accesses are written on drop");
 }
+
+/// A memory replaced from a copy read before accesses were recorded keeps
+/// those accesses: a replacement never lowers the access count nor moves
+/// the last access back (counts change by recorded accesses alone).
+pub fn check_update_keeps_accesses(store: Arc<dyn Store>) {
+    let a = sample(
+        1,
+        "default",
+        None,
+        MemoryType::Fact,
+        "the ferry leaves at nine",
+    );
+    insert(&*store, vec![(a.clone(), axis(1, DIM))]);
+    let read = store.get("default", &[a.id]).unwrap().remove(0);
+    store
+        .record_access("default", &[a.id, a.id], T0 + 70)
+        .unwrap();
+    let mut edited = read.clone();
+    edited.content = "the ferry leaves at ten".into();
+    edited.updated_at = T0 + 80;
+    store
+        .write(WriteBatch {
+            updates: vec![(edited, None)],
+            ..Default::default()
+        })
+        .unwrap();
+    let got = store.get("default", &[a.id]).unwrap().remove(0);
+    assert_eq!(got.content, "the ferry leaves at ten");
+    assert_eq!(
+        (got.access_count, got.last_accessed_at),
+        (2, Some(T0 + 70)),
+        "the accesses recorded after the copy was read"
+    );
+}

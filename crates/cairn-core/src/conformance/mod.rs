@@ -47,7 +47,7 @@ pub use cairn_text::secrets;
 mod shared_state;
 mod slots;
 mod threads;
-pub use access::{check_batched_accesses, engine_batched_accesses};
+pub use access::{check_batched_accesses, check_update_keeps_accesses, engine_batched_accesses};
 pub use batches::{
     check_batched_reads, check_bulk_writes, check_insert_unless_duplicate, check_keys,
     check_restore,
@@ -444,6 +444,13 @@ macro_rules! store_conformance_tests {
                 {
                     let fixture = $make;
                     c::check_batched_accesses(c::Fixture::store(&fixture))
+                }
+            }
+            #[test]
+            fn update_keeps_accesses() {
+                {
+                    let fixture = $make;
+                    c::check_update_keeps_accesses(c::Fixture::store(&fixture))
                 }
             }
             #[test]

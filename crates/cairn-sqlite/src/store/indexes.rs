@@ -123,10 +123,7 @@ impl SqliteStore {
         }
         if index.loaded && index.access_rev < revs.access {
             let mut stmt = conn
-                .prepare_cached(
-                    "SELECT v.rowid, v.access_count, v.last_accessed_at FROM accessed a \
-                     JOIN vindex v ON v.rowid = a.rowid WHERE a.arev > ?1",
-                )
+                .prepare_cached("SELECT rowid, count, last_at FROM accessed WHERE arev > ?1")
                 .map_err(sql_err)?;
             let mut rows = stmt.query([index.access_rev]).map_err(sql_err)?;
             while let Some(row) = rows.next().map_err(sql_err)? {
