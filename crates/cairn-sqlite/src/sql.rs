@@ -179,6 +179,14 @@ pub(crate) fn end_read(tx: Option<rusqlite::Transaction<'_>>) -> Result<()> {
     tx.map_or(Ok(()), |tx| tx.commit().map_err(sql_err))
 }
 
+/// The four columns [`row_factors`] reads, of the memory's row `m`.
+pub(crate) const ROW_FACTORS: &str = concat!(
+    access_count_of!("m"),
+    ", ",
+    last_access_of!("m"),
+    ", m.project IS NULL, m.weight"
+);
+
 /// [`RankFactors`] from four columns starting at `first`: access count,
 /// last access, whether global, weight.
 pub(crate) fn row_factors(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<RankFactors> {

@@ -556,11 +556,8 @@ impl Reading for SqliteStore {
         let [content, tags, metadata] = cairn_core::rank::BM25_FIELD_WEIGHTS;
         let sql = format!(
             "SELECT m.id, bm25(memories_fts, {content:?}, {tags:?}, {metadata:?}) AS s, \
-             {}, {}, m.project IS NULL, m.weight FROM memories_fts \
-             JOIN memories m ON m.rowid = memories_fts.rowid \
-             WHERE memories_fts MATCH ? AND {cond} ORDER BY s ASC, m.id DESC LIMIT ?",
-            access_count_of!("m"),
-            last_access_of!("m"),
+             {ROW_FACTORS} FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid \
+             WHERE memories_fts MATCH ? AND {cond} ORDER BY s ASC, m.id DESC LIMIT ?"
         );
         let rows: Vec<(String, f64, RankFactors)> = conn
             .prepare_cached(&sql)
