@@ -10,9 +10,9 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::vector_index::quantize;
 
-/// The columns of `memories` that make a [`Memory`], in the order
-/// [`row_to_memory`] and [`RowWriter`] use (a macro, so that statements can
-/// be built with `concat!`).
+/// What makes a [`Memory`], read from its row `m` (and its `accessed`
+/// row), in the order [`row_to_memory`] uses (a macro, so that statements
+/// can be built with `concat!`).
 macro_rules! memory_columns {
     () => {
         concat!("m.id, m.tenant, ", row_snapshot!())
