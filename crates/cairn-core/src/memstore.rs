@@ -576,8 +576,11 @@ impl Writing for MemoryStore {
         for (m, v) in batch.inserts {
             state.put(m, v);
         }
-        for (m, v) in batch.updates {
-            let (_, old) = state.memories.remove(&m.id).expect("checked above");
+        for (mut m, v) in batch.updates {
+            let (was, old) = state.memories.remove(&m.id).expect("checked above");
+            // Accesses recorded since the replacement was read are kept.
+            m.access_count = m.access_count.max(was.access_count);
+            m.last_accessed_at = m.last_accessed_at.max(was.last_accessed_at);
             state.put(m, v.unwrap_or(old));
         }
         Ok(())
