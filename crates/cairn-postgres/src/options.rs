@@ -41,10 +41,9 @@ pub struct PostgresOptions {
     /// The most memory, in MiB, building the vector index may use
     /// (`maintenance_work_mem`): the HNSW graph is built in memory while
     /// it fits, and far more slowly once it does not. The build asks for
-    /// what the graph needs ([`vector::graph_mib`]), up to this. Default
-    /// [`INDEX_MEMORY_MIB`]; the URL's `?index_memory=MiB` wins.
-    ///
-    /// [`vector::graph_mib`]: crate::vector::graph_mib
+    /// what the graph needs (about 4 bytes a dimension and 1 KiB a
+    /// memory), up to this. Default [`INDEX_MEMORY_MIB`]; the URL's
+    /// `?index_memory=MiB` wins.
     pub index_memory_mib: u64,
 }
 
