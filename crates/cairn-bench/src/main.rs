@@ -38,7 +38,7 @@ mod timing;
 mod ui;
 mod window;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
@@ -258,6 +258,17 @@ enum Cmd {
         /// Seconds per scenario.
         #[arg(long, default_value_t = 20.0)]
         seconds: f64,
+        /// The scenarios to run, comma-separated (default: hybrid,
+        /// keyword, get, remember).
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = serve::SCENARIOS)]
+        scenarios: Vec<serve::Scenario>,
+        /// Another `cairn` binary to compare with `--cairn`: the builds
+        /// take turns on one store, `--rounds` times (repeat it for more).
+        #[arg(long, value_name = "BIN")]
+        compare: Vec<PathBuf>,
+        /// Turns each build takes with `--compare`.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
         /// Instead of the scenarios: a mixed load (hybrid and keyword
         /// recall, get, remember) for this many seconds, with the server's
         /// resident memory sampled as it goes.
@@ -379,13 +390,22 @@ fn main() -> Result<()> {
             memories,
             clients,
             seconds,
+            scenarios,
+            compare,
+            rounds,
             soak,
             cairn,
             postgres,
         } => match (postgres, soak) {
             (Some(url), _) => serve::pg_pair(&url, memories, clients, seconds, &cairn),
             (None, Some(soak)) => serve::soak(memories, clients, soak, &cairn),
-            (None, None) => serve::run(memories, clients, seconds, &cairn),
+            (None, None) if !compare.is_empty() => {
+                let bins: Vec<&Path> = std::iter::once(cairn.as_path())
+                    .chain(compare.iter().map(PathBuf::as_path))
+                    .collect();
+                serve::compare(memories, clients, seconds, &scenarios, &bins, rounds)
+            }
+            (None, None) => serve::run(memories, clients, seconds, &scenarios, &cairn),
         },
     }
 }

@@ -26,8 +26,8 @@ use crate::synth::{Corpus, SyntheticEmbedder};
 use crate::timing::percentile;
 
 /// One kind of request.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Scenario {
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum Scenario {
     Hybrid,
     Keyword,
     Remember,
@@ -203,6 +203,19 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .nth(1)?
         .parse()
         .ok()
+}
+
+/// The CPU time process `pid` has used, all its threads, user and
+/// system, in seconds (`/proc`'s clock ticks are `USER_HZ`, 100 a second
+/// on Linux).
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may
+    // hold spaces: utime and stime are the 14th and 15th of the line.
+    let mut after = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let utime: f64 = after.next()?.parse().ok()?;
+    let stime: f64 = after.next()?.parse().ok()?;
+    Some((utime + stime) / 100.0)
 }
 
 fn start_server(bin: &Path, db: &Path) -> Result<(Child, String)> {
@@ -425,8 +438,22 @@ impl Bench {
     }
 }
 
-/// Run the benchmark and print its tables.
-pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> Result<()> {
+/// The scenarios [`run`] measures unless told otherwise, in its order.
+pub const SCENARIOS: [Scenario; 4] = [
+    Scenario::Hybrid,
+    Scenario::Keyword,
+    Scenario::Get,
+    Scenario::Remember,
+];
+
+/// Run the benchmark's `scenarios` and print their tables.
+pub fn run(
+    memories: usize,
+    clients: usize,
+    seconds: f64,
+    scenarios: &[Scenario],
+    cairn_bin: &Path,
+) -> Result<()> {
     let bench = Bench::start(memories, cairn_bin)?;
     let Bench {
         tmp: _tmp,
@@ -441,15 +468,11 @@ pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> R
     } = bench;
     let rss_start = rss_kib(child.id());
 
-    println!("| {memories} memories, {clients} clients, {seconds:.0} s each | requests/s | p50 | p99 | errors | 5xx |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| {memories} memories, {clients} clients, {seconds:.0} s each | requests/s | p50 | p99 | server CPU per request | errors | 5xx |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     let mut single = Vec::new();
-    for scenario in [
-        Scenario::Hybrid,
-        Scenario::Keyword,
-        Scenario::Get,
-        Scenario::Remember,
-    ] {
+    for &scenario in scenarios {
+        let cpu_start = cpu_seconds(child.id());
         let o = rt.block_on(load(
             &addr,
             &key,
@@ -459,8 +482,14 @@ pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> R
             corpus.clone(),
             ids.clone(),
         ))?;
+        let cpu = match (cpu_start, cpu_seconds(child.id())) {
+            (Some(a), Some(b)) if !o.latencies.is_empty() => {
+                format!("{:.2} ms", (b - a) * 1000.0 / o.latencies.len() as f64)
+            }
+            _ => "n/a".into(),
+        };
         println!(
-            "| {} | {:.0} | {:.2} ms | {:.2} ms | {} | {} |",
+            "| {} | {:.0} | {:.2} ms | {:.2} ms | {cpu} | {} | {} |",
             scenario.label(),
             o.latencies.len() as f64 / o.seconds,
             percentile(&o.latencies, 50.0),
@@ -531,6 +560,86 @@ pub fn run(memories: usize, clients: usize, seconds: f64, cairn_bin: &Path) -> R
         fmt(rss_start),
         fmt(rss_end)
     );
+    Ok(())
+}
+
+/// Builds side by side on one store: `rounds` times, each of `bins` in
+/// turn is started on it and serves each scenario, so that a shared
+/// host's drift (its speed moves by a third within minutes) falls on
+/// every build alike. Prints each build's throughput and server CPU per
+/// request, round by round.
+pub fn compare(
+    memories: usize,
+    clients: usize,
+    seconds: f64,
+    scenarios: &[Scenario],
+    bins: &[&Path],
+    rounds: usize,
+) -> Result<()> {
+    let bench = Bench::start(memories, bins[0])?;
+    let Bench {
+        tmp: _tmp,
+        path,
+        corpus,
+        key,
+        ids,
+        mut child,
+        rt,
+        ..
+    } = bench;
+    child.kill()?;
+    child.wait()?;
+    // (build, scenario) → one (requests/s, CPU ms per request) a round.
+    let mut turns = vec![vec![Vec::new(); scenarios.len()]; bins.len()];
+    for round in 0..rounds {
+        for (b, bin) in bins.iter().enumerate() {
+            let (mut child, addr) = start_server(bin, &path)?;
+            wait_ready(&rt, &addr, &key)?;
+            for (s, &scenario) in scenarios.iter().enumerate() {
+                let cpu_start = cpu_seconds(child.id());
+                let o = rt.block_on(load(
+                    &addr,
+                    &key,
+                    scenario,
+                    clients,
+                    seconds,
+                    corpus.clone(),
+                    ids.clone(),
+                ))?;
+                let n = o.latencies.len().max(1) as f64;
+                let cpu = match (cpu_start, cpu_seconds(child.id())) {
+                    (Some(a), Some(b)) => (b - a) * 1000.0 / n,
+                    _ => f64::NAN,
+                };
+                turns[b][s].push((n / o.seconds, cpu));
+                eprintln!(
+                    "round {}, {}: {}: {:.0}/s, {cpu:.2} ms CPU a request",
+                    round + 1,
+                    bin.display(),
+                    scenario.label(),
+                    n / o.seconds
+                );
+            }
+            child.kill()?;
+            child.wait()?;
+        }
+    }
+    println!("| build | scenario | requests/s, round by round | server CPU per request |");
+    println!("|---|---|---|---|");
+    for (b, bin) in bins.iter().enumerate() {
+        for (s, scenario) in scenarios.iter().enumerate() {
+            let join = |f: &dyn Fn(&(f64, f64)) -> String| {
+                turns[b][s].iter().map(f).collect::<Vec<_>>().join(" / ")
+            };
+            println!(
+                "| {} | {} | {} | {} ms |",
+                bin.display(),
+                scenario.label(),
+                join(&|t| format!("{:.0}", t.0)),
+                join(&|t| format!("{:.2}", t.1))
+            );
+        }
+    }
     Ok(())
 }
 

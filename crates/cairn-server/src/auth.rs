@@ -180,14 +180,14 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
     if !guarded(&path) {
         return next.run(req).await;
     }
-    let cairn = state.cairn.clone();
     let auth = state.auth;
     let headers = req.headers().clone();
     let for_path = path.clone();
-    let who = tokio::task::spawn_blocking(move || identify(&cairn, auth, &headers, &for_path))
-        .await
-        .unwrap_or_else(|e| Err(Error::storage(format!("task failed: {e}"))))
-        .and_then(|who| who.0.require(needed(req.method(), &path)).map(|()| who));
+    let who = cairn_mcp::on_engine(&state.cairn, move |c| {
+        identify(c, auth, &headers, &for_path)
+    })
+    .await
+    .and_then(|who| who.0.require(needed(req.method(), &path)).map(|()| who));
     let (who, project) = match who {
         Ok(who) => who,
         Err(e) => {

@@ -18,6 +18,15 @@ use crate::store::BUSY_TIMEOUT;
 /// hot pages.
 pub(crate) const READER_CACHE_KIB: i64 = 16 * 1024;
 
+/// How much of the file each read connection maps into memory, in bytes
+/// (SQLite caps it at its compile-time limit, 2 GB): a page read from the
+/// map is neither copied by a system call nor kept in the connection's
+/// cache. SQLite empties a connection's cache whenever another connection
+/// has written, which under load (access counts, new memories) is every
+/// second or more often, so without the map every such read came back
+/// through `pread`.
+pub(crate) const READER_MMAP_BYTES: i64 = 2 << 30;
+
 /// Read connections of a store: as many as the machine has cores, at most
 /// eight.
 pub(crate) fn reader_count() -> usize {
@@ -82,6 +91,8 @@ impl Readers {
         .map_err(sql_err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_err)?;
         conn.pragma_update(None, "cache_size", -READER_CACHE_KIB)
+            .map_err(sql_err)?;
+        conn.pragma_update(None, "mmap_size", READER_MMAP_BYTES)
             .map_err(sql_err)?;
         Ok(conn)
     }

@@ -283,4 +283,10 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE vindex DROP COLUMN access_count;
     ALTER TABLE vindex DROP COLUMN last_accessed_at;
     "#,
+    // 14: ids with their tenant, in id order: finding a memory's row by id
+    // and tenant (an access, a get) and its neighbours in id order (short
+    // ids) reads this index alone, not the memories' wide rows.
+    r#"
+    CREATE UNIQUE INDEX memories_id_tenant ON memories (id, tenant);
+    "#,
 ];

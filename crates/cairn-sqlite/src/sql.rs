@@ -455,6 +455,14 @@ pub(crate) fn order_sql(order: ListOrder) -> &'static str {
 pub(crate) const EVERY_TENANT_SQL: &str = "SELECT tenant FROM memories UNION \
      SELECT tenant FROM deletions UNION SELECT tenant FROM collections ORDER BY tenant";
 
+/// A memory's neighbours in id order within its tenant (`?1` the id, `?2`
+/// the tenant), for short ids: both sides in one statement, each a seek
+/// in `memories_id_tenant` alone. `+tenant` keeps the planner on an id
+/// index (a seek), not the tenant index (a scan of the tenant's memories).
+pub(crate) const NEIGHBOURS_SQL: &str =
+    "SELECT (SELECT id FROM memories WHERE id < ?1 AND +tenant = ?2 ORDER BY id DESC LIMIT 1), \
+            (SELECT id FROM memories WHERE id > ?1 AND +tenant = ?2 ORDER BY id LIMIT 1)";
+
 /// The query behind
 /// [`Reading::embeddings`](cairn_core::store::Reading::embeddings). A
 /// subquery, not a join: SQLite recompiles a join of this form each time

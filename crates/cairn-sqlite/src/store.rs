@@ -470,14 +470,7 @@ impl Reading for SqliteStore {
         ids: &[MemoryId],
     ) -> Result<Vec<(Option<MemoryId>, Option<MemoryId>)>> {
         let conn = self.reader()?;
-        // One statement for both sides; `+tenant` keeps the planner on the
-        // id index (see find_by_prefix).
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT (SELECT id FROM memories WHERE id < ?1 AND +tenant = ?2 ORDER BY id DESC LIMIT 1), \
-                        (SELECT id FROM memories WHERE id > ?1 AND +tenant = ?2 ORDER BY id LIMIT 1)",
-            )
-            .map_err(sql_err)?;
+        let mut stmt = conn.prepare_cached(NEIGHBOURS_SQL).map_err(sql_err)?;
         ids.iter()
             .map(|id| {
                 let (before, after): (Option<String>, Option<String>) = stmt

@@ -23,7 +23,7 @@ use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Read;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, Once, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, Once, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -175,27 +175,74 @@ impl Memo {
     }
 }
 
-/// Token counts of memory contents, remembered by content: recall answers
-/// count each result against a budget, and the same memories come back
-/// again and again. Keyed by a hash of the content itself, so an edit can
-/// never leave a stale count. Cheap to clone (shared).
+/// Token counts of memory contents and of the tokeniser's pieces,
+/// remembered: recall answers count each result against a budget, and
+/// the same memories come back again and again; a content never seen
+/// before is mostly words seen before, each a piece of the tokeniser's
+/// pre-split, counted on its own. Keyed by a hash of the text itself, so
+/// an edit can never leave a stale count. Cheap to clone (shared).
 #[derive(Clone, Default)]
 pub struct TokenCounter(Arc<Mutex<Memo>>);
 
+/// What a [`TokenCounter`] remembers a count of: the key of `text` as
+/// `kind`.
+fn memo_key(kind: u8, text: &str) -> (u64, usize) {
+    let mut h = DefaultHasher::new();
+    (kind, text).hash(&mut h);
+    (h.finish(), text.len())
+}
+
+/// Memo keys' kinds.
+const SPACED: u8 = 0;
+const PIECE: u8 = 1;
+
 impl TokenCounter {
+    fn memo(&self) -> MutexGuard<'_, Memo> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The number of `cl100k_base` tokens in `text` ([`count_tokens`]),
+    /// as the sum of its pre-split pieces' counts, each remembered.
+    pub fn count(&self, text: &str) -> usize {
+        let cl100k = cl100k();
+        let pieces: Vec<(&str, (u64, usize))> = cl100k
+            .split(text)
+            .map(|piece| (piece, memo_key(PIECE, piece)))
+            .collect();
+        let mut total = 0;
+        let mut unseen = Vec::new();
+        let mut memo = self.memo();
+        for &(piece, key) in &pieces {
+            match memo.get(key) {
+                Some(n) => total += n,
+                None => unseen.push((piece, key)),
+            }
+        }
+        drop(memo);
+        if unseen.is_empty() {
+            return total;
+        }
+        let counted: Vec<((u64, usize), usize)> = unseen
+            .into_iter()
+            .map(|(piece, key)| (key, cl100k.bpe.count(piece.as_bytes())))
+            .collect();
+        let mut memo = self.memo();
+        for (key, n) in counted {
+            total += n;
+            memo.insert(key, n);
+        }
+        total
+    }
+
     /// Tokens of `" " + content`: what a content adds after a line prefix
     /// that ends in punctuation (see [`TokenCounter::line`]).
     pub fn spaced(&self, content: &str) -> usize {
-        let mut h = DefaultHasher::new();
-        content.hash(&mut h);
-        let key = (h.finish(), content.len());
-        if let Some(n) = self.0.lock().ok().and_then(|mut m| m.get(key)) {
+        let key = memo_key(SPACED, content);
+        if let Some(n) = self.memo().get(key) {
             return n;
         }
-        let n = count_tokens(&format!(" {content}"));
-        if let Ok(mut m) = self.0.lock() {
-            m.insert(key, n);
-        }
+        let n = self.count(&format!(" {content}"));
+        self.memo().insert(key, n);
         n
     }
 
@@ -207,7 +254,7 @@ impl TokenCounter {
     /// `" " + content`, and its count is their sum; the content's share
     /// comes from the memo.
     pub fn line(&self, prefix: &str, content: &str) -> (String, usize) {
-        let tokens = count_tokens(prefix) + self.spaced(content);
+        let tokens = self.count(prefix) + self.spaced(content);
         (format!("{prefix} {content}"), tokens)
     }
 }
@@ -264,6 +311,31 @@ mod tests {
                 assert_eq!(counter.line(&prefix, content).1, n);
             }
         }
+    }
+
+    #[test]
+    fn counting_by_remembered_pieces_matches_the_encoder() {
+        let counter = TokenCounter::default();
+        let texts = [
+            "the lighthouse keeper logs the fog every night at 03:00",
+            "the lighthouse keeper's logbook, again: fog, fog and fog",
+            "<|endoftext|> is counted as the text it is",
+            "   leading spaces\n\n\ttabs and trailing   ",
+            "émoji 🎉🎉 and ünïcödé, 中文字符 also Ελληνικά",
+            "numbers 1234567 3.14159 and 1,000,000",
+            "",
+        ];
+        for round in 0..2 {
+            for text in texts {
+                assert_eq!(
+                    counter.count(text),
+                    count_tokens(text),
+                    "{text:?}, round {round}"
+                );
+            }
+        }
+        let long = texts.join(" ").repeat(50);
+        assert_eq!(counter.count(&long), count_tokens(&long));
     }
 
     #[test]

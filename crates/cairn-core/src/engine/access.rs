@@ -19,14 +19,16 @@ use crate::{Error, Result};
 
 /// How long the flusher lets accesses gather after the first one of a
 /// batch before it writes them: one transaction per this long at most
-/// under load, instead of one per request.
-pub const FLUSH_DELAY: Duration = Duration::from_millis(100);
+/// under load, instead of one per request. The longer, the more of a
+/// batch's accesses share the store's pages (SQLite rewrites each touched
+/// page once per transaction).
+pub const FLUSH_DELAY: Duration = Duration::from_secs(1);
 
 /// The most reads queued (a recall's results are one read): a request
 /// that fills the queue writes it itself (back-pressure, nothing
 /// dropped), so memory stays bounded when the store is slower than the
-/// readers.
-pub const QUEUE_CAPACITY: usize = 1024;
+/// readers. The flusher starts on a batch once half of this is queued.
+pub const QUEUE_CAPACITY: usize = 8192;
 
 #[derive(Default)]
 struct Queue {

@@ -52,6 +52,37 @@ fn the_default_listing_and_its_count_read_the_live_index_alone() {
 }
 
 #[test]
+fn short_ids_and_accesses_find_ids_in_the_id_tenant_index_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("c.db")).unwrap();
+    let id = Value::Text(MemoryId::new_at(0).to_string());
+    let tenant = Value::Text("default".into());
+    let neighbours = plan(&store, NEIGHBOURS_SQL, vec![id.clone(), tenant.clone()]);
+    assert_eq!(
+        neighbours
+            .matches("COVERING INDEX memories_id_tenant (id")
+            .count(),
+        2,
+        "{neighbours}"
+    );
+    let record = plan(
+        &store,
+        crate::access::RECORD_SQL,
+        vec![
+            Value::Integer(1),
+            Value::Integer(1),
+            Value::Integer(0),
+            id,
+            tenant,
+        ],
+    );
+    assert!(
+        record.contains("COVERING INDEX memories_id_tenant (id=? AND tenant=?)"),
+        "{record}"
+    );
+}
+
+#[test]
 fn reading_embeddings_never_recompiles_the_query() {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(dir.path().join("c.db")).unwrap();
