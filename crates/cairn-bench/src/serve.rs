@@ -218,6 +218,38 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
+/// [`load`] on the server `child`, with the CPU time the server spent
+/// per request meanwhile, in ms (none if `/proc` says nothing or no
+/// request was answered).
+#[allow(clippy::too_many_arguments)]
+fn measured(
+    rt: &tokio::runtime::Runtime,
+    child: &Child,
+    addr: &str,
+    key: &str,
+    scenario: Scenario,
+    clients: usize,
+    seconds: f64,
+    corpus: &Arc<Corpus>,
+    ids: &Arc<Vec<String>>,
+) -> Result<(Outcome, Option<f64>)> {
+    let start = cpu_seconds(child.id());
+    let o = rt.block_on(load(
+        addr,
+        key,
+        scenario,
+        clients,
+        seconds,
+        corpus.clone(),
+        ids.clone(),
+    ))?;
+    let cpu = match (start, cpu_seconds(child.id()), o.latencies.len()) {
+        (Some(a), Some(b), n) if n > 0 => Some((b - a) * 1000.0 / n as f64),
+        _ => None,
+    };
+    Ok((o, cpu))
+}
+
 fn start_server(bin: &Path, db: &Path) -> Result<(Child, String)> {
     start_server_on(bin, &db.to_string_lossy())
 }
@@ -472,22 +504,10 @@ pub fn run(
     println!("|---|---:|---:|---:|---:|---:|---:|");
     let mut single = Vec::new();
     for &scenario in scenarios {
-        let cpu_start = cpu_seconds(child.id());
-        let o = rt.block_on(load(
-            &addr,
-            &key,
-            scenario,
-            clients,
-            seconds,
-            corpus.clone(),
-            ids.clone(),
-        ))?;
-        let cpu = match (cpu_start, cpu_seconds(child.id())) {
-            (Some(a), Some(b)) if !o.latencies.is_empty() => {
-                format!("{:.2} ms", (b - a) * 1000.0 / o.latencies.len() as f64)
-            }
-            _ => "n/a".into(),
-        };
+        let (o, cpu) = measured(
+            &rt, &child, &addr, &key, scenario, clients, seconds, &corpus, &ids,
+        )?;
+        let cpu = cpu.map_or("n/a".into(), |ms| format!("{ms:.2} ms"));
         println!(
             "| {} | {:.0} | {:.2} ms | {:.2} ms | {cpu} | {} | {} |",
             scenario.label(),
@@ -596,21 +616,11 @@ pub fn compare(
             let (mut child, addr) = start_server(bin, &path)?;
             wait_ready(&rt, &addr, &key)?;
             for (s, &scenario) in scenarios.iter().enumerate() {
-                let cpu_start = cpu_seconds(child.id());
-                let o = rt.block_on(load(
-                    &addr,
-                    &key,
-                    scenario,
-                    clients,
-                    seconds,
-                    corpus.clone(),
-                    ids.clone(),
-                ))?;
-                let n = o.latencies.len().max(1) as f64;
-                let cpu = match (cpu_start, cpu_seconds(child.id())) {
-                    (Some(a), Some(b)) => (b - a) * 1000.0 / n,
-                    _ => f64::NAN,
-                };
+                let (o, cpu) = measured(
+                    &rt, &child, &addr, &key, scenario, clients, seconds, &corpus, &ids,
+                )?;
+                let n = o.latencies.len() as f64;
+                let cpu = cpu.unwrap_or(f64::NAN);
                 turns[b][s].push((n / o.seconds, cpu));
                 eprintln!(
                     "round {}, {}: {}: {:.0}/s, {cpu:.2} ms CPU a request",
