@@ -258,8 +258,7 @@ enum Cmd {
         /// Seconds per scenario.
         #[arg(long, default_value_t = 20.0)]
         seconds: f64,
-        /// The scenarios to run, comma-separated (default: hybrid,
-        /// keyword, get, remember).
+        /// The scenarios to run, comma-separated.
         #[arg(long, value_enum, value_delimiter = ',', default_values_t = serve::SCENARIOS)]
         scenarios: Vec<serve::Scenario>,
         /// Another `cairn` binary to compare with `--cairn`: the builds
